@@ -1,0 +1,14 @@
+"""lexeval: trec_eval-compatible evaluation with lexicographic preferences.
+
+Library use mirrors the command line::
+
+    from lexeval import evaluate
+    ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])
+    ev.column("map").values        # (runs, queries) per-query values
+"""
+
+__version__ = "0.1.0"
+
+from .evaluate import Evaluation, evaluate, load, select_measures  # noqa: E402
+
+__all__ = ["evaluate", "load", "select_measures", "Evaluation", "__version__"]

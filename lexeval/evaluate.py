@@ -1,0 +1,250 @@
+"""Evaluate runs: from file names to matrices of per-query values.
+
+This is the library face of the command line: ``evaluate(qrels, runs, ...)``
+does everything ``lexeval`` does before formatting, and returns plain arrays.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import measures as m
+from .errors import InputError, UsageError
+from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
+from .rankings import Rankings, build_rankings
+
+DEFAULT_SET = "official"
+
+# Friendly spellings (ir_measures style) for common measures: name -> (measure, takes @k)
+ALIASES = {
+    "ap": ("map", None), "map": ("map", None), "rr": ("recip_rank", None), "mrr": ("recip_rank", None),
+    "ndcg": ("ndcg_cut", "ndcg"), "p": ("P", "P"), "r": ("recall", "recall"), "recall": ("recall", "recall"),
+    "success": ("success", "success"), "rprec": ("Rprec", None), "bpref": ("bpref", None),
+}
+
+
+@dataclass
+class Selection:
+    """What to compute: per-run measure requests and pair preference names."""
+
+    metrics: list[m.MeasureRequest]
+    preferences: list[str] = field(default_factory=list)
+
+
+def _one_measure(text: str) -> list[m.MeasureRequest] | list[str]:
+    """Requests named by one -m value (a name, name.params, set, or alias)."""
+    from .preferences import PREFERENCE_NAMES, PREFERENCE_SETS
+    if text in m.MEASURE_SETS:
+        return [m.request(name) for name in m.MEASURE_SETS[text]]
+    if text in PREFERENCE_SETS:
+        return list(PREFERENCE_SETS[text])
+    if text in PREFERENCE_NAMES:
+        return [text]
+    if text in m.MEASURE_BY_NAME:
+        return [m.request(text)]
+    base, dot, raw = text.partition(".")
+    if dot and base in m.MEASURE_BY_NAME:
+        return [m.request(base, raw)]
+    base, at, raw = text.partition("@")
+    if at and base.lower() in ALIASES and ALIASES[base.lower()][1]:
+        return [m.request(ALIASES[base.lower()][1] if base.lower() != "ndcg" else "ndcg_cut", raw)]
+    if text.lower() in ALIASES and not ALIASES[text.lower()][1]:
+        return [m.request(ALIASES[text.lower()][0])]
+    base, underscore, raw = text.rpartition("_")
+    if underscore and base in m.MEASURE_BY_NAME and \
+            m.MEASURE_BY_NAME[base].params in (m.CUTOFFS, m.FRACTIONS):
+        return [m.request(base, raw)]
+    raise UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
+
+
+def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1) -> Selection:
+    """Parse -m values. With none given: trec_eval's official set, plus
+    LP, rrLP and LR when there are two or more runs."""
+    from .preferences import DEFAULT_PREFERENCES, PREFERENCE_NAMES
+    if not names:
+        names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
+    metrics: list[m.MeasureRequest] = []
+    preferences: list[str] = []
+    for text in names:
+        for item in _one_measure(text.strip()):
+            if isinstance(item, str):
+                if item not in preferences:
+                    preferences.append(item)
+            else:
+                metrics.append(item)
+    preferences.sort(key=PREFERENCE_NAMES.index)
+    return Selection(m.merge_requests(metrics), preferences)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _check_names(paths: list[str]) -> None:
+    if sum(path == "-" for path in paths) > 1:
+        raise UsageError("standard input ('-') can be read only once")
+    seen: dict[str, str] = {}
+    for path in paths:
+        name = run_name(path)
+        if name in seen:
+            raise InputError(path, f"two runs named '{name}' (also {seen[name]}); "
+                                   "rename one file, run names come from file names")
+        seen[name] = path
+
+
+_WORKER_QRELS: Qrels | None = None
+
+
+def _read_run_in_worker(path: str, depth: int | None) -> ParsedRun:
+    return read_run(path, _WORKER_QRELS, depth)
+
+
+def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
+              jobs: int | None = None, progress=None) -> list[ParsedRun]:
+    """Parse runs, in parallel processes when there are several big files.
+
+    ``progress(done, total)`` is called after each run (for a progress bar).
+    """
+    global _WORKER_QRELS
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    big = sum(os.path.getsize(p) for p in paths if p != "-" and os.path.isfile(p)) > 50_000_000
+    if jobs <= 1 or len(paths) < 2 or not big or "-" in paths:
+        runs = []
+        for done, path in enumerate(paths, start=1):
+            runs.append(read_run(path, qrels, depth))
+            if progress:
+                progress(done, len(paths))
+        return runs
+    import multiprocessing
+    _WORKER_QRELS = qrels  # inherited by forked workers
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(_read_run_in_worker, path, depth) for path in paths]
+        runs = []
+        for done, future in enumerate(futures, start=1):
+            runs.append(future.result())
+            if progress:
+                progress(done, len(paths))
+    _WORKER_QRELS = None
+    return runs
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+@dataclass
+class Column:
+    """One printed measure: values (R, Q) for every run and query."""
+
+    name: str
+    measure: m.Measure
+    values: np.ndarray
+
+
+@dataclass
+class Evaluation:
+    """Per-run measure values for every run and evaluated query.
+
+    ``included[r, q]`` says whether query q counts for run r (the run has it,
+    or -c asked for every query), as trec_eval decides per run.
+    """
+
+    rankings: Rankings
+    columns: list[Column]
+    included: np.ndarray          # (R, Q) bool
+
+    @property
+    def run_names(self) -> list[str]:
+        return self.rankings.run_names
+
+    @property
+    def qids(self) -> list[str]:
+        return self.rankings.qids
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+    def num_queries(self) -> np.ndarray:
+        """(R,) queries evaluated per run."""
+        return self.included.sum(axis=1)
+
+    def summary(self, column: Column) -> np.ndarray:
+        """(R,) the 'all' value of a column, as trec_eval computes it."""
+        kind = column.measure.summary
+        count = self.num_queries()
+        if kind == m.SUMMARY_RUNID:
+            return np.array(self.rankings.run_tags, dtype=object)
+        if kind == m.SUMMARY_COUNT:
+            return count
+        values = np.where(self.included, column.values, 0)
+        if kind == m.SUMMARY_SUM:
+            return values.sum(axis=1)
+        if kind == m.SUMMARY_GEOMETRIC:
+            logs = np.where(self.included, m.geometric_mean_log(column.values), 0.0)
+            total = np.cumsum(logs, axis=1)[:, -1] if logs.shape[1] else np.zeros(len(count))
+            return np.where(count > 0, np.exp(total / np.maximum(count, 1)), 0.0)
+        total = np.cumsum(values.astype(np.float64), axis=1)[:, -1] if values.shape[1] \
+            else np.zeros(len(count))   # left to right, as trec_eval adds
+        return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def compute_columns(rankings: Rankings, requests: list[m.MeasureRequest]) -> list[Column]:
+    """Every requested measure's (R, Q) values."""
+    columns = []
+    for req in requests:
+        if req.measure.compute is None:       # runid, num_q: summary only
+            columns.append(Column(req.output_names()[0], req.measure,
+                                  np.zeros((rankings.num_runs, rankings.num_queries))))
+            continue
+        values = req.compute(rankings)
+        if req.measure.zero_when_missing:
+            values = np.where(rankings.present.reshape(-1, 1), values, 0)
+        for index, name in enumerate(req.output_names()):
+            columns.append(Column(name, req.measure, rankings.as_matrix(values[:, index])))
+    return columns
+
+
+def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
+                      complete: bool = False) -> Evaluation:
+    included = np.ones_like(rankings.present) if complete else rankings.present.copy()
+    return Evaluation(rankings, compute_columns(rankings, requests), included)
+
+
+def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
+         jobs: int | None = None, progress=None, warn=None) -> Rankings:
+    """Read qrels and runs into Rankings (the arrays every measure uses)."""
+    if depth is not None and depth < 1:
+        raise UsageError("-M (depth) must be at least 1")
+    _check_names(run_paths)
+    qrels = read_qrels(qrels_path)
+    if not (qrels.num_relevant(level) > 0).any():
+        raise InputError(qrels_path, f"no query has a document with grade >= {level} "
+                                     "(nothing to evaluate; see -l)")
+    runs = read_runs(run_paths, qrels, depth, jobs, progress)
+    rankings = build_rankings(qrels, runs, level)
+    for index, run in enumerate(runs):
+        if not rankings.present[index].any():
+            message = (f"{run.path}: warning: none of the run's queries has relevant documents "
+                       f"in {qrels_path}; it scores 0")
+            (warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr)))(message)
+    return rankings
+
+
+def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 1,
+             depth: int | None = None, complete: bool = False, jobs: int | None = None) -> Evaluation:
+    """Evaluate runs against qrels with trec_eval's measures.
+
+    >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
+    >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
+    """
+    selection = select_measures(measures, len(run_paths))
+    rankings = load(qrels_path, run_paths, level, depth, jobs)
+    return evaluate_rankings(rankings, selection.metrics, complete)
