@@ -9,6 +9,6 @@ Library use mirrors the command line::
 
 __version__ = "0.1.0"
 
-from .evaluate import Evaluation, evaluate, load, select_measures  # noqa: E402
+from .evaluation import Evaluation, evaluate, load, select_measures  # noqa: E402
 
 __all__ = ["evaluate", "load", "select_measures", "Evaluation", "__version__"]

@@ -9,7 +9,7 @@ import click
 
 from . import __version__
 from .errors import InputError, UsageError
-from .evaluate import evaluate_rankings, load, select_measures
+from .evaluation import evaluate_rankings, load, select_measures
 from .formatting import run_records, write_csv, write_json, write_table, write_text
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES

@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .evaluate import Evaluation
+from .evaluation import Evaluation
 
 FLOAT, INTEGER, TEXT, QUOTED = "float", "int", "text", "quoted"
 

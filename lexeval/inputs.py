@@ -25,6 +25,7 @@ import numpy as np
 from .errors import InputError
 
 RUN_COLUMNS = "qid iter docno rank score [tag]"
+MAX_GRADE = 10_000
 QRELS_COLUMNS = "qid iter docno grade"
 
 
@@ -78,29 +79,39 @@ def _blank_comment_lines(data: bytes) -> bytes:
     return _COMMENT_LINE.sub(b"", data)
 
 
-def _load_columns(data: bytes, fields: list[tuple[str, str]], usecols) -> np.ndarray:
-    """``numpy.loadtxt`` over the whole buffer into a structured array.
+def _load_columns(data: bytes, fields: list[tuple[str, str]], usecols) -> dict[str, np.ndarray]:
+    """``numpy.loadtxt`` over the whole buffer; string columns come back as
+    word matrices (see :func:`string_words`), numbers as arrays.
 
-    String fields start 64 bytes wide; loadtxt silently truncates longer
-    strings, so a field that fills its width is loaded again, wider.
+    loadtxt silently truncates strings longer than their field, so a
+    column that fills its width is loaded again, four times wider.
     Raises ValueError on any malformed line (the caller then locates it).
     """
-    width = 64
+    widths = {name: 24 for name, kind in fields if kind == "S"}
     while True:
-        dtype = [(name, f"S{width}" if kind == "S" else kind) for name, kind in fields]
+        dtype = [(name, f"S{widths[name]}" if kind == "S" else "S1" if kind == "ignored" else kind)
+                 for name, kind in fields]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data"
             table = np.loadtxt(io.BytesIO(data), dtype=dtype, usecols=usecols,
                                comments=None, ndmin=1)
-        full = [name for name, kind in fields
-                if kind == "S" and len(table) and
-                np.ascontiguousarray(table[name]).view(np.uint8).reshape(len(table), width)[:, -1].any()]
+        columns, full = {}, False
+        for name, kind in fields:
+            if kind == "ignored":
+                continue
+            if kind != "S":
+                columns[name] = np.ascontiguousarray(table[name])
+                continue
+            words = string_words(table[name])
+            if len(table) and words.shape[1] * 8 >= widths[name] and (words[:, -1] & np.uint64(0xFF)).any():
+                widths[name] *= 4
+                full = True
+            columns[name] = words
         if not full:
-            return table
-        width *= 4
+            return columns
 
 
-# ---------------------------------------------------------------- hashing
+# ---------------------------------------------------------------- strings as words
 
 _WORD_MULTIPLIERS = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
@@ -108,20 +119,45 @@ _WORD_MULTIPLIERS = np.array(
     dtype=np.uint64)
 
 
-def _padded_words(strings: np.ndarray) -> np.ndarray:
-    """Fixed-width byte strings (n,) as big-endian 64-bit words (n, w/8)."""
-    width = strings.dtype.itemsize
-    padded = -(-width // 8) * 8
-    raw = np.zeros((len(strings), padded), dtype=np.uint8)
-    raw[:, :width] = np.ascontiguousarray(strings).view(np.uint8).reshape(len(strings), width)
-    return raw.view(">u8").astype(np.uint64)
+def string_words(strings: np.ndarray) -> np.ndarray:
+    """Fixed-width byte strings (n,) as big-endian 64-bit words (n, w).
+
+    Columns after the longest string are dropped (w >= 1). Comparing rows
+    word by word is comparing the strings byte-wise, as strcmp does.
+    """
+    count, width = len(strings), strings.dtype.itemsize
+    padded_width = -(-width // 8) * 8
+    if padded_width != width:
+        strings = strings.astype(f"S{padded_width}")
+    words = np.ascontiguousarray(strings).view(">u8").reshape(count, padded_width // 8)
+    used = np.flatnonzero((words != 0).any(axis=0)) if count else np.zeros(0, int)
+    keep = int(used[-1]) + 1 if len(used) else 1
+    return words[:, :keep].astype(np.uint64)
 
 
-def string_hash(strings: np.ndarray) -> np.ndarray:
-    """64-bit hash of each fixed-width byte string, independent of the width
-    (NUL padding adds nothing), so arrays of different widths agree."""
-    words = _padded_words(strings)
-    hashed = np.zeros(len(strings), dtype=np.uint64)
+def pad_words(words: np.ndarray, width: int) -> np.ndarray:
+    """Word matrix (n, k) widened with NUL words to (n, width)."""
+    if words.shape[1] >= width:
+        return words
+    return np.hstack([words, np.zeros((len(words), width - words.shape[1]), dtype=np.uint64)])
+
+
+def same_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n,) whether rows of two word matrices hold the same string."""
+    width = max(a.shape[1], b.shape[1])
+    return (pad_words(a, width) == pad_words(b, width)).all(axis=1)
+
+
+def words_to_bytes(words: np.ndarray) -> list[bytes]:
+    """The strings a word matrix holds."""
+    width = words.shape[1] * 8
+    return np.ascontiguousarray(words.astype(">u8")).view(f"S{width}").ravel().tolist()
+
+
+def words_hash(words: np.ndarray) -> np.ndarray:
+    """64-bit hash of each row of a word matrix; NUL words add nothing, so
+    a string hashes alike whatever its padding."""
+    hashed = np.zeros(len(words), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(words.shape[1]):
             multiplier = _WORD_MULTIPLIERS[j % len(_WORD_MULTIPLIERS)] + np.uint64(2 * (j // 8))
@@ -130,17 +166,22 @@ def string_hash(strings: np.ndarray) -> np.ndarray:
     return hashed
 
 
-def pair_hash(qids: np.ndarray, docnos: np.ndarray) -> np.ndarray:
-    """Hash of (qid, docno) pairs: shape (n,) uint64."""
-    with np.errstate(over="ignore"):
-        return string_hash(docnos) ^ (string_hash(qids) * np.uint64(0x2545F4914F6CDD1D))
-
-
-def _group_starts(values: np.ndarray) -> np.ndarray:
-    """Indices where a run of equal consecutive values begins."""
-    if len(values) == 0:
+def group_starts(words: np.ndarray) -> np.ndarray:
+    """Indices where a run of equal consecutive rows begins."""
+    if len(words) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
+    changed = (words[1:] != words[:-1]).any(axis=1)
+    return np.concatenate(([0], np.flatnonzero(changed) + 1))
+
+
+def pair_hash(qid_words: np.ndarray, docno_words: np.ndarray) -> np.ndarray:
+    """Hash of (qid, docno) pairs: shape (n,) uint64. Qids come in blocks,
+    so each block's qid is hashed once."""
+    starts = group_starts(qid_words)
+    lengths = np.diff(np.append(starts, len(qid_words)))
+    qid_hash = np.repeat(words_hash(qid_words[starts]), lengths)
+    with np.errstate(over="ignore"):
+        return words_hash(docno_words) ^ (qid_hash * np.uint64(0x2545F4914F6CDD1D))
 
 
 def _decode(raw: bytes) -> str:
@@ -164,7 +205,8 @@ class Qrels:
     qids: list[str]
     keys: np.ndarray          # (J,) uint64, sorted
     query_index: np.ndarray   # (J,) int32, into qids
-    docnos: np.ndarray        # (J,) fixed-width bytes
+    qid_words: np.ndarray     # (Q, w) uint64, the qids as words (see string_words)
+    docno_words: np.ndarray   # (J, w) uint64
     grades: np.ndarray        # (J,) int64
     level_counts: np.ndarray  # (Q, max_grade + 1) int64
 
@@ -172,48 +214,44 @@ class Qrels:
         """Relevant documents per query at relevance level ``level``: (Q,)."""
         return self.level_counts[:, max(level, 0):].sum(axis=1)
 
-    def num_judged_nonrelevant(self, level: int) -> np.ndarray:
-        """Documents judged (grade >= 0) but below ``level``: (Q,)."""
-        return self.level_counts[:, :max(level, 0)].sum(axis=1)
-
     def query_lookup(self) -> dict[bytes, int]:
         return {qid.encode("utf-8", "surrogateescape"): index for index, qid in enumerate(self.qids)}
 
 
 def read_qrels(path: str) -> Qrels:
-    """Parse a qrels file (``qid iter docno grade``)."""
+    """Parse a qrels file (``qid iter docno grade``, exactly four columns)."""
     original = read_bytes(path)
     data = _blank_comment_lines(original)
     try:
-        table = _load_columns(data, [("qid", "S"), ("iter", "S"), ("docno", "S"), ("grade", "i8")], None)
+        table = _load_columns(data, [("qid", "S"), ("iter", "ignored"), ("docno", "S"),
+                                     ("grade", "i8")], None)
     except ValueError:
         _raise_first_qrels_problem(path, original)
         raise InputError(path, "could not be parsed as qrels") from None
-    if len(table) == 0:
-        raise InputError(path, "no judgements (empty qrels file)")
     grades = table["grade"]
-    if grades.max() > 100_000:
+    if len(grades) == 0:
+        raise InputError(path, "no judgements (empty qrels file)")
+    if np.abs(grades).max() > MAX_GRADE:
         _raise_first_qrels_problem(path, original)
     keys = pair_hash(table["qid"], table["docno"])
     order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    table = table[order]
+    keys, qid_words, docno_words, grades = keys[order], table["qid"][order], table["docno"][order], grades[order]
     repeated = np.flatnonzero(keys[1:] == keys[:-1])
     if len(repeated):
-        same = (table["qid"][repeated] == table["qid"][repeated + 1]) & \
-               (table["docno"][repeated] == table["docno"][repeated + 1])
+        same = same_words(qid_words[repeated], qid_words[repeated + 1]) & \
+            same_words(docno_words[repeated], docno_words[repeated + 1])
         if same.any():
             _raise_first_qrels_problem(path, original)
         raise InputError(path, "internal hash collision; please report this qrels file")
-    qid_bytes, query_index = np.unique(table["qid"], return_inverse=True)
-    qids = [_decode(q) for q in qid_bytes.tolist()]
-    grades = table["grade"]
+    unique_qids, query_index = np.unique(qid_words, axis=0, return_inverse=True)
+    qids = [_decode(q) for q in words_to_bytes(unique_qids)]
+    query_index = query_index.ravel()
     max_grade = max(int(grades.max()), 0)
     judged = grades >= 0
     level_counts = np.zeros((len(qids), max_grade + 1), dtype=np.int64)
     np.add.at(level_counts, (query_index[judged], grades[judged]), 1)
     return Qrels(path=path, qids=qids, keys=keys, query_index=query_index.astype(np.int32),
-                 docnos=table["docno"], grades=grades.astype(np.int64), level_counts=level_counts)
+                 qid_words=unique_qids, docno_words=docno_words, grades=grades.astype(np.int64), level_counts=level_counts)
 
 
 def _raise_first_qrels_problem(path: str, data: bytes) -> None:
@@ -229,8 +267,8 @@ def _raise_first_qrels_problem(path: str, data: bytes) -> None:
             grade = int(fields[3])
         except ValueError:
             raise InputError(path, f"grade '{_decode(fields[3])}' is not an integer", number) from None
-        if abs(grade) > 100_000:
-            raise InputError(path, f"grade {grade} is out of range (|grade| <= 100000)", number)
+        if abs(grade) > MAX_GRADE:
+            raise InputError(path, f"grade {grade} is out of range (|grade| <= {MAX_GRADE})", number)
         key = (fields[0], fields[2])
         if key in seen:
             raise InputError(path, f"document '{_decode(fields[2])}' is judged twice for query "
@@ -286,55 +324,92 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None) -> ParsedRun:
     except ValueError:
         _raise_first_run_problem(path, original)
         raise InputError(path, "could not be parsed as a run") from None
-    if len(table) == 0:
+    qid_words, docno_words, scores = table["qid"], table["docno"], table["score"]
+    if len(scores) == 0:
         raise InputError(path, "empty run: no result lines")
-    scores = table["score"]
     if np.isnan(scores).any():
         _raise_first_run_problem(path, original)
-    keys = pair_hash(table["qid"], table["docno"])
-    sorted_keys = np.sort(keys)
+    keys = pair_hash(qid_words, docno_words)
+    by_key = np.argsort(keys)
+    sorted_keys = keys[by_key]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         _raise_first_run_problem(path, original)  # a docno twice in one query (or a hash clash)
+    codes = np.empty(len(keys), dtype=np.int32)
+    codes[by_key] = _relevance_codes(qrels, qid_words[by_key], sorted_keys, docno_words[by_key])
 
-    # map each line's qid to its qrels query index (-1: not judged, ignored)
+    # each line's qrels query (-1: not judged; such lines are ignored)
     lookup = qrels.query_lookup()
-    starts = _group_starts(table["qid"])
-    lengths = np.diff(np.append(starts, len(table)))
-    block_query = np.array([lookup.get(q, -1) for q in table["qid"][starts].tolist()], dtype=np.int64)
+    starts = group_starts(qid_words)
+    lengths = np.diff(np.append(starts, len(scores)))
+    block_query = np.array([lookup.get(q, -1) for q in words_to_bytes(qid_words[starts])], dtype=np.int64)
     query = np.repeat(block_query, lengths)
     kept = query >= 0
+    num_lines = len(scores)
     if not kept.all():
-        table, query, keys = table[kept], query[kept], keys[kept]
-        scores = table["score"]
+        query, docno_words, scores, codes = query[kept], docno_words[kept], scores[kept], codes[kept]
 
-    # trec_eval's order: query, score descending, docno descending
-    order = np.lexsort((-scores, query))
-    tied = (query[order][1:] == query[order][:-1]) & (scores[order][1:] == scores[order][:-1])
-    if tied.any():
-        order = np.lexsort((table["docno"], scores, -query))[::-1]
-    query, keys, docnos = query[order], keys[order], table["docno"][order]
+    order = trec_order(query, scores, docno_words)
+    query, docno_words, codes = query[order], docno_words[order], codes[order]
 
-    num_queries = len(qrels.qids)
-    counts = np.bincount(query, minlength=num_queries).astype(np.int64)
+    counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     present = counts > 0
     if depth is not None and (counts > depth).any():
         first = np.concatenate(([0], np.cumsum(counts)))[query]
         keep = np.arange(len(query)) - first < depth
-        query, keys, docnos = query[keep], keys[keep], docnos[keep]
+        docno_words, codes = docno_words[keep], codes[keep]
         counts = np.minimum(counts, depth)
 
-    codes = _relevance_codes(qrels, query, keys, docnos)
     return ParsedRun(name=run_name(path), tag=_last_tag(data) or run_name(path), path=path,
                      present=present, counts=counts, codes=codes,
-                     doc_keys=string_hash(docnos), num_lines=int(kept.size))
+                     doc_keys=words_hash(docno_words), num_lines=num_lines)
 
 
-def _relevance_codes(qrels: Qrels, query: np.ndarray, keys: np.ndarray, docnos: np.ndarray) -> np.ndarray:
-    """Grade (or -1 / -2) of each ranked document, verified byte for byte."""
+def trec_order(query: np.ndarray, scores: np.ndarray, docno_words: np.ndarray) -> np.ndarray:
+    """Permutation putting lines in trec_eval's order: query, then score
+    descending, then docno descending (byte-wise).
+
+    Runs are usually written in this order already, which is checked in
+    linear time; only other files pay for a sort.
+    """
+    count = len(query)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    same_query = query[1:] == query[:-1]
+    starts = np.concatenate(([0], np.flatnonzero(~same_query) + 1))
+    block_query = query[starts]
+    if len(np.unique(block_query)) == len(block_query) and \
+            np.all((scores[1:] <= scores[:-1]) | ~same_query):
+        tied = np.flatnonzero(same_query & (scores[1:] == scores[:-1]))
+        if len(tied) == 0 or _descending_rows(docno_words[tied], docno_words[tied + 1]).all():
+            lengths = np.diff(np.append(starts, count))
+            by_query = np.argsort(block_query, kind="stable")
+            moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
+                              lengths[by_query])
+            return moved + np.arange(count)
+    docno_keys = tuple(docno_words[:, j] for j in range(docno_words.shape[1] - 1, -1, -1))
+    return np.lexsort(docno_keys + (scores, -query))[::-1]
+
+
+def _descending_rows(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """(n,) whether each row of ``first`` sorts after the same row of
+    ``second`` (word matrices compared lexicographically)."""
+    differs = first != second
+    column = np.argmax(differs, axis=1)
+    rows = np.arange(len(first))
+    return differs[rows, column] & (first[rows, column] > second[rows, column])
+
+
+def _relevance_codes(qrels: Qrels, qid_words: np.ndarray, keys: np.ndarray,
+                     docno_words: np.ndarray) -> np.ndarray:
+    """Grade (or -1 / -2) of each document; every hash hit is checked
+    against the qid and docno themselves. Sorted keys look up fastest."""
     position = np.searchsorted(qrels.keys, keys)
     position[position == len(qrels.keys)] = 0
-    found = (qrels.keys[position] == keys) & (qrels.query_index[position] == query)
-    found &= qrels.docnos[position] == docnos
+    candidate = np.flatnonzero(qrels.keys[position] == keys)
+    found = np.zeros(len(keys), dtype=bool)
+    judged = position[candidate]
+    found[candidate] = same_words(qrels.docno_words[judged], docno_words[candidate]) & \
+        same_words(qrels.qid_words[qrels.query_index[judged]], qid_words[candidate])
     grades = qrels.grades[position]
     codes = np.where(found, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS)
     return codes.astype(np.int32)
@@ -342,7 +417,8 @@ def _relevance_codes(qrels: Qrels, query: np.ndarray, keys: np.ndarray, docnos: 
 
 def _last_tag(data: bytes) -> str:
     """The tag (6th column) of the last line: trec_eval's runid."""
-    for line in reversed(data.rstrip().rsplit(b"\n", 2)):
+    tail = data[-65536:].rstrip()
+    for line in reversed(tail.rsplit(b"\n", 2)):
         fields = line.split()
         if len(fields) >= 6:
             return _decode(fields[5])
