@@ -297,8 +297,8 @@ class ParsedRun:
     path: str
     present: np.ndarray   # (Q,) bool: the run has lines for this query
     counts: np.ndarray    # (Q,) int64
-    codes: np.ndarray     # (sum counts,) int32
-    doc_keys: np.ndarray  # (sum counts,) uint64
+    codes: np.ndarray     # (sum counts,) int16
+    doc_keys: np.ndarray | None  # (sum counts,) uint64, when asked for
     num_lines: int
 
     @property
@@ -310,12 +310,13 @@ NOT_IN_QRELS = -1
 UNJUDGED = -2
 
 
-def read_run(path: str, qrels: Qrels, depth: int | None = None) -> ParsedRun:
+def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_docs: bool = False) -> ParsedRun:
     """Parse a run file (``qid iter docno rank score [tag]``) against qrels.
 
     Documents are ordered per query by score descending, ties by docno
     descending (byte-wise), exactly as trec_eval; the rank column is
-    ignored. ``depth`` keeps only the top ``depth`` documents per query.
+    ignored. ``depth`` keeps only the top ``depth`` documents per query;
+    ``keep_docs`` keeps a hash of each ranked docno (``doc_keys``).
     """
     original = read_bytes(path)
     data = _blank_comment_lines(original)
@@ -334,7 +335,7 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None) -> ParsedRun:
     sorted_keys = keys[by_key]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         _raise_first_run_problem(path, original)  # a docno twice in one query (or a hash clash)
-    codes = np.empty(len(keys), dtype=np.int32)
+    codes = np.empty(len(keys), dtype=np.int16)
     codes[by_key] = _relevance_codes(qrels, qid_words[by_key], sorted_keys, docno_words[by_key])
 
     # each line's qrels query (-1: not judged; such lines are ignored)
@@ -361,15 +362,16 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None) -> ParsedRun:
 
     return ParsedRun(name=run_name(path), tag=_last_tag(data) or run_name(path), path=path,
                      present=present, counts=counts, codes=codes,
-                     doc_keys=words_hash(docno_words), num_lines=num_lines)
+                     doc_keys=words_hash(docno_words) if keep_docs else None, num_lines=num_lines)
 
 
 def trec_order(query: np.ndarray, scores: np.ndarray, docno_words: np.ndarray) -> np.ndarray:
     """Permutation putting lines in trec_eval's order: query, then score
     descending, then docno descending (byte-wise).
 
-    Runs are usually written in this order already, which is checked in
-    linear time; only other files pay for a sort.
+    Runs are usually written by query and descending score already; that is
+    checked in linear time, and then only tied scores (if out of docno
+    order) are sorted. Other files pay for a full sort.
     """
     count = len(query)
     if count == 0:
@@ -377,17 +379,23 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docno_words: np.ndarray) -
     same_query = query[1:] == query[:-1]
     starts = np.concatenate(([0], np.flatnonzero(~same_query) + 1))
     block_query = query[starts]
-    if len(np.unique(block_query)) == len(block_query) and \
-            np.all((scores[1:] <= scores[:-1]) | ~same_query):
-        tied = np.flatnonzero(same_query & (scores[1:] == scores[:-1]))
-        if len(tied) == 0 or _descending_rows(docno_words[tied], docno_words[tied + 1]).all():
-            lengths = np.diff(np.append(starts, count))
-            by_query = np.argsort(block_query, kind="stable")
-            moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
-                              lengths[by_query])
-            return moved + np.arange(count)
-    docno_keys = tuple(docno_words[:, j] for j in range(docno_words.shape[1] - 1, -1, -1))
-    return np.lexsort(docno_keys + (scores, -query))[::-1]
+    if len(np.unique(block_query)) != len(block_query) or \
+            not np.all((scores[1:] <= scores[:-1]) | ~same_query):
+        docno_keys = tuple(docno_words[:, j] for j in range(docno_words.shape[1] - 1, -1, -1))
+        return np.lexsort(docno_keys + (scores, -query))[::-1]
+    order = np.arange(count)
+    tie = same_query & (scores[1:] == scores[:-1])
+    tied = np.flatnonzero(tie)
+    if len(tied) and not _descending_rows(docno_words[tied], docno_words[tied + 1]).all():
+        group = np.concatenate(([0], np.cumsum(~tie)))           # runs of equal (query, score)
+        members = np.union1d(tied, tied + 1)
+        descending = tuple(~docno_words[members, j] for j in range(docno_words.shape[1] - 1, -1, -1))
+        order[members] = members[np.lexsort(descending + (group[members],))]
+    lengths = np.diff(np.append(starts, count))
+    by_query = np.argsort(block_query, kind="stable")
+    moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
+                      lengths[by_query])
+    return order[moved + np.arange(count)]
 
 
 def _descending_rows(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -412,7 +420,7 @@ def _relevance_codes(qrels: Qrels, qid_words: np.ndarray, keys: np.ndarray,
         same_words(qrels.qid_words[qrels.query_index[judged]], qid_words[candidate])
     grades = qrels.grades[position]
     codes = np.where(found, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS)
-    return codes.astype(np.int32)
+    return codes.astype(np.int16)
 
 
 def _last_tag(data: bytes) -> str:

@@ -63,7 +63,7 @@ def num_rel_ret(r: Rankings, _=()) -> np.ndarray:
 
 def num_nonrel_judged_ret(r: Rankings, _=()) -> np.ndarray:
     """Judged non-relevant documents retrieved."""
-    return np.bincount(r.segment[r.judged_nonrel], minlength=r.num_segments)
+    return np.bincount(r.locate(r.judged_nonrel)[1], minlength=r.num_segments)
 
 
 # ---------------------------------------------------------------- precision family
@@ -173,7 +173,7 @@ def eleven_point_average(r: Rankings, fractions) -> np.ndarray:
 def bpref(r: Rankings, _=()) -> np.ndarray:
     """bpref: how many judged non-relevant documents (of the first R) rank
     above each relevant one (Buckley and Voorhees 2004)."""
-    nonrel_above = r.count_before(r.judged_nonrel)[r.rel_index]
+    nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
     limit = np.minimum(r.num_judged_nonrel, r.num_rel)[r.rel_segment]
     with np.errstate(divide="ignore", invalid="ignore"):
         penalty = np.minimum(nonrel_above, r.num_rel[r.rel_segment]) / limit
@@ -183,10 +183,10 @@ def bpref(r: Rankings, _=()) -> np.ndarray:
 
 def inferred_ap(r: Rankings, _=()) -> np.ndarray:
     """infAP (Yilmaz and Aslam 2006)."""
-    above = (r.rank - 1)[r.rel_index].astype(np.float64)         # documents ranked above
+    above = (r.rel_rank - 1).astype(np.float64)                  # documents ranked above
     rel_above = r.rel_ordinal - 1
-    nonrel_above = r.count_before(r.judged_nonrel)[r.rel_index]
-    pool_unjudged_above = r.count_before(r.codes == -2)[r.rel_index]
+    nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
+    pool_unjudged_above = r.count_above(r.codes == -2, r.rel_index, r.rel_segment)
     with np.errstate(divide="ignore", invalid="ignore"):
         score = (1.0 / (above + 1.0)
                  + (above / (above + 1.0)) * ((rel_above + nonrel_above + pool_unjudged_above) / above)
@@ -327,15 +327,24 @@ class Ideal:
 
 
 def _discounted_gain(r: Rankings, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
-    """(N,) gain and gain / log2(rank + 1) of each ranked document."""
+    """(N,) gain and gain / log2(rank + 1) of every ranked document."""
     gain = gains.of_codes(r.codes)
     return gain, np.where(gain != 0, gain / np.log2(r.rank + 1.0), 0.0)
 
 
+def _gaining(r: Rankings, gains: Gains, positive_only: bool = False):
+    """(segment, rank, gain, gain / log2(rank + 1)) of the documents whose
+    gain is non-zero (positive only, if asked), in segment and rank order."""
+    gain = gains.of_codes(r.codes)
+    index, segment, rank = r.locate(gain > 0 if positive_only else gain != 0)
+    gain = gain[index]
+    return segment, rank, gain, gain / np.log2(rank + 1.0)
+
+
 def dcg(r: Rankings, pairs) -> np.ndarray:
     """dcg: discounted cumulative gain (Jarvelin and Kekalainen 2002)."""
-    gain, discounted = _discounted_gain(r, Gains(pairs))
-    return r.segment_sum(discounted, gain != 0)
+    segment, _, _, discounted = _gaining(r, Gains(pairs))
+    return np.bincount(segment, weights=discounted, minlength=r.num_segments)
 
 
 def ideal_dcg(r: Rankings, pairs) -> np.ndarray:
@@ -350,11 +359,12 @@ def ndcg(r: Rankings, pairs) -> np.ndarray:
 
 def ndcg_cut(r: Rankings, cutoffs) -> np.ndarray:
     """ndcg_cut.k: nDCG of the top k; gains are the grades."""
-    gain, discounted = _discounted_gain(r, Gains())
+    segment, rank, _, discounted = _gaining(r, Gains(), positive_only=True)
     ideal = Ideal.of(r, Gains())
 
     def at(cutoff):
-        found = r.segment_sum(discounted, (gain > 0) & (r.rank <= cutoff))
+        chosen = rank <= cutoff
+        found = np.bincount(segment[chosen], weights=discounted[chosen], minlength=r.num_segments)
         best = ideal.dcg_within(cutoff)[r.segment_query]
         return np.where(best > 0, _ratio(found, best), found)
     return _per_cutoff(at, cutoffs)
@@ -485,7 +495,8 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = np.where(scaled, (gain - low[query]) / (high[query] - low[query]), gain)
     power = _powers(persistence, int(r.lengths.max(initial=0)))
-    total = r.segment_sum(gain * power[r.rank - 1], gain != 0)
+    index, segment, rank = r.locate(gain != 0)
+    total = np.bincount(segment, weights=gain[index] * power[rank - 1], minlength=r.num_segments)
     return (1.0 - persistence) * total
 
 
@@ -494,8 +505,9 @@ def rbp_residual(r: Rankings, _=()) -> np.ndarray:
     relevant (and the ranking continued), p = 0.9."""
     persistence = 0.9
     power = _powers(persistence, int(r.lengths.max(initial=0)))
-    total = r.segment_sum(power[r.rank - 1], r.unjudged)
-    has = np.bincount(r.segment[r.unjudged], minlength=r.num_segments) > 0
+    _, segment, rank = r.locate(r.unjudged)
+    total = np.bincount(segment, weights=power[rank - 1], minlength=r.num_segments)
+    has = np.bincount(segment, minlength=r.num_segments) > 0
     return np.where(has, power[r.lengths] + (1 - persistence) * total, 0.0)
 
 

@@ -31,11 +31,11 @@ class Rankings:
     run_names: list[str]         # (R,)
     run_tags: list[str]          # (R,) trec_eval's runid (tag of last line)
     level: int                   # relevance level: relevant iff grade >= level
-    codes: np.ndarray            # (N,) int32 relevance code per ranked document
+    codes: np.ndarray            # (N,) int16 relevance code per ranked document
     lengths: np.ndarray          # (S,) documents ranked per segment
     present: np.ndarray          # (R, Q) bool: run has the query
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
-    doc_keys: np.ndarray = field(repr=False, default=None)  # (N,) docno hashes
+    doc_keys: np.ndarray | None = field(repr=False, default=None)  # (N,) docno hashes, if kept
 
     # ------------------------------------------------------------ shape
     @property
@@ -61,14 +61,9 @@ class Rankings:
         return np.concatenate(([0], np.cumsum(self.lengths)[:-1])).astype(np.int64)
 
     @cached_property
-    def segment(self) -> np.ndarray:
-        """(N,) segment of each document."""
-        return np.repeat(np.arange(self.num_segments, dtype=np.int64), self.lengths)
-
-    @cached_property
-    def rank(self) -> np.ndarray:
-        """(N,) 1-based rank of each document in its ranking."""
-        return np.arange(len(self.codes), dtype=np.int64) - self.starts[self.segment] + 1
+    def ends(self) -> np.ndarray:
+        """(S,) index one past each segment's last document."""
+        return np.cumsum(self.lengths).astype(np.int64)
 
     @cached_property
     def segment_query(self) -> np.ndarray:
@@ -90,7 +85,51 @@ class Rankings:
         """(S,) documents judged below the relevance level."""
         return self.level_counts[:, :max(self.level, 0)].sum(axis=1)[self.segment_query]
 
-    # ------------------------------------------------------------ per document
+    # ------------------------------------------------------------ documents
+    # Most measures look only at a few documents (the relevant, the judged);
+    # they are located by binary search instead of per-document arrays.
+
+    def segment_of(self, index: np.ndarray) -> np.ndarray:
+        """Segment of each document index (sorted or not)."""
+        return np.searchsorted(self.ends, index, side="right")
+
+    def locate(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(index, segment, rank) of the documents where ``mask`` holds, in
+        segment then rank order; rank is 1-based."""
+        index = np.flatnonzero(mask)
+        segment = self.segment_of(index)
+        return index, segment, index - self.starts[segment] + 1
+
+    def count_above(self, mask: np.ndarray, index: np.ndarray, segment: np.ndarray) -> np.ndarray:
+        """How many ``mask`` documents rank above each document ``index``
+        (whose segments are ``segment``)."""
+        marked = np.flatnonzero(mask)
+        return np.searchsorted(marked, index) - np.searchsorted(marked, self.starts[segment])
+
+    def count_within(self, mask: np.ndarray, depth) -> np.ndarray:
+        """(S,) ``mask`` documents at rank <= depth (scalar or (S,))."""
+        _, segment, rank = self.locate(mask)
+        depth = np.broadcast_to(depth, (self.num_segments,))
+        return np.bincount(segment[rank <= depth[segment]], minlength=self.num_segments)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """(N,) segment of every document (for the few measures that need all)."""
+        return np.repeat(np.arange(self.num_segments, dtype=np.int32), self.lengths)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """(N,) 1-based rank of every document."""
+        return (np.arange(len(self.codes), dtype=np.int64) - self.starts[self.segment] + 1).astype(np.int32)
+
+    def segment_sum(self, values: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
+        """(S,) sum of per-document ``values`` (where ``chosen``), added in
+        rank order like trec_eval's loops."""
+        if chosen is None:
+            return np.bincount(self.segment, weights=values, minlength=self.num_segments)
+        index, segment, _ = self.locate(chosen)
+        return np.bincount(segment, weights=values[index], minlength=self.num_segments)
+
     @cached_property
     def relevant(self) -> np.ndarray:
         """(N,) bool: document is relevant."""
@@ -106,38 +145,24 @@ class Rankings:
         """(N,) bool: not in the qrels, or in them with a negative grade."""
         return self.codes < 0
 
-    def count_before(self, mask: np.ndarray) -> np.ndarray:
-        """(N,) how many ``mask`` documents rank above each document."""
-        running = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-        return running[:-1] - running[self.starts[self.segment]]
-
-    def count_within(self, mask: np.ndarray, depth) -> np.ndarray:
-        """(S,) ``mask`` documents at rank <= depth (scalar or (S,))."""
-        depth = np.broadcast_to(depth, (self.num_segments,))
-        chosen = mask & (self.rank <= depth[self.segment])
-        return np.bincount(self.segment[chosen], minlength=self.num_segments)
-
-    def segment_sum(self, values: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
-        """(S,) sum of per-document ``values`` (where ``chosen``), added in
-        rank order like trec_eval's loops."""
-        if chosen is None:
-            return np.bincount(self.segment, weights=values, minlength=self.num_segments)
-        return np.bincount(self.segment[chosen], weights=values[chosen], minlength=self.num_segments)
-
     # ------------------------------------------------------------ relevant documents
     @cached_property
+    def _relevant_located(self):
+        return self.locate(self.relevant)
+
+    @property
     def rel_index(self) -> np.ndarray:
         """(K,) indices of relevant documents, in segment then rank order."""
-        return np.flatnonzero(self.relevant)
+        return self._relevant_located[0]
 
-    @cached_property
+    @property
     def rel_segment(self) -> np.ndarray:
-        return self.segment[self.rel_index]
+        return self._relevant_located[1]
 
-    @cached_property
+    @property
     def rel_rank(self) -> np.ndarray:
         """(K,) rank of each relevant retrieved document: the position vector."""
-        return self.rank[self.rel_index]
+        return self._relevant_located[2]
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
@@ -209,10 +234,10 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
     keep_query = np.flatnonzero(evaluated)
     code_parts, key_parts, length_parts, present_rows = [], [], [], []
     for run in runs:
-        query_of_doc = np.repeat(np.arange(len(qrels.qids)), run.counts)
-        keep = evaluated[query_of_doc]
-        code_parts.append(run.codes[keep])
-        key_parts.append(run.doc_keys[keep])
+        keep = np.repeat(evaluated, run.counts)
+        code_parts.append(run.codes[keep] if not keep.all() else run.codes)
+        if run.doc_keys is not None:
+            key_parts.append(run.doc_keys[keep])
         length_parts.append(run.counts[keep_query])
         present_rows.append(run.present[keep_query])
     return Rankings(
@@ -220,9 +245,9 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         run_names=[run.name for run in runs],
         run_tags=[run.tag for run in runs],
         level=level,
-        codes=np.concatenate(code_parts) if code_parts else np.zeros(0, np.int32),
+        codes=np.concatenate(code_parts) if code_parts else np.zeros(0, np.int16),
         lengths=np.concatenate(length_parts).astype(np.int64) if length_parts else np.zeros(0, np.int64),
         present=np.array(present_rows, dtype=bool).reshape(len(runs), len(keep_query)),
         level_counts=qrels.level_counts[keep_query],
-        doc_keys=np.concatenate(key_parts) if key_parts else np.zeros(0, np.uint64),
+        doc_keys=np.concatenate(key_parts) if len(key_parts) == len(runs) and runs else None,
     )
