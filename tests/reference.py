@@ -1,0 +1,101 @@
+"""Naive reference implementations, written for the tests as plainly as
+possible: one query, one ranking, Python loops, textbook definitions."""
+
+import math
+
+
+def ranked(docs_scores):
+    """Documents in trec_eval order: score descending, docno descending."""
+    return [doc for doc, _ in sorted(docs_scores, key=lambda ds: (-ds[1], [-b for b in ds[0].encode()] + [0]))]
+
+
+def relevant_flags(ranking, judgements, level=1):
+    return [judgements.get(doc, -1) >= level for doc in ranking]
+
+
+def num_rel(judgements, level=1):
+    return sum(1 for grade in judgements.values() if grade >= level)
+
+
+def average_precision(ranking, judgements):
+    found, total = 0, 0.0
+    for rank, rel in enumerate(relevant_flags(ranking, judgements), start=1):
+        if rel:
+            found += 1
+            total += found / rank
+    r = num_rel(judgements)
+    return total / r if r else 0.0
+
+
+def precision_at(ranking, judgements, k):
+    return sum(relevant_flags(ranking[:k], judgements)) / k
+
+
+def recall_at(ranking, judgements, k):
+    r = num_rel(judgements)
+    return sum(relevant_flags(ranking[:k], judgements)) / r if r else 0.0
+
+
+def reciprocal_rank(ranking, judgements):
+    for rank, rel in enumerate(relevant_flags(ranking, judgements), start=1):
+        if rel:
+            return 1.0 / rank
+    return 0.0
+
+
+def r_precision(ranking, judgements):
+    r = num_rel(judgements)
+    return sum(relevant_flags(ranking[:r], judgements)) / r if r else 0.0
+
+
+def success_at(ranking, judgements, k):
+    return 1.0 if any(relevant_flags(ranking[:k], judgements)) else 0.0
+
+
+def bpref(ranking, judgements):
+    r = num_rel(judgements)
+    nonrel_judged = sum(1 for g in judgements.values() if 0 <= g < 1)
+    score, nonrel_seen = 0.0, 0
+    for doc in ranking:
+        grade = judgements.get(doc)
+        if grade is None or grade < 0:
+            continue
+        if grade < 1:
+            nonrel_seen += 1
+        else:
+            score += 1.0 if nonrel_seen == 0 else 1.0 - min(nonrel_seen, r) / min(nonrel_judged, r)
+    return score / r if r else 0.0
+
+
+def ndcg_at(ranking, judgements, k):
+    gains = [max(judgements.get(doc, 0), 0) for doc in ranking[:k]]
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    ideal = sorted((g for g in judgements.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def interpolated_precision_at(ranking, judgements, fraction):
+    r = num_rel(judgements)
+    flags = relevant_flags(ranking, judgements)
+    needed = math.floor(fraction * r + 0.5)
+    precisions, found = [], 0
+    for rank, rel in enumerate(flags, start=1):
+        found += rel
+        precisions.append((found, found / rank))
+    if needed > found or not ranking:
+        return 0.0
+    # highest precision at any rank where recall has reached `needed`
+    return max([p for f, p in precisions if f >= max(needed, 1)], default=0.0)
+
+
+def set_f(ranking, judgements):
+    found = sum(relevant_flags(ranking, judgements))
+    if not found:
+        return 0.0
+    p, r = found / len(ranking), found / num_rel(judgements)
+    return 2 * p * r / (p + r)
+
+
+def unjudged_at(ranking, judgements, k):
+    return sum(1 for doc in ranking[:k] if judgements.get(doc, -1) < 0) / k

@@ -1,0 +1,140 @@
+"""Output formats, line order, and input conveniences."""
+
+import csv
+import gzip
+import io
+import json
+
+import pytest
+
+from conftest import CONFORMANCE, run_cli, write
+
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 0\n"
+RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 b 2 2.0 A\n1 Q0 c 3 1.0 A\n2 Q0 x 1 1.0 A\n"
+RUN_B = "1 Q0 b 1 3.0 B\n1 Q0 c 2 2.0 B\n2 Q0 d 1 1.0 B\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    return (write(tmp_path / "qrels", QRELS), write(tmp_path / "runA", RUN_A),
+            write(tmp_path / "runB", RUN_B))
+
+
+def test_single_run_is_trec_eval_text(files):
+    qrels, run_a, _ = files
+    result = run_cli(["-m", "map", "-m", "num_q", qrels, run_a])
+    assert result.lines() == ["num_q                 \tall\t2", "map                   \tall\t0.4167"]
+
+
+def test_several_runs_gain_a_key_column_in_command_line_order(files):
+    qrels, run_a, run_b = files
+    result = run_cli(["-m", "map", "-q", qrels, run_b, run_a])
+    metric_lines = [line for line in result.lines() if "\tmap" in line]
+    assert metric_lines == [
+        "runB\tmap                   \t1\t0.2500", "runB\tmap                   \t2\t1.0000",
+        "runB\tmap                   \tall\t0.6250",
+        "runA\tmap                   \t1\t0.8333", "runA\tmap                   \t2\t0.0000",
+        "runA\tmap                   \tall\t0.4167"]
+
+
+def test_query_without_relevant_documents_is_not_evaluated(files):
+    qrels, run_a, _ = files
+    result = run_cli(["-q", "-m", "num_rel", qrels, run_a])
+    assert [line.split("\t")[1] for line in result.lines()] == ["1", "2", "all"]
+
+
+def test_complete_gives_missing_queries_their_own_lines(files):
+    qrels, _, run_b = files
+    (qrels.parent / "runC").write_text("1 Q0 a 1 1.0 C\n")
+    plain = run_cli(["-q", "-m", "map", "-m", "num_q", qrels, qrels.parent / "runC"])
+    assert [line.split("\t")[1] for line in plain.lines()] == ["1", "all", "all"]
+    complete = run_cli(["-q", "-c", "-m", "map", "-m", "num_q", qrels, qrels.parent / "runC"])
+    assert complete.lines() == ["map                   \t1\t0.5000", "map                   \t2\t0.0000",
+                                "num_q                 \tall\t2", "map                   \tall\t0.2500"]
+
+
+def test_no_summary(files):
+    qrels, run_a, _ = files
+    result = run_cli(["-n", "-q", "-m", "map", qrels, run_a])
+    assert all("\tall\t" not in line for line in result.lines())
+    assert len(result.lines()) == 2
+
+
+def test_json_lines(files):
+    qrels, run_a, run_b = files
+    result = run_cli(["--format", "json", "-m", "map", "-m", "num_ret", qrels, run_a, run_b])
+    records = [json.loads(line) for line in result.lines()]
+    assert {"key": "runA", "measure": "map", "qid": "all", "value": pytest.approx(0.41666, abs=1e-4)} in records
+    assert {"key": "runB", "measure": "num_ret", "qid": "all", "value": 3} in records
+    assert all(set(r) == {"key", "measure", "qid", "value"} for r in records)
+
+
+def test_csv_has_header_and_four_columns(files):
+    qrels, run_a, _ = files
+    result = run_cli(["--format", "csv", "-q", "-m", "P.1", qrels, run_a])
+    rows = list(csv.reader(io.StringIO(result.out)))
+    assert rows[0] == ["key", "measure", "qid", "value"]
+    assert ["runA", "P_1", "1", "1.0"] in rows and ["runA", "P_1", "all", "0.5"] in rows
+
+
+def test_table_for_people(files):
+    qrels, run_a, run_b = files
+    result = run_cli(["--format", "table", "-m", "map", "-m", "P.1", qrels, run_a, run_b])
+    assert result.code == 0
+    assert "runA" in result.out and "runB" in result.out and "P_1" in result.out and "0.4167" in result.out
+
+
+def test_stdin_and_gzip_and_run_names(files, tmp_path):
+    qrels, run_a, _ = files
+    gz = tmp_path / "input.sys.gz"
+    gz.write_bytes(gzip.compress(RUN_A.encode()))
+    result = run_cli(["-m", "map", qrels, "-", gz], stdin=RUN_B.encode())
+    assert result.lines() == ["stdin\tmap                   \tall\t0.6250",
+                              "sys\tmap                   \tall\t0.4167"]
+
+
+def test_comments_extra_columns_and_missing_tag(files, tmp_path):
+    qrels, run_a, _ = files
+    odd = write(tmp_path / "odd", "# a comment\n1 Q0 a 1 3.0 A junk junk\n\n1\tQ0   b 2  2.0\r\n"
+                                  "  # another\n1 Q0 c 3 1.0 A\n2 Q0 x 1 1.0 A\n")
+    assert run_cli(["-m", "all_trec", "-q", qrels, odd]).out == \
+        run_cli(["-m", "all_trec", "-q", qrels, run_a]).out
+
+
+def test_runid_is_the_tag_of_the_last_line(files):
+    qrels, run_a, _ = files
+    assert run_cli(["-m", "runid", qrels, run_a]).lines() == ["runid                 \tall\tA"]
+
+
+@pytest.mark.parametrize("spelling", ["P.10", "P_10", "P@10"])
+def test_measure_spellings(files, spelling):
+    qrels, run_a, _ = files
+    assert run_cli(["-m", spelling, qrels, run_a]).lines() == ["P_10                  \tall\t0.1000"]
+
+
+def test_repeated_cutoffs_are_united(files):
+    qrels, run_a, _ = files
+    names = [line.split("\t")[0].strip() for line in run_cli(["-m", "P.5", "-m", "P.1", qrels, run_a]).lines()]
+    assert names == ["P_1", "P_5"]
+
+
+def test_depth_limits_every_ranking(files):
+    qrels, run_a, _ = files
+    result = run_cli(["-M", "1", "-m", "num_ret", "-m", "map", qrels, run_a])
+    assert result.lines() == ["num_ret               \tall\t2", "map                   \tall\t0.2500"]
+
+
+def test_help_and_list_measures():
+    help_text = run_cli(["--help"])
+    assert help_text.code == 0 and "QRELS" in help_text.out and "-m, --measure" in help_text.out
+    listing = run_cli(["--list-measures"])
+    assert listing.code == 0 and "ndcg_cut" in listing.out and "LP" in listing.out
+
+
+def test_python_dash_m_entry_point():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "lexeval", str(CONFORMANCE / "qrels.test"),
+                           str(CONFORMANCE / "results.test")], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert done.stdout == (CONFORMANCE / "out.test").read_text()
