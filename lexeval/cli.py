@@ -10,7 +10,7 @@ import click
 from . import __version__
 from .errors import InputError, UsageError
 from .evaluation import evaluate_rankings, load, select_measures
-from .formatting import run_records, write_csv, write_json, write_table, write_text
+from .formatting import all_records, write_csv, write_json, write_table, write_text
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES
 
@@ -100,10 +100,10 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     try:
         selection = select_measures(measures, len(runs))
         rankings = load(qrels, list(runs), level, depth, jobs, progress=report)
-        evaluation = evaluate_rankings(rankings, selection.metrics, complete)
+        evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences)
     finally:
         stop()
-    records = list(run_records(evaluation, per_query, not no_summary))
+    records = list(all_records(evaluation, per_query, not no_summary))
     buffer = io.StringIO()  # render fully before writing: nothing half-written
     if output_format == "json":
         write_json(records, buffer)

@@ -16,6 +16,7 @@ import numpy as np
 from . import measures as m
 from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
+from .preferences import Preferences, compute_preferences, rank_runs, run_scores
 from .rankings import Rankings, build_rankings
 
 DEFAULT_SET = "official"
@@ -157,6 +158,7 @@ class Evaluation:
     rankings: Rankings
     columns: list[Column]
     included: np.ndarray          # (R, Q) bool
+    preferences: Preferences | None = None   # pair preferences, every evaluated query
 
     @property
     def run_names(self) -> list[str]:
@@ -196,6 +198,20 @@ class Evaluation:
         return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
+    def preference_names(self) -> list[str]:
+        return list(self.preferences.values) if self.preferences else []
+
+    def run_preference_scores(self, name: str) -> np.ndarray:
+        """(R, Q) each run's mean preference ``name`` against the others."""
+        return run_scores(self.preferences, name, len(self.run_names))
+
+    def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(R,) score (mean over queries) and rank (1 = best) for ``name``."""
+        scores = self.run_preference_scores(name)
+        mean = np.cumsum(scores, axis=1)[:, -1] / scores.shape[1] if scores.shape[1] else \
+            np.zeros(len(scores))
+        return mean, rank_runs(mean)
+
 def compute_columns(rankings: Rankings, requests: list[m.MeasureRequest]) -> list[Column]:
     """Every requested measure's (R, Q) values."""
     columns = []
@@ -213,9 +229,13 @@ def compute_columns(rankings: Rankings, requests: list[m.MeasureRequest]) -> lis
 
 
 def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
-                      complete: bool = False) -> Evaluation:
+                      complete: bool = False, preference_names: list[str] | None = None) -> Evaluation:
+    """Compute per-run measures (and pair preferences, with 2+ runs)."""
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
-    return Evaluation(rankings, compute_columns(rankings, requests), included)
+    preferences = None
+    if preference_names and rankings.num_runs > 1:
+        preferences = compute_preferences(rankings, preference_names)
+    return Evaluation(rankings, compute_columns(rankings, requests), included, preferences)
 
 
 def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
@@ -247,4 +267,4 @@ def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 
     """
     selection = select_measures(measures, len(run_paths))
     rankings = load(qrels_path, run_paths, level, depth, jobs)
-    return evaluate_rankings(rankings, selection.metrics, complete)
+    return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences)

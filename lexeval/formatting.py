@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .evaluation import Evaluation
+from .preferences import SIGN_PREFERENCES
 
 FLOAT, INTEGER, TEXT, QUOTED = "float", "int", "text", "quoted"
 
@@ -71,6 +72,41 @@ def run_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
                 value = evaluation.summary(column)[run_index]
                 style = TEXT if column.measure.text else _style(column)
                 yield Record(run, column.name, "all", value, style)
+            for name in evaluation.preference_names():
+                score, rank = evaluation.run_preference_summary(name)
+                yield Record(run, f"{name}_score", "all", score[run_index])
+                yield Record(run, f"{name}_rank", "all", rank[run_index], INTEGER)
+
+
+def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
+    """Pair blocks, A:B in command-line order: per-query preferences, then
+    the mean over queries and, for LP and LR, wins, losses and ties."""
+    preferences = evaluation.preferences
+    if preferences is None:
+        return
+    names = evaluation.run_names
+    qids = evaluation.qids
+    for pair_index, (a, b) in enumerate(preferences.pairs):
+        key = f"{names[a]}:{names[b]}"
+        if per_query:
+            for query_index, qid in enumerate(qids):
+                for name, values in preferences.values.items():
+                    yield Record(key, name, qid, values[pair_index, query_index])
+        if summary:
+            for name, values in preferences.values.items():
+                row = values[pair_index]
+                mean = np.cumsum(row)[-1] / len(row) if len(row) else 0.0
+                yield Record(key, name, "all", mean)
+                if name in SIGN_PREFERENCES:
+                    yield Record(key, f"{name}_win", "all", int((row > 0).sum()), INTEGER)
+                    yield Record(key, f"{name}_loss", "all", int((row < 0).sum()), INTEGER)
+                    yield Record(key, f"{name}_tie", "all", int((row == 0).sum()), INTEGER)
+
+
+def all_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
+    """Run blocks, then pair blocks (CONTRACT section 4 order)."""
+    yield from run_records(evaluation, per_query, summary)
+    yield from pair_records(evaluation, per_query, summary)
 
 
 def write_text(records: Iterable[Record], out, with_key: bool) -> None:

@@ -1,5 +1,256 @@
-"""Lexicographic preferences between pairs of runs (filled in below)."""
+"""Lexicographic preferences between every pair of runs, per query.
+
+A run's *position vector* for a query is the sorted ranks p_1 < ... < p_k
+of the relevant documents it retrieved; the m - k unretrieved ones are
+imputed below everything (pessimistic imputation, seed 003 section 2.2), so
+an unretrieved position is worse than any retrieved one and two unretrieved
+positions are equal.
+
+- LP (lexiprecision, seed 000 eq. 3): compare p top-down; the first recall
+  level i* where the runs differ decides, the higher-ranked one wins.
+- rrLP (eq. 2): 1/p^A_i* - 1/p^B_i* (1/unretrieved = 0).
+- LR (lexirecall, seed 003 eq. 11): the run that retrieved more relevant
+  documents wins; with equal counts, compare from the lowest retrieved
+  relevant document upward, the smaller position wins.
+- rrLR: the reciprocal-rank difference at lexirecall's deciding level.
+
+Algorithm: per query, the runs' vectors are sorted lexicographically once
+(:func:`lexicographic_order`). A pair's sign is the order of its two runs;
+its deciding level is the shortest common prefix of the neighbours between
+them, found with a sparse-table range minimum. There is no loop over pairs,
+queries or levels in Python: the only loops are over refinement rounds (one
+per recall level at which some runs are still tied) and over log2(runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from .rankings import Rankings
 
 PREFERENCE_NAMES = ["LP", "rrLP", "LR", "rrLR"]
 PREFERENCE_SETS = {"all_prefs": tuple(PREFERENCE_NAMES)}
 DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
+SIGN_PREFERENCES = ("LP", "LR")        # these also get _win, _loss, _tie counts
+
+NO_SPLIT = np.iinfo(np.int64).max      # adjacent vectors that are identical
+
+
+@dataclass
+class LexOrder:
+    """Lexicographic order of the sequences of each group.
+
+    order:  (n,) item indices, grouped by ``group`` ascending, best first
+    rank:   (n,) dense rank of each item within its group (0 = best; ties share)
+    split:  (n,) by sorted position j: the 1-based index of the first element
+            where the item at j differs from the item at j + 1 of the same
+            group (NO_SPLIT if identical, or last of its group)
+    """
+
+    order: np.ndarray
+    rank: np.ndarray
+    split: np.ndarray
+
+
+def lexicographic_order(group: np.ndarray, values: np.ndarray, starts: np.ndarray,
+                        lengths: np.ndarray, pad: int) -> LexOrder:
+    """Sort ragged integer sequences lexicographically within groups.
+
+    Item i is the sequence ``values[starts[i]:starts[i] + lengths[i]]``,
+    continued with ``pad`` forever (so with pad larger than every value, a
+    proper prefix sorts after its extensions: an unretrieved position is
+    worse than any retrieved one). Smaller sequences sort first.
+
+    Refinement by element: round j sorts the items still tied on elements
+    1..j-1 by their j-th element; items that reach their padding together
+    are identical and leave. Cost: the sum over rounds of still-tied items.
+    """
+    count = len(group)
+    order = np.lexsort((np.arange(count), group))          # by group, stable
+    split = np.full(count, NO_SPLIT, dtype=np.int64)
+    # tie classes: runs of sorted positions, labelled by their first position
+    # (labels then increase along the order); start with one class per group
+    sorted_group = group[order]
+    starts_group = np.concatenate(([True], sorted_group[1:] != sorted_group[:-1]))
+    cls = np.maximum.accumulate(np.where(starts_group, np.arange(count), 0))
+    level = 0
+    active = _tied_positions(cls)                           # sorted positions still tied
+    while len(active):
+        level += 1
+        items = order[active]
+        inside = level <= lengths[items]
+        value = np.full(len(items), pad, dtype=np.int64)
+        value[inside] = values[starts[items[inside]] + level - 1]
+        # sort the active positions by (class, value); classes stay in place
+        resort = np.lexsort((value, cls[active]))
+        order[active] = items[resort]
+        value = value[resort]
+        active_cls = cls[active]
+        # neighbours that were tied and now differ split at this level
+        same_cls = active_cls[1:] == active_cls[:-1]
+        differ = same_cls & (value[1:] != value[:-1])
+        split[active[:-1][differ]] = level
+        # new classes: runs of equal (old class, value), labelled by first position
+        new_class = np.concatenate(([True], ~same_cls | (value[1:] != value[:-1])))
+        cls[active] = active[np.maximum.accumulate(np.where(new_class, np.arange(len(active)), 0))]
+        keep = active[value != pad]                         # exhausted together: identical
+        active = keep[_tied_mask(cls[keep])]
+    dense = np.empty(count, dtype=np.int64)
+    new_rank = np.concatenate(([True], cls[1:] != cls[:-1]))
+    running = np.cumsum(new_rank) - 1
+    first_of_group = np.maximum.accumulate(np.where(starts_group, running, 0))
+    dense[order] = running - first_of_group
+    return LexOrder(order, dense, split)
+
+
+def _tied_mask(cls: np.ndarray) -> np.ndarray:
+    """Mask of positions whose class has at least two members (contiguous)."""
+    if len(cls) == 0:
+        return np.zeros(0, dtype=bool)
+    same = cls[1:] == cls[:-1]
+    return np.append(same, False) | np.concatenate(([False], same))
+
+
+def _tied_positions(cls: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(_tied_mask(cls))
+
+
+class RangeMinimum:
+    """Sparse table over the rows of a matrix: min of row[a:b] in O(1)."""
+
+    def __init__(self, rows: np.ndarray):
+        self.levels = [rows]
+        width = 1
+        while 2 * width <= rows.shape[1]:
+            previous = self.levels[-1]
+            self.levels.append(np.minimum(previous[:, :-width], previous[:, width:]))
+            width *= 2
+
+    def query(self, row: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        """min(rows[row, start:stop]) elementwise; requires start < stop."""
+        power = np.frexp((stop - start).astype(np.float64))[1] - 1     # floor(log2(span))
+        out = np.empty(len(row), dtype=self.levels[0].dtype)
+        for k in np.unique(power):
+            chosen = power == k
+            table = self.levels[k]
+            a, b = start[chosen], stop[chosen] - (1 << int(k))
+            out[chosen] = np.minimum(table[row[chosen], a], table[row[chosen], b])
+        return out
+
+
+def run_pairs(num_runs: int) -> list[tuple[int, int]]:
+    """Every pair (a, b) of run indices with a before b on the command line."""
+    return list(combinations(range(num_runs), 2))
+
+
+@dataclass
+class Preferences:
+    """Per-query preferences of run A over run B for every pair.
+
+    values[name]: (P, Q) float, P = len(pairs); positive means A is better.
+    """
+
+    pairs: list[tuple[int, int]]
+    values: dict[str, np.ndarray]
+
+
+def _decide(r: Rankings, lex: LexOrder) -> tuple[np.ndarray, np.ndarray]:
+    """Sign and deciding sequence element for all pairs x queries.
+
+    Items are segments (s = run * Q + query), grouped by query.
+    Returns sign (P, Q) (+1: A better) and element (P, Q), 1-based, NO_SPLIT
+    where tied.
+    """
+    runs, queries = r.num_runs, r.num_queries
+    pairs = np.array(run_pairs(runs), dtype=np.int64).reshape(-1, 2)
+    rank = lex.rank.reshape(runs, queries)
+    first, second = pairs[:, 0], pairs[:, 1]
+    sign = np.sign(rank[second] - rank[first])
+    # sorted position of each segment within its query (R items per query)
+    position = np.empty(runs * queries, dtype=np.int64)
+    position[lex.order] = np.arange(runs * queries) % runs
+    position = position.reshape(runs, queries)
+    split = lex.split.reshape(queries, runs)                 # by sorted position
+    query = np.broadcast_to(np.arange(queries), (len(pairs), queries)).ravel()
+    a, b = position[first].ravel(), position[second].ravel()
+    element = np.full(len(query), NO_SPLIT, dtype=np.int64)
+    differs = sign.ravel() != 0
+    if differs.any():
+        table = RangeMinimum(split[:, :-1])
+        low, high = np.minimum(a, b), np.maximum(a, b)
+        element[differs] = table.query(query[differs], low[differs], high[differs])
+    return sign, element.reshape(len(pairs), queries)
+
+
+def _reciprocal_at(r: Rankings, segments: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """1 / p_level of each segment's position vector (0 if unretrieved)."""
+    retrieved = (level >= 1) & (level <= r.num_rel_ret[segments])
+    out = np.zeros(level.shape)
+    index = r.rel_starts[segments[retrieved]] + level[retrieved] - 1
+    out[retrieved] = 1.0 / r.rel_rank[index]
+    return out
+
+
+def lexirecall_sequences(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment the sequence (-k, p_k, p_(k-1), ..., p_1): more relevant
+    retrieved sorts first, then positions from the bottom up.
+    Returns (values, starts, lengths)."""
+    k = r.num_rel_ret
+    lengths = k + 1
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    sequence = np.empty(int(lengths.sum()), dtype=np.int64)
+    sequence[starts] = -k
+    owner = r.rel_segment
+    from_top = np.arange(len(owner)) - r.rel_starts[owner]            # 0..k-1
+    sequence[starts[owner] + k[owner] - from_top] = r.rel_rank
+    return sequence, starts, lengths
+
+
+def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
+    """LP, rrLP, LR and/or rrLR for every pair of runs and every query."""
+    runs, queries = r.num_runs, r.num_queries
+    pairs = run_pairs(runs)
+    if not pairs or not names:
+        return Preferences(pairs, {name: np.zeros((len(pairs), queries)) for name in names})
+    values: dict[str, np.ndarray] = {}
+    pad = int(r.lengths.max(initial=0)) + 1                  # worse than any rank
+    pair_array = np.array(pairs, dtype=np.int64)
+    seg_a = pair_array[:, :1] * queries + np.arange(queries)  # (P, Q) segments of run A
+    seg_b = pair_array[:, 1:] * queries + np.arange(queries)
+
+    if {"LP", "rrLP"} & set(names):
+        lex = lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)
+        sign, level = _decide(r, lex)
+        values["LP"] = sign.astype(np.float64)
+        values["rrLP"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
+                                  - _reciprocal_at(r, seg_b, level), 0.0)
+
+    if {"LR", "rrLR"} & set(names):
+        lex = lexicographic_order(r.segment_query, *lexirecall_sequences(r), pad)
+        sign, element = _decide(r, lex)
+        values["LR"] = sign.astype(np.float64)
+        k_a, k_b = r.num_rel_ret[seg_a], r.num_rel_ret[seg_b]
+        # element 1 is -k: counts differ, decided at the larger count's level;
+        # element e >= 2 is p_(k - e + 2)
+        level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
+        values["rrLR"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
+                                  - _reciprocal_at(r, seg_b, level), 0.0)
+    return Preferences(pairs, {name: values[name] for name in names})
+
+
+def run_scores(preferences: Preferences, name: str, num_runs: int) -> np.ndarray:
+    """(R, Q) each run's mean preference against every other run, per query."""
+    values = preferences.values[name]
+    pairs = np.array(preferences.pairs, dtype=np.int64).reshape(-1, 2)
+    total = np.zeros((num_runs, values.shape[1]))
+    np.add.at(total, pairs[:, 0], values)
+    np.add.at(total, pairs[:, 1], -values)
+    return total / max(num_runs - 1, 1)
+
+
+def rank_runs(scores: np.ndarray) -> np.ndarray:
+    """(R,) 1 = best; runs with equal scores share the better rank."""
+    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1)

@@ -99,3 +99,37 @@ def set_f(ranking, judgements):
 
 def unjudged_at(ranking, judgements, k):
     return sum(1 for doc in ranking[:k] if judgements.get(doc, -1) < 0) / k
+
+
+# ---------------------------------------------------------------- preferences
+
+INF = float("inf")
+
+
+def positions(ranking, judgements, level=1):
+    """Sorted 1-based ranks of the relevant retrieved documents."""
+    return [rank for rank, doc in enumerate(ranking, start=1) if judgements.get(doc, -1) >= level]
+
+
+def lexiprecision(p_a, p_b, m):
+    """(sign, rr) of run A over run B: first recall level where they differ."""
+    a = list(p_a) + [INF] * (m - len(p_a))
+    b = list(p_b) + [INF] * (m - len(p_b))
+    for x, y in zip(a, b):
+        if x != y:
+            return (1 if x < y else -1), (0 if x == INF else 1 / x) - (0 if y == INF else 1 / y)
+    return 0, 0.0
+
+
+def lexirecall(p_a, p_b, m):
+    """(sign, rr) of run A over run B: more relevant retrieved wins, then
+    compare from the lowest retrieved relevant document upward."""
+    if len(p_a) != len(p_b):
+        level = max(len(p_a), len(p_b))
+        a = p_a[level - 1] if len(p_a) >= level else INF
+        b = p_b[level - 1] if len(p_b) >= level else INF
+        return (1 if len(p_a) > len(p_b) else -1), (0 if a == INF else 1 / a) - (0 if b == INF else 1 / b)
+    for x, y in zip(reversed(p_a), reversed(p_b)):
+        if x != y:
+            return (1 if x < y else -1), 1 / x - 1 / y
+    return 0, 0.0

@@ -16,7 +16,7 @@ DOCS = [f"d{i:02d}" for i in range(14)] + ["x", "y1", "y10"]
 
 
 @st.composite
-def collections(draw):
+def collections(draw, max_runs=3):
     num_queries = draw(st.integers(1, 4))
     qrels = {}
     for q in range(1, num_queries + 1):
@@ -26,7 +26,7 @@ def collections(draw):
             grades[0] = draw(st.integers(1, 3))
         qrels[str(q)] = dict(zip(judged, grades))
     runs = []
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, max_runs))):
         run = {}
         for q in qrels:
             if draw(st.booleans()) and draw(st.booleans()):
