@@ -31,7 +31,7 @@ Examples:
 
 With one RUN the output is trec_eval's own text (measure, qid, value).
 With two or more, each line starts with the run name, or 'A:B' for a pair.
-Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input.
+Exit status: 0 success, 2 bad usage or bad input (file and line named on stderr).
 """
 
 

@@ -1,0 +1,56 @@
+"""Every '$ ' command shown in README.md and examples/README.md runs as
+written and prints what the page shows ('...' marks omitted lines)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PAGES = [ROOT / "README.md", ROOT / "examples" / "README.md"]
+SKIP = ("python3 -m venv", "python benchmarks")      # set-up and benchmark commands
+
+
+def code_blocks(text):
+    """The contents of each fenced code block, as lists of lines."""
+    block = None
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            if block is None:
+                block = []
+            else:
+                yield block
+                block = None
+        elif block is not None:
+            block.append(line)
+
+
+def shown_commands():
+    for page in PAGES:
+        for lines in code_blocks(page.read_text()):
+            if not lines or not lines[0].startswith("$ "):
+                continue
+            command = lines[0][2:]
+            if command.startswith(SKIP):
+                continue
+            yield pytest.param(command, lines[1:], id=f"{page.relative_to(ROOT)}:{command[:40]}")
+
+
+@pytest.mark.parametrize("command,expected", list(shown_commands()))
+def test_shown_command(command, expected):
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    done = subprocess.run(["bash", "-c", "{ " + command + " ; } 2>&1"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    actual = done.stdout.rstrip("\n").split("\n")
+    if "..." not in expected:
+        if expected:
+            assert actual == expected
+        return
+    shown = [line for line in expected if line != "..."]
+    position = 0
+    for line in shown:                     # shown lines appear, in order
+        assert line in actual[position:], f"missing: {line!r}"
+        position = actual.index(line, position) + 1
