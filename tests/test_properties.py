@@ -78,8 +78,7 @@ MEASURES = ["map", "P.1,5", "recall.3", "recip_rank", "Rprec", "bpref", "success
 @given(collections())
 def test_measures_match_naive_reference(tmp_path_factory, collection):
     qrels, runs = collection
-    tmp = tmp_path_factory.mktemp("c")
-    qrels_path, run_paths = write_files(tmp, qrels, runs)
+    qrels_path, run_paths = write_files(tmp_path_factory.mktemp("c"), qrels, runs)
     ev = evaluate(qrels_path, run_paths, MEASURES, complete=True)
     evaluated = [q for q in sorted(qrels) if ref.num_rel(qrels[q]) > 0]
     assert ev.qids == evaluated
@@ -91,7 +90,7 @@ def test_measures_match_naive_reference(tmp_path_factory, collection):
                 want = check(ranking, qrels[qid])
                 got = column.values[run_index, query_index]
                 assert math.isclose(got, want, abs_tol=1e-12), (column.name, run_index, qid, got, want)
-        # summary: mean over the queries the run has (trec_eval without -c) equals ours with -c
+        # with -c every query counts, so the summary is the plain mean
         np.testing.assert_allclose(ev.summary(column), column.values.mean(axis=1), atol=1e-12)
 
 
@@ -99,8 +98,7 @@ def test_measures_match_naive_reference(tmp_path_factory, collection):
 @given(collections())
 def test_order_of_lines_in_file_does_not_matter(tmp_path_factory, collection):
     qrels, runs = collection
-    tmp = tmp_path_factory.mktemp("o")
-    qrels_path, run_paths = write_files(tmp, qrels, runs)
+    qrels_path, run_paths = write_files(tmp_path_factory.mktemp("o"), qrels, runs)
     forward = evaluate(qrels_path, run_paths, ["all_trec"])
     for path in run_paths:
         lines = Path(path).read_text().splitlines()
