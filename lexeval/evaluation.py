@@ -21,12 +21,10 @@ from .rankings import Rankings, build_rankings
 
 DEFAULT_SET = "official"
 
-# Friendly spellings (ir_measures style) for common measures: name -> (measure, takes @k)
-ALIASES = {
-    "ap": ("map", None), "map": ("map", None), "rr": ("recip_rank", None), "mrr": ("recip_rank", None),
-    "ndcg": ("ndcg_cut", "ndcg"), "p": ("P", "P"), "r": ("recall", "recall"), "recall": ("recall", "recall"),
-    "success": ("success", "success"), "rprec": ("Rprec", None), "bpref": ("bpref", None),
-}
+# ir_measures-style spellings (case-insensitive): plain names, and NAME@k
+PLAIN_ALIASES = {"ap": "map", "rr": "recip_rank", "mrr": "recip_rank", "rprec": "Rprec"}
+CUTOFF_ALIASES = {"p": "P", "r": "recall", "recall": "recall", "ndcg": "ndcg_cut",
+                  "success": "success", "ap": "map_cut"}
 
 
 @dataclass
@@ -52,10 +50,10 @@ def _one_measure(text: str) -> list[m.MeasureRequest] | list[str]:
     if dot and base in m.MEASURE_BY_NAME:
         return [m.request(base, raw)]
     base, at, raw = text.partition("@")
-    if at and base.lower() in ALIASES and ALIASES[base.lower()][1]:
-        return [m.request(ALIASES[base.lower()][1] if base.lower() != "ndcg" else "ndcg_cut", raw)]
-    if text.lower() in ALIASES and not ALIASES[text.lower()][1]:
-        return [m.request(ALIASES[text.lower()][0])]
+    if at and base.lower() in CUTOFF_ALIASES:
+        return [m.request(CUTOFF_ALIASES[base.lower()], raw)]
+    if text.lower() in PLAIN_ALIASES:
+        return [m.request(PLAIN_ALIASES[text.lower()])]
     base, underscore, raw = text.rpartition("_")
     if underscore and base in m.MEASURE_BY_NAME and \
             m.MEASURE_BY_NAME[base].params in (m.CUTOFFS, m.FRACTIONS):
@@ -122,6 +120,8 @@ def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
                 progress(done, len(paths))
         return runs
     import multiprocessing
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return read_runs(paths, qrels, depth, jobs=1, progress=progress)
     _WORKER_QRELS = qrels  # inherited by forked workers
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
