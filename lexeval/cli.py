@@ -9,8 +9,8 @@ import click
 
 from . import __version__
 from .errors import InputError, UsageError
-from .evaluation import evaluate_rankings, load, select_measures
-from .formatting import all_records, write_csv, write_json, write_table, write_text
+from .evaluation import SignificanceOptions, evaluate_rankings, gate_failures, load, output_names, select_measures
+from .formatting import all_records, significance_markers, write_csv, write_json, write_table, write_text
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES
 
@@ -30,8 +30,17 @@ Examples:
   lexeval --format table qrels runs/*       a table for people
 
 With one RUN the output is trec_eval's own text (measure, qid, value).
-With two or more, each line starts with the run name, or 'A:B' for a pair.
-Exit status: 0 success, 2 bad usage or bad input (file and line named on stderr).
+With two or more, each line starts with the run name, or 'A:B' for a pair,
+and every difference is tested: <measure>_p lines (paired t-test, or
+--test randomization; sign test for LP/LR; one-sample t-test for rrLP/rrLR).
+
+\b
+CI gate:
+  lexeval qrels base.run new.run --baseline base --gate map --gate LP
+fails (exit 1, one line per failure on stderr) when new.run is worse than
+base on a gate measure with p < --alpha.
+
+Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input.
 """
 
 
@@ -89,18 +98,47 @@ def _progress_reporter():
                    "empty ranking (and gets per-query lines with -q).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "csv", "table"]),
               default="text", show_default=True, help="Output format (table: for people).")
+@click.option("--test", "test", type=click.Choice(["t", "randomization", "none"]), default="t",
+              show_default=True, help="Paired test for per-run metrics (none: no p-values).")
+@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Sign flips for --test randomization.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed for --test randomization.")
+@click.option("--correction", type=click.Choice(["none", "holm", "bonferroni"]), default="none",
+              show_default=True, help="Adjust each measure's p-values over all pairs printed.")
+@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Significance level for the gate and the table's markers.")
+@click.option("--hsd", is_flag=True,
+              help="Also Tukey HSD p-values (<measure>_hsd_p), two-way ANOVA over runs and queries.")
+@click.option("--baseline", metavar="RUN", default=None,
+              help="Compare (and test) every run with this run only (its name, e.g. 'bm25').")
+@click.option("--gate", "gates", multiple=True, metavar="MEASURE",
+              help="With --baseline: exit 1 if a run is significantly worse than the baseline "
+                   "on MEASURE (repeatable, e.g. --gate map --gate LP).")
+@click.option("--gate-margin", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="D", help="Tolerate drops smaller than D on gate measures.")
 @click.option("--jobs", type=int, default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=_list_measures, help="List every measure with its defaults and exit.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
-            output_format, jobs):
+            output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
+            gate_margin, jobs):
+    if gates and not baseline:
+        raise UsageError("--gate needs --baseline RUN (the run to compare with)")
+    gate_names = [name for gate in gates for name in output_names(gate)]
+    options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
+                          hsd=hsd, alpha=alpha, baseline=baseline)
+    if gates and test == "none":
+        raise UsageError("--gate needs p-values: use --test t or --test randomization")
     report, stop = _progress_reporter()
     try:
-        selection = select_measures(measures, len(runs))
+        selection = select_measures(measures, len(runs), extra=gates)
         rankings = load(qrels, list(runs), level, depth, jobs, progress=report)
-        evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences)
+        evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences,
+                                       options)
+        failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
     finally:
         stop()
     records = list(all_records(evaluation, per_query, not no_summary))
@@ -110,11 +148,24 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     elif output_format == "csv":
         write_csv(records, buffer)
     elif output_format == "table":
-        write_table(records, buffer)
+        note = ""
+        if evaluation.tests is not None:
+            note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})" if baseline else
+                    f"▲k ▼j: significantly better than k runs, worse than j (p < {alpha})")
+        write_table(records, buffer, significance_markers(evaluation), evaluation.run_names, note)
     else:
         write_text(records, buffer, with_key=len(runs) > 1)
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
+    for failure in failures:
+        click.echo(f"lexeval: gate failed: {failure.run} is worse than {baseline} on {failure.measure}: "
+                   f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
+    if failures:
+        raise GateFailed()
+
+
+class GateFailed(Exception):
+    """At least one run failed the --gate: exit status 1."""
 
 
 def main(argv=None) -> None:
@@ -124,6 +175,8 @@ def main(argv=None) -> None:
     except (InputError, UsageError) as error:
         click.echo(f"lexeval: error: {error}", err=True)
         sys.exit(2)
+    except GateFailed:
+        sys.exit(1)
     except click.exceptions.Abort:
         sys.exit(130)
     except click.exceptions.Exit as done:

@@ -16,7 +16,8 @@ import numpy as np
 from . import measures as m
 from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
-from .preferences import Preferences, compute_preferences, rank_runs, run_scores
+from . import significance as sig
+from .preferences import SIGN_PREFERENCES, Preferences, compute_preferences, rank_runs, run_pairs, run_scores
 from .rankings import Rankings, build_rankings
 
 DEFAULT_SET = "official"
@@ -33,6 +34,14 @@ class Selection:
 
     metrics: list[m.MeasureRequest]
     preferences: list[str] = field(default_factory=list)
+
+
+def output_names(text: str) -> list[str]:
+    """The printed names a -m value stands for (P.5,10 -> P_5, P_10)."""
+    names = []
+    for item in _one_measure(text.strip()):
+        names.extend([item] if isinstance(item, str) else item.output_names())
+    return names
 
 
 def _one_measure(text: str) -> list[m.MeasureRequest] | list[str]:
@@ -61,12 +70,15 @@ def _one_measure(text: str) -> list[m.MeasureRequest] | list[str]:
     raise UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
 
 
-def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1) -> Selection:
+def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1,
+                    extra: list[str] | tuple[str, ...] = ()) -> Selection:
     """Parse -m values. With none given: trec_eval's official set, plus
-    LP, rrLP and LR when there are two or more runs."""
+    LP, rrLP and LR when there are two or more runs. ``extra`` names (the
+    gate's measures) are added either way."""
     from .preferences import DEFAULT_PREFERENCES, PREFERENCE_NAMES
     if not names:
         names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
+    names = list(names) + list(extra)
     metrics: list[m.MeasureRequest] = []
     preferences: list[str] = []
     for text in names:
@@ -159,6 +171,9 @@ class Evaluation:
     columns: list[Column]
     included: np.ndarray          # (R, Q) bool
     preferences: Preferences | None = None   # pair preferences, every evaluated query
+    pairs: np.ndarray | None = None          # (P, 2) pairs printed and tested, command-line order
+    tests: "PairTests | None" = None
+    options: "SignificanceOptions | None" = None
 
     @property
     def run_names(self) -> list[str]:
@@ -228,14 +243,123 @@ def compute_columns(rankings: Rankings, requests: list[m.MeasureRequest]) -> lis
     return columns
 
 
+@dataclass
+class SignificanceOptions:
+    """How differences are tested (CONTRACT section 5)."""
+
+    test: str = "t"                 # t | randomization | none
+    permutations: int = 10_000
+    seed: int | None = 0
+    correction: str = "none"        # none | holm | bonferroni
+    hsd: bool = False
+    alpha: float = 0.05
+    baseline: str | None = None     # test only this run against each other run
+
+
+@dataclass
+class PairTests:
+    """p-values per measure for the tested pairs, (P,) each, corrected."""
+
+    p: dict[str, np.ndarray]
+    hsd_p: dict[str, np.ndarray]
+    mean_difference: dict[str, np.ndarray]   # A minus B (preferences: mean preference of A)
+
+
+def testable(column: Column) -> bool:
+    """Real-valued per-query metrics get tests; counts and text do not."""
+    return column.measure.per_query and not column.measure.text and not column.measure.integer
+
+
+def selected_pairs(run_names: list[str], baseline: str | None) -> np.ndarray:
+    """(P, 2) the pairs to print and test: all, or those with the baseline."""
+    pairs = np.array(run_pairs(len(run_names)), dtype=np.int64).reshape(-1, 2)
+    if baseline is None:
+        return pairs
+    if baseline not in run_names:
+        raise UsageError(f"--baseline '{baseline}' is not one of the runs: {', '.join(run_names)}")
+    index = run_names.index(baseline)
+    return pairs[(pairs[:, 0] == index) | (pairs[:, 1] == index)]
+
+
+def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: SignificanceOptions) -> PairTests:
+    """Every tested measure's p-values for ``pairs``, corrected per measure."""
+    p, hsd_p, difference = {}, {}, {}
+    first, second = pairs[:, 0], pairs[:, 1]
+    for column in evaluation.columns:
+        if not testable(column):
+            continue
+        values = column.values.astype(np.float64)
+        gaps = values[first] - values[second]
+        difference[column.name] = gaps.mean(axis=1) if gaps.shape[1] else np.zeros(len(pairs))
+        if options.test == "randomization":
+            raw = sig.randomization(gaps, options.permutations, options.seed)
+        else:
+            raw = sig.one_sample_t(gaps)
+        p[column.name] = sig.correct(raw, options.correction)
+        if options.hsd:
+            hsd_p[column.name] = sig.tukey_hsd(values, pairs)
+    if evaluation.preferences is not None:
+        index = _pair_rows(evaluation.preferences, pairs)
+        for name, values in evaluation.preferences.values.items():
+            rows = values[index]
+            difference[name] = rows.mean(axis=1) if rows.shape[1] else np.zeros(len(pairs))
+            raw = sig.sign_test(rows) if name in SIGN_PREFERENCES else sig.one_sample_t(rows)
+            p[name] = sig.correct(raw, options.correction)
+            if options.hsd:
+                hsd_p[name] = sig.tukey_hsd(evaluation.run_preference_scores(name), pairs)
+    return PairTests(p, hsd_p, difference)
+
+
+def _pair_rows(preferences: Preferences, pairs: np.ndarray) -> np.ndarray:
+    """Row of each of ``pairs`` in the preferences' pair list."""
+    lookup = {pair: row for row, pair in enumerate(preferences.pairs)}
+    return np.array([lookup[(int(a), int(b))] for a, b in pairs], dtype=np.int64)
+
+
+@dataclass
+class GateFailure:
+    run: str
+    measure: str
+    difference: float     # run minus baseline (preferences: mean preference of run)
+    p: float
+
+
+def gate_failures(evaluation: Evaluation, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
+    """Runs worse than the baseline on a gate measure by more than ``margin``
+    with p < alpha (after correction)."""
+    tests, pairs, options = evaluation.tests, evaluation.pairs, evaluation.options
+    baseline = evaluation.run_names.index(options.baseline)
+    failures = []
+    for gate in gates:
+        if gate not in tests.p:
+            raise UsageError(f"--gate {gate}: not a tested measure here "
+                             f"(tested: {', '.join(tests.p) or 'none'})")
+        for row, (a, b) in enumerate(pairs):
+            other = b if a == baseline else a
+            sign = 1.0 if other == a else -1.0          # differences are A minus B
+            difference = sign * tests.mean_difference[gate][row]
+            p = tests.p[gate][row]
+            if difference < -margin and p < options.alpha:
+                failures.append(GateFailure(evaluation.run_names[other], gate, float(difference), float(p)))
+    return failures
+
+
 def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
-                      complete: bool = False, preference_names: list[str] | None = None) -> Evaluation:
-    """Compute per-run measures (and pair preferences, with 2+ runs)."""
+                      complete: bool = False, preference_names: list[str] | None = None,
+                      options: SignificanceOptions | None = None) -> Evaluation:
+    """Compute per-run measures and, with 2+ runs, pair preferences and tests."""
+    options = options or SignificanceOptions()
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     preferences = None
     if preference_names and rankings.num_runs > 1:
         preferences = compute_preferences(rankings, preference_names)
-    return Evaluation(rankings, compute_columns(rankings, requests), included, preferences)
+    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included, preferences)
+    evaluation.options = options
+    if rankings.num_runs > 1:
+        evaluation.pairs = selected_pairs(rankings.run_names, options.baseline)
+        if options.test != "none":
+            evaluation.tests = compute_pair_tests(evaluation, evaluation.pairs, options)
+    return evaluation
 
 
 def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
@@ -259,7 +383,8 @@ def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | Non
 
 
 def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 1,
-             depth: int | None = None, complete: bool = False, jobs: int | None = None) -> Evaluation:
+             depth: int | None = None, complete: bool = False, jobs: int | None = None,
+             options: SignificanceOptions | None = None) -> Evaluation:
     """Evaluate runs against qrels with trec_eval's measures.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
@@ -267,4 +392,4 @@ def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 
     """
     selection = select_measures(measures, len(run_paths))
     rankings = load(qrels_path, run_paths, level, depth, jobs)
-    return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences)
+    return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options)

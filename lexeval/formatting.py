@@ -79,28 +79,41 @@ def run_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
 
 
 def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
-    """Pair blocks, A:B in command-line order: per-query preferences, then
-    the mean over queries and, for LP and LR, wins, losses and ties."""
-    preferences = evaluation.preferences
-    if preferences is None:
+    """Pair blocks, A:B in command-line order (only pairs with the baseline,
+    if there is one): per-query preferences, then their means (with wins,
+    losses and ties for LP and LR) and p-values, then every metric's p."""
+    if evaluation.pairs is None:
         return
-    names = evaluation.run_names
-    qids = evaluation.qids
-    for pair_index, (a, b) in enumerate(preferences.pairs):
+    names, qids = evaluation.run_names, evaluation.qids
+    preferences = evaluation.preferences
+    tests = evaluation.tests
+    rows = {pair: row for row, pair in enumerate(preferences.pairs)} if preferences else {}
+    for pair_index, (a, b) in enumerate(evaluation.pairs.tolist()):
         key = f"{names[a]}:{names[b]}"
+        values = {name: v[rows[(a, b)]] for name, v in preferences.values.items()} if preferences else {}
         if per_query:
             for query_index, qid in enumerate(qids):
-                for name, values in preferences.values.items():
-                    yield Record(key, name, qid, values[pair_index, query_index])
-        if summary:
-            for name, values in preferences.values.items():
-                row = values[pair_index]
-                mean = np.cumsum(row)[-1] / len(row) if len(row) else 0.0
-                yield Record(key, name, "all", mean)
-                if name in SIGN_PREFERENCES:
-                    yield Record(key, f"{name}_win", "all", int((row > 0).sum()), INTEGER)
-                    yield Record(key, f"{name}_loss", "all", int((row < 0).sum()), INTEGER)
-                    yield Record(key, f"{name}_tie", "all", int((row == 0).sum()), INTEGER)
+                for name, row in values.items():
+                    yield Record(key, name, qid, row[query_index])
+        if not summary:
+            continue
+        for name, row in values.items():
+            yield Record(key, name, "all", np.cumsum(row)[-1] / len(row) if len(row) else 0.0)
+            if name in SIGN_PREFERENCES:
+                yield Record(key, f"{name}_win", "all", int((row > 0).sum()), INTEGER)
+                yield Record(key, f"{name}_loss", "all", int((row < 0).sum()), INTEGER)
+                yield Record(key, f"{name}_tie", "all", int((row == 0).sum()), INTEGER)
+            yield from _p_records(tests, key, name, pair_index)
+        for column in evaluation.columns:
+            yield from _p_records(tests, key, column.name, pair_index)
+
+
+def _p_records(tests, key: str, name: str, pair_index: int) -> Iterator[Record]:
+    if tests is None or name not in tests.p:
+        return
+    yield Record(key, f"{name}_p", "all", tests.p[name][pair_index])
+    if name in tests.hsd_p:
+        yield Record(key, f"{name}_hsd_p", "all", tests.hsd_p[name][pair_index])
 
 
 def all_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
@@ -137,24 +150,62 @@ def write_csv(records: Iterable[Record], out) -> None:
         writer.writerow([r.key, r.measure, r.qid, "" if value is None else value])
 
 
-def write_table(records: Iterable[Record], out, title: str = "lexeval") -> None:
-    """A rich table for people: one row per key (run or pair), one column
-    per measure, summary values only."""
+def significance_markers(evaluation: Evaluation) -> dict[tuple[str, str], str]:
+    """Markers for the table, per (run, column): with a baseline, '▲'/'▼'
+    when the run is significantly better/worse than it; otherwise '▲k ▼j':
+    significantly better than k runs, worse than j (p < alpha)."""
+    tests, pairs = evaluation.tests, evaluation.pairs
+    if tests is None or pairs is None:
+        return {}
+    names = evaluation.run_names
+    alpha = evaluation.options.alpha
+    baseline = evaluation.options.baseline
+    markers = {}
+    for measure, p in tests.p.items():
+        column = f"{measure}_score" if evaluation.preferences and measure in evaluation.preferences.values \
+            else measure
+        better = np.zeros(len(names), dtype=int)
+        worse = np.zeros(len(names), dtype=int)
+        significant = p < alpha
+        ahead = tests.mean_difference[measure] > 0                       # A better than B
+        for (a, b), sig, a_ahead in zip(pairs.tolist(), significant, ahead):
+            if not sig:
+                continue
+            winner, loser = (a, b) if a_ahead else (b, a)
+            better[winner] += 1
+            worse[loser] += 1
+        for index, run in enumerate(names):
+            if baseline is not None:
+                text = "" if run == baseline else ("▲" if better[index] else "▼" if worse[index] else "")
+            else:
+                text = " ".join(part for part in (f"▲{better[index]}" if better[index] else "",
+                                                  f"▼{worse[index]}" if worse[index] else "") if part)
+            if text:
+                markers[(run, column)] = text
+    return markers
+
+
+def write_table(records: Iterable[Record], out, markers: dict | None = None,
+                run_names: list[str] | None = None, note: str = "") -> None:
+    """A rich table for people: one row per run, one column per measure,
+    summary values with significance markers."""
     from rich.console import Console
     from rich.table import Table
 
+    markers = markers or {}
     rows: dict[str, dict[str, str]] = {}
     measures: list[str] = []
     for r in records:
-        if r.qid != "all":
+        if r.qid != "all" or (run_names is not None and r.key not in run_names):
             continue
         if r.measure not in measures:
             measures.append(r.measure)
-        rows.setdefault(r.key, {})[r.measure] = r.text_value().strip()
-    table = Table(title=title)
+        mark = markers.get((r.key, r.measure), "")
+        rows.setdefault(r.key, {})[r.measure] = r.text_value().strip() + (f" {mark}" if mark else "")
+    table = Table(title="lexeval", caption=note or None)
     table.add_column("run", style="bold")
     for name in measures:
         table.add_column(name, justify="right")
     for key, values in rows.items():
         table.add_row(key, *[values.get(name, "") for name in measures])
-    Console(file=out, width=max(100, 12 * (len(measures) + 1))).print(table)
+    Console(file=out, width=max(100, 14 * (len(measures) + 1))).print(table)

@@ -29,12 +29,15 @@ def test_single_run_is_trec_eval_text(files):
 def test_several_runs_gain_a_key_column_in_command_line_order(files):
     qrels, run_a, run_b = files
     result = run_cli(["-m", "map", "-q", qrels, run_b, run_a])
-    metric_lines = [line for line in result.lines() if "\tmap" in line]
+    metric_lines = [line for line in result.lines() if line.split("\t")[1].strip() == "map"]
     assert metric_lines == [
         "runB\tmap                   \t1\t0.2500", "runB\tmap                   \t2\t1.0000",
         "runB\tmap                   \tall\t0.6250",
         "runA\tmap                   \t1\t0.8333", "runA\tmap                   \t2\t0.0000",
         "runA\tmap                   \tall\t0.4167"]
+    from scipy.stats import ttest_rel
+    p = ttest_rel([0.25, 1.0], [5 / 6, 0.0]).pvalue                   # pair block comes last
+    assert result.lines()[-1] == f"runB:runA\tmap_p                 \tall\t{p:6.4f}"
 
 
 def test_query_without_relevant_documents_is_not_evaluated(files):
@@ -88,7 +91,7 @@ def test_stdin_and_gzip_and_run_names(files, tmp_path):
     qrels, run_a, _ = files
     gz = tmp_path / "input.sys.gz"
     gz.write_bytes(gzip.compress(RUN_A.encode()))
-    result = run_cli(["-m", "map", qrels, "-", gz], stdin=RUN_B.encode())
+    result = run_cli(["-m", "map", "--test", "none", qrels, "-", gz], stdin=RUN_B.encode())
     assert result.lines() == ["stdin\tmap                   \tall\t0.6250",
                               "sys\tmap                   \tall\t0.4167"]
 

@@ -1,0 +1,143 @@
+"""Significance of differences between runs, vectorised over pairs.
+
+Every function takes matrices of per-query values and returns one p-value
+per pair: shapes (P, Q) in, (P,) out. Which test a measure gets:
+
+- per-run metrics: two-sided paired t-test (default) or a paired
+  randomization test (sign flips of the per-query differences);
+- LP, LR (signs): two-sided exact binomial (sign) test over non-tied queries;
+- rrLP, rrLR (magnitudes): one-sample t-test of the values against 0;
+- Tukey HSD: two-way ANOVA with runs and queries as factors (Carterette
+  2012) and the studentized range distribution, over all runs at once.
+
+Degenerate cases (all differences zero, fewer than two queries) give p = 1.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import stats
+from scipy.interpolate import PchipInterpolator
+
+TESTS = ("t", "randomization", "none")
+CORRECTIONS = ("none", "holm", "bonferroni")
+
+
+def one_sample_t(values: np.ndarray) -> np.ndarray:
+    """(P,) two-sided p of a one-sample t-test of each row against 0."""
+    values = np.asarray(values, dtype=np.float64)
+    count = values.shape[1]
+    if count < 2:
+        return np.ones(len(values))
+    mean = values.mean(axis=1)
+    spread = values.std(axis=1, ddof=1)
+    p = np.ones(len(values))
+    varies = spread > 0
+    t = mean[varies] / (spread[varies] / np.sqrt(count))
+    p[varies] = 2 * stats.t.sf(np.abs(t), count - 1)
+    p[~varies & (mean != 0)] = 0.0          # every difference equal and non-zero
+    return p
+
+
+def paired_t(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """(P,) two-sided p of the paired t-test of rows of first vs second."""
+    return one_sample_t(np.asarray(first, dtype=np.float64) - second)
+
+
+def sign_test(signs: np.ndarray) -> np.ndarray:
+    """(P,) two-sided exact binomial p over the non-zero entries of each row."""
+    wins = (signs > 0).sum(axis=1)
+    losses = (signs < 0).sum(axis=1)
+    trials = wins + losses
+    smaller = np.minimum(wins, losses)
+    p = np.minimum(1.0, 2 * stats.binom.cdf(smaller, trials, 0.5))
+    return np.where(trials == 0, 1.0, p)
+
+
+def randomization(differences: np.ndarray, permutations: int = 10_000, seed: int | None = 0,
+                  chunk: int = 256) -> np.ndarray:
+    """(P,) two-sided p of a paired randomization test: the per-query
+    differences' signs are flipped at random ``permutations`` times (the
+    same flips for every pair); p = (1 + #{|mean*| >= |mean|}) / (1 + N)."""
+    differences = np.asarray(differences, dtype=np.float64)
+    pairs, count = differences.shape
+    if count < 1 or pairs == 0:
+        return np.ones(pairs)
+    rng = np.random.default_rng(seed)
+    flips = rng.integers(0, 2, size=(permutations, count), dtype=np.int8) * 2.0 - 1.0   # (N, Q)
+    observed = np.abs(differences.sum(axis=1))
+    tolerance = 1e-9 * np.maximum(1.0, np.abs(differences).sum(axis=1))
+    extreme = np.zeros(pairs, dtype=np.int64)
+    for start in range(0, pairs, chunk):
+        block = differences[start:start + chunk] @ flips.T             # (chunk, N) sums
+        extreme[start:start + chunk] = (np.abs(block) >= (observed[start:start + chunk]
+                                                         - tolerance[start:start + chunk])[:, None]).sum(axis=1)
+    p = (1 + extreme) / (1 + permutations)
+    return np.where(np.all(differences == 0, axis=1), 1.0, p)
+
+
+def correct(p: np.ndarray, method: str) -> np.ndarray:
+    """Adjust one measure's p-values over all pairs: holm or bonferroni."""
+    p = np.asarray(p, dtype=np.float64)
+    count = len(p)
+    if method == "none" or count == 0:
+        return p
+    if method == "bonferroni":
+        return np.minimum(1.0, p * count)
+    if method == "holm":
+        order = np.argsort(p, kind="stable")
+        stepped = np.maximum.accumulate((count - np.arange(count)) * p[order])
+        adjusted = np.empty(count)
+        adjusted[order] = np.minimum(1.0, stepped)
+        return adjusted
+    raise ValueError(f"unknown correction '{method}'")
+
+
+class StudentizedRange:
+    """Survival function of the studentized range for k groups and df,
+    exact for a few values, else interpolated (monotone, in log space)
+    from exact values on a grid: scipy integrates numerically per value."""
+
+    GRID = 72
+
+    def __init__(self, groups: int, df: float):
+        self.groups, self.df = groups, df
+        self._interpolator = None
+
+    def _exact(self, q: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.clip(stats.studentized_range.sf(q, self.groups, self.df), 0.0, 1.0)
+
+    def sf(self, q: np.ndarray) -> np.ndarray:
+        q = np.asarray(q, dtype=np.float64)
+        unique = np.unique(q)
+        if len(unique) <= self.GRID:
+            return self._exact(unique)[np.searchsorted(unique, q)]
+        top = float(unique[-1])
+        grid = top * (1 - np.cos(np.linspace(0, np.pi / 2, self.GRID)))   # denser near 0
+        grid = np.unique(np.append(grid, top))
+        exact = self._exact(grid)
+        floor = 1e-300
+        curve = PchipInterpolator(grid, np.log(np.maximum(exact, floor)))
+        return np.clip(np.exp(curve(q)), 0.0, 1.0)
+
+
+def tukey_hsd(scores: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(P,) Tukey HSD p for each pair (a, b) of rows of ``scores`` (R, Q),
+    from the two-way ANOVA (runs x queries, no interaction)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    runs, queries = scores.shape
+    if runs < 2 or queries < 2 or len(pairs) == 0:
+        return np.ones(len(pairs))
+    run_means = scores.mean(axis=1)
+    residual = scores - run_means[:, None] - scores.mean(axis=0)[None, :] + scores.mean()
+    df = (runs - 1) * (queries - 1)
+    mse = (residual ** 2).sum() / df
+    gap = np.abs(run_means[pairs[:, 0]] - run_means[pairs[:, 1]])
+    if mse <= 0:
+        return np.where(gap > 0, 0.0, 1.0)
+    q = gap / np.sqrt(mse / queries)
+    return StudentizedRange(runs, df).sf(q)

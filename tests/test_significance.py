@@ -1,0 +1,182 @@
+"""p-values against scipy's own tests, computed independently; the gate."""
+
+import itertools
+import shutil
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from conftest import EXAMPLES, run_cli
+from lexeval import significance as sig
+from lexeval.evaluation import SignificanceOptions
+from lexeval import evaluate
+
+RNG = np.random.default_rng(7)
+
+
+def test_paired_t_matches_scipy():
+    a, b = RNG.random((30, 40)), RNG.random((30, 40))
+    want = [stats.ttest_rel(x, y).pvalue for x, y in zip(a, b)]
+    np.testing.assert_allclose(sig.paired_t(a, b), want, rtol=1e-10)
+
+
+def test_one_sample_t_matches_scipy():
+    values = RNG.normal(0.1, 1, (20, 25))
+    want = [stats.ttest_1samp(row, 0).pvalue for row in values]
+    np.testing.assert_allclose(sig.one_sample_t(values), want, rtol=1e-10)
+
+
+def test_sign_test_matches_binomtest():
+    signs = RNG.integers(-1, 2, (50, 30))
+    want = []
+    for row in signs:
+        wins, losses = int((row > 0).sum()), int((row < 0).sum())
+        want.append(stats.binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else 1.0)
+    np.testing.assert_allclose(sig.sign_test(signs), want, rtol=1e-10)
+
+
+def test_degenerate_cases_give_one_never_nan():
+    zeros = np.zeros((3, 10))
+    assert sig.one_sample_t(zeros).tolist() == [1.0] * 3
+    assert sig.sign_test(zeros).tolist() == [1.0] * 3
+    assert sig.randomization(zeros, 100).tolist() == [1.0] * 3
+    single = RNG.random((4, 1))
+    assert sig.one_sample_t(single).tolist() == [1.0] * 4
+    assert not np.isnan(sig.tukey_hsd(np.ones((3, 5)), np.array([[0, 1], [1, 2]]))).any()
+
+
+def holm_by_hand(p):
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    adjusted, running = [0.0] * len(p), 0.0
+    for step, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - step) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def test_holm_and_bonferroni():
+    p = RNG.random(17) ** 3
+    np.testing.assert_allclose(sig.correct(p, "holm"), holm_by_hand(list(p)))
+    np.testing.assert_allclose(sig.correct(p, "bonferroni"), np.minimum(1, p * 17))
+    np.testing.assert_array_equal(sig.correct(p, "none"), p)
+
+
+def hsd_by_hand(scores, a, b):
+    runs, queries = scores.shape
+    grand = scores.mean()
+    ss_error = sum((scores[r, q] - scores[r].mean() - scores[:, q].mean() + grand) ** 2
+                   for r in range(runs) for q in range(queries))
+    df = (runs - 1) * (queries - 1)
+    q_stat = abs(scores[a].mean() - scores[b].mean()) / np.sqrt(ss_error / df / queries)
+    return stats.studentized_range.sf(q_stat, runs, df)
+
+
+def test_tukey_hsd_two_way_matches_hand_computation():
+    scores = RNG.random((5, 12)) + np.linspace(0, 0.3, 5)[:, None]
+    pairs = np.array(list(itertools.combinations(range(5), 2)))
+    want = [hsd_by_hand(scores, a, b) for a, b in pairs]
+    np.testing.assert_allclose(sig.tukey_hsd(scores, pairs), want, rtol=1e-6, atol=1e-9)
+
+
+def test_studentized_range_interpolation_is_accurate():
+    q = RNG.uniform(0, 7, 300)
+    dist = sig.StudentizedRange(20, 400)
+    got = dist.sf(q)                      # more than the grid: interpolated
+    exact = stats.studentized_range.sf(q[:25], 20, 400)
+    np.testing.assert_allclose(got[:25], exact, atol=2e-6, rtol=1e-4)
+
+
+def test_randomization_agrees_with_exact_enumeration():
+    differences = RNG.normal(0.2, 1, (3, 10))
+    flips = np.array(list(itertools.product([-1, 1], repeat=10)))
+    exact = [np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-12) for d in differences]
+    got = sig.randomization(differences, permutations=20_000, seed=3)
+    np.testing.assert_allclose(got, exact, atol=0.02)
+    assert (sig.randomization(differences, 500, seed=9) == sig.randomization(differences, 500, seed=9)).all()
+
+
+CRANFIELD_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
+
+
+def test_cli_p_values_equal_scipy_on_real_runs():
+    runs = [EXAMPLES / "cranfield" / "runs" / f"{name}.gz" for name in ("bm25okapi", "lsi200", "tfidf_title")]
+    ev = evaluate(str(CRANFIELD_QRELS), [str(r) for r in runs], ["map", "LP", "rrLP"])
+    table = ev.column("map").values
+    for row, (a, b) in enumerate(ev.pairs):
+        assert ev.tests.p["map"][row] == pytest.approx(stats.ttest_rel(table[a], table[b]).pvalue, rel=1e-9)
+        lp = ev.preferences.values["LP"][row]
+        wins, losses = int((lp > 0).sum()), int((lp < 0).sum())
+        assert ev.tests.p["LP"][row] == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, rel=1e-9)
+        rr = ev.preferences.values["rrLP"][row]
+        assert ev.tests.p["rrLP"][row] == pytest.approx(stats.ttest_1samp(rr, 0).pvalue, rel=1e-9)
+
+
+def test_correction_covers_the_pairs_printed():
+    runs = [str(EXAMPLES / "cranfield" / "runs" / f"{n}.gz") for n in ("bm25okapi", "lsi200", "tfidf_title")]
+    plain = evaluate(str(CRANFIELD_QRELS), runs, ["map"])
+    holm = evaluate(str(CRANFIELD_QRELS), runs, ["map"], options=SignificanceOptions(correction="holm"))
+    np.testing.assert_allclose(holm.tests.p["map"], holm_by_hand(list(plain.tests.p["map"])))
+    based = evaluate(str(CRANFIELD_QRELS), runs, ["map"],
+                     options=SignificanceOptions(correction="bonferroni", baseline="lsi200"))
+    assert based.pairs.tolist() == [[0, 1], [1, 2]]
+    np.testing.assert_allclose(based.tests.p["map"], np.minimum(1, 2 * plain.tests.p["map"][[0, 2]]))
+
+
+def test_gate_fails_a_clearly_worse_run():
+    result = run_cli([CRANFIELD_QRELS, EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
+                      EXAMPLES / "cranfield" / "runs" / "tfidf_title.gz",
+                      "--baseline", "bm25okapi", "--gate", "map", "--gate", "LP", "-m", "P.10"])
+    assert result.code == 1
+    failures = [line for line in result.err.splitlines() if "gate failed" in line]
+    assert len(failures) == 2
+    assert "tfidf_title is worse than bm25okapi on map: difference -0.0779" in failures[0]
+    assert "on LP" in failures[1]
+    assert "\tP_10_p" in result.out and "\tmap_p" in result.out      # gate measures are added
+
+
+def test_gate_passes_an_identical_run(tmp_path):
+    same = tmp_path / "candidate.gz"
+    shutil.copy(EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz", same)
+    result = run_cli([CRANFIELD_QRELS, EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz", same,
+                      "--baseline", "bm25okapi", "--gate", "map", "--gate", "LP"])
+    assert result.code == 0, result.err
+    assert "bm25okapi:candidate\tmap_p                 \tall\t1.0000" in result.lines()
+
+
+def test_gate_margin_tolerates_small_drops():
+    args = [CRANFIELD_QRELS, EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
+            EXAMPLES / "cranfield" / "runs" / "tfidf_title.gz", "--baseline", "bm25okapi", "--gate", "map"]
+    assert run_cli(args + ["--gate-margin", "0.05"]).code == 1
+    assert run_cli(args + ["--gate-margin", "0.1"]).code == 0
+
+
+def test_gate_needs_a_baseline():
+    result = run_cli([CRANFIELD_QRELS, EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
+                      EXAMPLES / "cranfield" / "runs" / "lsi200.gz", "--gate", "map"])
+    assert result.code == 2 and "--gate needs --baseline" in result.err
+
+
+def run_gate_script(*args):
+    import os
+    import subprocess
+    import sys
+    from conftest import ROOT
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    return subprocess.run(["bash", str(ROOT / "examples" / "ci" / "gate.sh"), *args],
+                          capture_output=True, text=True, env=env)
+
+
+def test_ci_example_passes_a_better_candidate_and_fails_a_worse_one():
+    passed = run_gate_script()
+    assert passed.returncode == 0, passed.stderr
+    assert "gate passed" in passed.stdout
+    failed = run_gate_script("examples/cranfield/runs/bm25okapi.gz", "examples/cranfield/runs/tfidf_title.gz")
+    assert failed.returncode == 1
+    assert "gate failed: tfidf_title is worse than bm25okapi on map" in failed.stderr
+
+
+def test_github_workflow_runs_the_gate_script():
+    from conftest import ROOT
+    workflow = (ROOT / "examples" / "ci" / "github-actions.yml").read_text()
+    assert "bash examples/ci/gate.sh" in workflow and "pip install ." in workflow
