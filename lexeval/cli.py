@@ -117,6 +117,8 @@ def _progress_reporter():
                    "on MEASURE (repeatable, e.g. --gate map --gate LP).")
 @click.option("--gate-margin", type=click.FloatRange(min=0), default=0.0, show_default=True,
               metavar="D", help="Tolerate drops smaller than D on gate measures.")
+@click.option("--rarity-weight", type=float, default=0.5, show_default=True, metavar="W",
+              help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
 @click.option("--jobs", type=int, default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
@@ -124,7 +126,7 @@ def _progress_reporter():
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
             output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
-            gate_margin, jobs):
+            gate_margin, rarity_weight, jobs):
     if gates and not baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
     gate_names = [name for gate in gates for name in output_names(gate)]
@@ -135,7 +137,9 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     report, stop = _progress_reporter()
     try:
         selection = select_measures(measures, len(runs), extra=gates)
-        rankings = load(qrels, list(runs), level, depth, jobs, progress=report)
+        rankings = load(qrels, list(runs), level, depth, jobs, progress=report,
+                        keep_rows=selection.needs_documents)
+        rankings.rarity_weight = rarity_weight
         evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences,
                                        options)
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []

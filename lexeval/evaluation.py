@@ -35,6 +35,11 @@ class Selection:
     metrics: list[m.MeasureRequest]
     preferences: list[str] = field(default_factory=list)
 
+    @property
+    def needs_documents(self) -> bool:
+        """Whether a measure compares documents across runs (rareness)."""
+        return any(req.measure.needs_documents for req in self.metrics)
+
 
 def output_names(text: str) -> list[str]:
     """The printed names a -m value stands for (P.5,10 -> P_5, P_10)."""
@@ -110,12 +115,12 @@ def _check_names(paths: list[str]) -> None:
 _WORKER_QRELS: Qrels | None = None
 
 
-def _read_run_in_worker(path: str, depth: int | None) -> ParsedRun:
-    return read_run(path, _WORKER_QRELS, depth)
+def _read_run_in_worker(path: str, depth: int | None, keep_rows: bool) -> ParsedRun:
+    return read_run(path, _WORKER_QRELS, depth, keep_rows)
 
 
 def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
-              jobs: int | None = None, progress=None) -> list[ParsedRun]:
+              jobs: int | None = None, progress=None, keep_rows: bool = False) -> list[ParsedRun]:
     """Parse runs, in parallel processes when there are several big files.
 
     ``progress(done, total)`` is called after each run (for a progress bar).
@@ -127,17 +132,17 @@ def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
     if jobs <= 1 or len(paths) < 2 or not big or "-" in paths:
         runs = []
         for done, path in enumerate(paths, start=1):
-            runs.append(read_run(path, qrels, depth))
+            runs.append(read_run(path, qrels, depth, keep_rows))
             if progress:
                 progress(done, len(paths))
         return runs
     import multiprocessing
     if "fork" not in multiprocessing.get_all_start_methods():
-        return read_runs(paths, qrels, depth, jobs=1, progress=progress)
+        return read_runs(paths, qrels, depth, jobs=1, progress=progress, keep_rows=keep_rows)
     _WORKER_QRELS = qrels  # inherited by forked workers
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(_read_run_in_worker, path, depth) for path in paths]
+        futures = [pool.submit(_read_run_in_worker, path, depth, keep_rows) for path in paths]
         runs = []
         for done, future in enumerate(futures, start=1):
             runs.append(future.result())
@@ -363,8 +368,9 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
 
 
 def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
-         jobs: int | None = None, progress=None, warn=None) -> Rankings:
-    """Read qrels and runs into Rankings (the arrays every measure uses)."""
+         jobs: int | None = None, progress=None, warn=None, keep_rows: bool = False) -> Rankings:
+    """Read qrels and runs into Rankings (the arrays every measure uses).
+    ``keep_rows`` keeps document identities (for the rareness measures)."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     _check_names(run_paths)
@@ -372,7 +378,7 @@ def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | Non
     if not (qrels.num_relevant(level) > 0).any():
         raise InputError(qrels_path, f"no query has a document with grade >= {level} "
                                      "(nothing to evaluate; see -l)")
-    runs = read_runs(run_paths, qrels, depth, jobs, progress)
+    runs = read_runs(run_paths, qrels, depth, jobs, progress, keep_rows)
     rankings = build_rankings(qrels, runs, level)
     for index, run in enumerate(runs):
         if not rankings.present[index].any():
@@ -384,12 +390,13 @@ def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | Non
 
 def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 1,
              depth: int | None = None, complete: bool = False, jobs: int | None = None,
-             options: SignificanceOptions | None = None) -> Evaluation:
+             options: SignificanceOptions | None = None, rarity_weight: float = 0.5) -> Evaluation:
     """Evaluate runs against qrels with trec_eval's measures.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
     """
     selection = select_measures(measures, len(run_paths))
-    rankings = load(qrels_path, run_paths, level, depth, jobs)
+    rankings = load(qrels_path, run_paths, level, depth, jobs, keep_rows=selection.needs_documents)
+    rankings.rarity_weight = rarity_weight
     return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options)

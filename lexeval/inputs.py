@@ -288,8 +288,9 @@ class ParsedRun:
     ``codes[offsets[q]:offsets[q + 1]]``. A code is the document's grade when
     it was judged, -1 when it is not in the qrels and -2 when the qrels give it
     a negative grade (in the pool, unjudged): trec_eval's conventions.
-    ``doc_keys`` (same layout) hash each ranked docno, for measures that
-    compare documents across runs.
+    ``qrels_rows`` (same layout, when asked for) gives each ranked document's
+    row in the qrels (-1 if not judged): an exact identity for the judged
+    documents, for measures that compare documents across runs.
     """
 
     name: str
@@ -298,7 +299,7 @@ class ParsedRun:
     present: np.ndarray   # (Q,) bool: the run has lines for this query
     counts: np.ndarray    # (Q,) int64
     codes: np.ndarray     # (sum counts,) int16
-    doc_keys: np.ndarray | None  # (sum counts,) uint64, when asked for
+    qrels_rows: np.ndarray | None  # (sum counts,) int32, when asked for
     num_lines: int
 
     @property
@@ -310,13 +311,13 @@ NOT_IN_QRELS = -1
 UNJUDGED = -2
 
 
-def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_docs: bool = False) -> ParsedRun:
+def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool = False) -> ParsedRun:
     """Parse a run file (``qid iter docno rank score [tag]``) against qrels.
 
     Documents are ordered per query by score descending, ties by docno
     descending (byte-wise), exactly as trec_eval; the rank column is
     ignored. ``depth`` keeps only the top ``depth`` documents per query;
-    ``keep_docs`` keeps a hash of each ranked docno (``doc_keys``).
+    ``keep_rows`` keeps each document's qrels row (``qrels_rows``).
     """
     original = read_bytes(path)
     data = _blank_comment_lines(original)
@@ -336,7 +337,8 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_docs: bool 
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         _raise_first_run_problem(path, original)  # a docno twice in one query (or a hash clash)
     codes = np.empty(len(keys), dtype=np.int16)
-    codes[by_key] = _relevance_codes(qrels, qid_words[by_key], sorted_keys, docno_words[by_key])
+    rows = np.empty(len(keys), dtype=np.int32)
+    codes[by_key], rows[by_key] = _relevance_codes(qrels, qid_words[by_key], sorted_keys, docno_words[by_key])
 
     # each line's qrels query (-1: not judged; such lines are ignored)
     lookup = qrels.query_lookup()
@@ -347,22 +349,23 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_docs: bool 
     kept = query >= 0
     num_lines = len(scores)
     if not kept.all():
-        query, docno_words, scores, codes = query[kept], docno_words[kept], scores[kept], codes[kept]
+        query, docno_words, scores, codes, rows = (query[kept], docno_words[kept], scores[kept],
+                                                   codes[kept], rows[kept])
 
     order = trec_order(query, scores, docno_words)
-    query, docno_words, codes = query[order], docno_words[order], codes[order]
+    query, docno_words, codes, rows = query[order], docno_words[order], codes[order], rows[order]
 
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     present = counts > 0
     if depth is not None and (counts > depth).any():
         first = np.concatenate(([0], np.cumsum(counts)))[query]
         keep = np.arange(len(query)) - first < depth
-        docno_words, codes = docno_words[keep], codes[keep]
+        docno_words, codes, rows = docno_words[keep], codes[keep], rows[keep]
         counts = np.minimum(counts, depth)
 
     return ParsedRun(name=run_name(path), tag=_last_tag(data) or run_name(path), path=path,
                      present=present, counts=counts, codes=codes,
-                     doc_keys=words_hash(docno_words) if keep_docs else None, num_lines=num_lines)
+                     qrels_rows=rows if keep_rows else None, num_lines=num_lines)
 
 
 def trec_order(query: np.ndarray, scores: np.ndarray, docno_words: np.ndarray) -> np.ndarray:
@@ -408,9 +411,10 @@ def _descending_rows(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def _relevance_codes(qrels: Qrels, qid_words: np.ndarray, keys: np.ndarray,
-                     docno_words: np.ndarray) -> np.ndarray:
-    """Grade (or -1 / -2) of each document; every hash hit is checked
-    against the qid and docno themselves. Sorted keys look up fastest."""
+                     docno_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grade (or -1 / -2) and qrels row (or -1) of each document; every
+    hash hit is checked against the qid and docno themselves. Sorted keys
+    look up fastest."""
     position = np.searchsorted(qrels.keys, keys)
     position[position == len(qrels.keys)] = 0
     candidate = np.flatnonzero(qrels.keys[position] == keys)
@@ -420,7 +424,7 @@ def _relevance_codes(qrels: Qrels, qid_words: np.ndarray, keys: np.ndarray,
         same_words(qrels.qid_words[qrels.query_index[judged]], qid_words[candidate])
     grades = qrels.grades[position]
     codes = np.where(found, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS)
-    return codes.astype(np.int16)
+    return codes.astype(np.int16), np.where(found, position, -1).astype(np.int32)
 
 
 def _last_tag(data: bytes) -> str:

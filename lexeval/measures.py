@@ -511,6 +511,58 @@ def rbp_residual(r: Rankings, _=()) -> np.ndarray:
     return np.where(has, power[r.lengths] + (1 - persistence) * total, 0.0)
 
 
+# ---------------------------------------------------------------- measures from the seeds
+
+def total_search_efficiency(r: Rankings, _=()) -> np.ndarray:
+    """tse: 1 / rank of the last relevant document (AP exposure), 0 if any
+    relevant document is unretrieved (seed 003, eq. 3)."""
+    complete = (r.num_rel_ret == r.num_rel) & (r.num_rel > 0)
+    last = np.zeros(r.num_segments, dtype=np.int64)
+    last[complete] = r.rel_rank[r.rel_starts[complete] + r.num_rel_ret[complete] - 1]
+    return _ratio(1.0, last)
+
+
+def _rarity(r: Rankings, depth=None) -> np.ndarray:
+    """(K,) R(d) = 1 - S_d / S for each relevant retrieved document, S_d the
+    runs retrieving it within ``depth`` (seed 002, eq. 2)."""
+    return 1.0 - r.retrieved_by(depth) / r.num_runs
+
+
+def rare_precision(r: Rankings, cutoffs) -> np.ndarray:
+    """P_rare.k: (1/k) sum over relevant documents in the top k of
+    1 + alpha R(d), rarity counted among the runs' top k (seed 002, eq. 1)."""
+    alpha = r.rarity_weight
+
+    def at(cutoff):
+        within = r.rel_rank <= cutoff
+        weight = 1.0 + alpha * _rarity(r, cutoff)
+        return np.bincount(r.rel_segment[within], weights=weight[within], minlength=r.num_segments) / cutoff
+    return _per_cutoff(at, cutoffs)
+
+
+def rare_precision_bounded(r: Rankings, cutoffs) -> np.ndarray:
+    """P_rare_norm.k: (1/k) sum over relevant documents in the top k of
+    (1 - alpha) + alpha R'(d), R'(d) = 1 - (S_d - 1) / (S - 1), in [0, 1]
+    (seed 002, eq. 4; R' = 1 with a single run)."""
+    alpha, runs = r.rarity_weight, r.num_runs
+
+    def at(cutoff):
+        within = r.rel_rank <= cutoff
+        bounded = 1.0 - (r.retrieved_by(cutoff) - 1) / (runs - 1) if runs > 1 else np.ones(len(within))
+        weight = (1.0 - alpha) + alpha * bounded
+        return np.bincount(r.rel_segment[within], weights=weight[within], minlength=r.num_segments) / cutoff
+    return _per_cutoff(at, cutoffs)
+
+
+def rare_average_precision(r: Rankings, _=()) -> np.ndarray:
+    """map_rare: average over relevant documents of P_rare at each one's
+    rank; rarity over the runs' whole rankings (seed 002, eq. 3)."""
+    weight = 1.0 + r.rarity_weight * _rarity(r)
+    gained = running_sum(weight, r.rel_starts, r.num_rel_ret)
+    total = np.bincount(r.rel_segment, weights=gained / r.rel_rank, minlength=r.num_segments)
+    return _ratio(total, r.num_rel)
+
+
 # ---------------------------------------------------------------- the table
 
 SUMMARY_MEAN = "mean"
@@ -538,6 +590,7 @@ class Measure:
     integer: bool = False
     text: bool = False
     zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
+    needs_documents: bool = False     # compares documents across runs (rareness)
     help: str = field(default="", compare=False)
 
 
@@ -594,6 +647,12 @@ MEASURES: tuple[Measure, ...] = (
     _row("rbp", rank_biased_precision, params=GAINS),
     _row("rbp_resid", rbp_residual),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
+    # measures from the seeds that trec_eval lacks
+    _row("tse", total_search_efficiency),
+    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True),
+    _row("P_rare_norm", rare_precision_bounded, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         needs_documents=True),
+    _row("map_rare", rare_average_precision, needs_documents=True),
 )
 
 MEASURE_BY_NAME = {measure.name: measure for measure in MEASURES}
@@ -603,7 +662,8 @@ MEASURE_ORDER = {measure.name: index for index, measure in enumerate(MEASURES)}
 MEASURE_SETS: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": tuple(m.name for m in MEASURES if m.name not in ("dcg", "ideal_dcg")),
+    "all_trec": tuple(m.name for m in MEASURES[:MEASURE_ORDER["unj"] + 1] if m.name not in ("dcg", "ideal_dcg")),
+    "seeds": ("tse", "P_rare", "P_rare_norm", "map_rare"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
 }

@@ -35,7 +35,8 @@ class Rankings:
     lengths: np.ndarray          # (S,) documents ranked per segment
     present: np.ndarray          # (R, Q) bool: run has the query
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
-    doc_keys: np.ndarray | None = field(repr=False, default=None)  # (N,) docno hashes, if kept
+    qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
+    rarity_weight: float = 0.5   # alpha of the rareness measures (seed 002)
 
     # ------------------------------------------------------------ shape
     @property
@@ -179,6 +180,17 @@ class Rankings:
         """(K,) 1-based recall level of each relevant retrieved document."""
         return np.arange(len(self.rel_index)) - self.rel_starts[self.rel_segment] + 1
 
+    def retrieved_by(self, depth=None) -> np.ndarray:
+        """(K,) for each relevant retrieved document, how many runs retrieved
+        it for that query within the top ``depth`` (all if None); 0 for
+        documents below ``depth`` themselves. Needs ``qrels_rows``."""
+        if self.qrels_rows is None:
+            raise ValueError("document identities were not kept (read runs with keep_rows=True)")
+        rows = self.qrels_rows[self.rel_index]
+        within = np.ones(len(rows), dtype=bool) if depth is None else self.rel_rank <= depth
+        counts = np.bincount(rows[within], minlength=int(rows.max(initial=-1)) + 1)
+        return np.where(within, counts[rows], 0)
+
     @cached_property
     def first_rel_rank(self) -> np.ndarray:
         """(S,) rank of the first relevant document, 0 if none."""
@@ -236,8 +248,8 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
     for run in runs:
         keep = np.repeat(evaluated, run.counts)
         code_parts.append(run.codes[keep] if not keep.all() else run.codes)
-        if run.doc_keys is not None:
-            key_parts.append(run.doc_keys[keep])
+        if run.qrels_rows is not None:
+            key_parts.append(run.qrels_rows[keep])
         length_parts.append(run.counts[keep_query])
         present_rows.append(run.present[keep_query])
     return Rankings(
@@ -249,5 +261,5 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         lengths=np.concatenate(length_parts).astype(np.int64) if length_parts else np.zeros(0, np.int64),
         present=np.array(present_rows, dtype=bool).reshape(len(runs), len(keep_query)),
         level_counts=qrels.level_counts[keep_query],
-        doc_keys=np.concatenate(key_parts) if len(key_parts) == len(runs) and runs else None,
+        qrels_rows=np.concatenate(key_parts) if len(key_parts) == len(runs) and runs else None,
     )

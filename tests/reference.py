@@ -133,3 +133,45 @@ def lexirecall(p_a, p_b, m):
         if x != y:
             return (1 if x < y else -1), 1 / x - 1 / y
     return 0, 0.0
+
+
+# ---------------------------------------------------------------- seed measures
+
+def total_search_efficiency(ranking, judgements):
+    p = positions(ranking, judgements)
+    return 1 / p[-1] if p and len(p) == num_rel(judgements) else 0.0
+
+
+def runs_retrieving(doc, rankings, depth):
+    """S_d: how many of the rankings hold ``doc`` in their top ``depth``."""
+    return sum(1 for other in rankings if doc in other[:depth])
+
+
+def rare_precision(ranking, judgements, rankings, k, alpha):
+    total = 0.0
+    for doc in ranking[:k]:
+        if judgements.get(doc, -1) >= 1:
+            total += 1 + alpha * (1 - runs_retrieving(doc, rankings, k) / len(rankings))
+    return total / k
+
+
+def rare_precision_bounded(ranking, judgements, rankings, k, alpha):
+    runs = len(rankings)
+    total = 0.0
+    for doc in ranking[:k]:
+        if judgements.get(doc, -1) >= 1:
+            bounded = 1 - (runs_retrieving(doc, rankings, k) - 1) / (runs - 1) if runs > 1 else 1.0
+            total += (1 - alpha) + alpha * bounded
+    return total / k
+
+
+def rare_average_precision(ranking, judgements, rankings, alpha):
+    """Mean over relevant documents of P_rare at their rank, rarity counted
+    over the whole rankings."""
+    total, gained = 0.0, 0.0
+    for rank, doc in enumerate(ranking, start=1):
+        if judgements.get(doc, -1) >= 1:
+            gained += 1 + alpha * (1 - runs_retrieving(doc, rankings, 10 ** 9) / len(rankings))
+            total += gained / rank
+    r = num_rel(judgements)
+    return total / r if r else 0.0
