@@ -13,6 +13,7 @@ from .evaluation import SignificanceOptions, evaluate_rankings, gate_failures, l
 from .formatting import all_records, significance_markers, write_csv, write_json, write_table, write_text
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES
+from .reports import REPORTS, ReportOptions, run_reports
 
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
 and compare every pair of runs with lexiprecision and lexirecall.
@@ -63,20 +64,32 @@ def _list_measures(ctx, _param, value):
 
 
 def _progress_reporter():
-    """A progress callback drawing a bar on stderr, only for a person."""
+    """A progress callback ``(label, done, total)`` drawing bars on stderr,
+    only for a person at a terminal."""
     if not sys.stderr.isatty():
         return None, lambda: None
+    from rich.console import Console
     from rich.progress import Progress
-    progress = Progress(transient=True, console=None)
-    task = None
+    progress = Progress(transient=True, console=Console(stderr=True))
+    tasks: dict[str, int] = {}
 
-    def report(done, total):
-        nonlocal task
-        if task is None:
+    def report(label, done, total):
+        if not tasks:
             progress.start()
-            task = progress.add_task("reading runs", total=total)
-        progress.update(task, completed=done)
+        if label not in tasks:
+            tasks[label] = progress.add_task(label, total=total)
+        progress.update(tasks[label], completed=done)
     return report, lambda: progress.stop()
+
+
+def _fractions(_ctx, _param, value):
+    try:
+        fractions = tuple(float(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter("give fractions like 1,0.8,0.6") from None
+    if not all(0 < f <= 1 for f in fractions):
+        raise click.BadParameter("fractions must be in (0, 1]")
+    return fractions
 
 
 @click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
@@ -117,6 +130,19 @@ def _progress_reporter():
                    "on MEASURE (repeatable, e.g. --gate map --gate LP).")
 @click.option("--gate-margin", type=click.FloatRange(min=0), default=0.0, show_default=True,
               metavar="D", help="Tolerate drops smaller than D on gate measures.")
+@click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
+              help="Print an analysis instead of the measures (repeatable): ties, agreement, "
+                   "discrimination, stability, degradation. Needs 2+ runs.")
+@click.option("--reference", default="recip_rank", show_default=True, metavar="MEASURE",
+              help="Reference measure of the agreement and stability reports.")
+@click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Random halves of the queries for the stability report.")
+@click.option("--fractions", default="1,0.8,0.6,0.4,0.2", show_default=True, callback=_fractions,
+              help="Fractions of relevant labels kept, for the degradation report.")
+@click.option("--samples", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Random label removals per fraction, for the degradation report.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
 @click.option("--rarity-weight", type=float, default=0.5, show_default=True, metavar="W",
               help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
 @click.option("--jobs", type=int, default=None, metavar="N",
@@ -126,7 +152,7 @@ def _progress_reporter():
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
             output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
-            gate_margin, rarity_weight, jobs):
+            gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
     if gates and not baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
     gate_names = [name for gate in gates for name in output_names(gate)]
@@ -134,17 +160,40 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
                           hsd=hsd, alpha=alpha, baseline=baseline)
     if gates and test == "none":
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
+    if reports and len(runs) < 2:
+        raise UsageError("--report compares runs: give two or more")
+    if plot_dir and not reports:
+        raise UsageError("--plot draws the reports' figures: add --report")
+    if plot_dir:
+        from .plots import check_matplotlib
+        check_matplotlib()
+    extra = list(gates) + ([reference] if reports else [])
     report, stop = _progress_reporter()
     try:
-        selection = select_measures(measures, len(runs), extra=gates)
-        rankings = load(qrels, list(runs), level, depth, jobs, progress=report,
-                        keep_rows=selection.needs_documents)
+        selection = select_measures(measures, len(runs), extra=extra)
+        rankings = load(qrels, list(runs), level, depth, jobs,
+                        progress=report and (lambda done, total: report("reading runs", done, total)),
+                        keep_rows=selection.needs_documents or "degradation" in reports)
         rankings.rarity_weight = rarity_weight
         evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences,
                                        options)
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
+        report_lines = []
+        if reports:
+            report_options = ReportOptions(reference=output_names(reference)[0], trials=trials,
+                                           fractions=fractions, samples=samples, seed=seed, alpha=alpha,
+                                           test=test if test != "none" else "t",
+                                           permutations=permutations, correction=correction)
+            quiet = SignificanceOptions(test="none")
+            report_lines = run_reports(
+                evaluation, list(dict.fromkeys(reports)), report_options,
+                lambda degraded: evaluate_rankings(degraded, selection.metrics, complete,
+                                                   selection.preferences, quiet), report)
     finally:
         stop()
+    if reports:
+        _write_reports(report_lines, output_format, plot_dir)
+        return
     records = list(all_records(evaluation, per_query, not no_summary))
     buffer = io.StringIO()  # render fully before writing: nothing half-written
     if output_format == "json":
@@ -166,6 +215,27 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
                    f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
     if failures:
         raise GateFailed()
+
+
+def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
+    """Reports as four-column records (report, measure, parameter, value)."""
+    from .formatting import Record, write_report_table
+    records = [Record(line.report, line.measure, line.parameter, line.value) for line in lines]
+    buffer = io.StringIO()
+    if output_format == "json":
+        write_json(records, buffer)
+    elif output_format == "csv":
+        write_csv(records, buffer)
+    elif output_format == "table":
+        write_report_table(records, buffer)
+    else:
+        write_text(records, buffer, with_key=True)
+    if plot_dir:
+        from .plots import write_plots
+        for path in write_plots(lines, plot_dir):
+            click.echo(f"lexeval: wrote {path}", err=True)
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
 
 
 class GateFailed(Exception):

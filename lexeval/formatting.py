@@ -209,3 +209,31 @@ def write_table(records: Iterable[Record], out, markers: dict | None = None,
     for key, values in rows.items():
         table.add_row(key, *[values.get(name, "") for name in measures])
     Console(file=out, width=max(100, 14 * (len(measures) + 1))).print(table)
+
+
+def write_report_table(records: Iterable[Record], out) -> None:
+    """Reports for people: one table per report, measures as rows and
+    parameters as columns. Per-level rows (many columns) are left to the
+    text output and --plot."""
+    from rich.console import Console
+    from rich.table import Table
+
+    by_report: dict[str, dict[str, dict[str, str]]] = {}
+    for r in records:
+        by_report.setdefault(r.key, {}).setdefault(r.measure, {})[r.qid] = r.text_value().strip()
+    console = Console(file=out, width=120)
+    for report, rows in by_report.items():
+        compact = {measure: values for measure, values in rows.items() if len(values) <= 12}
+        parameters: list[str] = []
+        for values in compact.values():
+            parameters += [p for p in values if p not in parameters]
+        table = Table(title=report)
+        table.add_column("measure", style="bold")
+        for parameter in parameters:
+            table.add_column(parameter, justify="right")
+        for measure, values in compact.items():
+            table.add_row(measure, *[values.get(p, "") for p in parameters])
+        console.print(table)
+        skipped = [measure for measure in rows if measure not in compact]
+        if skipped:
+            console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")

@@ -151,10 +151,12 @@ class Preferences:
     """Per-query preferences of run A over run B for every pair.
 
     values[name]: (P, Q) float, P = len(pairs); positive means A is better.
+    levels[name]: (P, Q) int, the recall level that decided LP or LR (0: tie).
     """
 
     pairs: list[tuple[int, int]]
     values: dict[str, np.ndarray]
+    levels: dict[str, np.ndarray] = None
 
 
 def _decide(r: Rankings, lex: LexOrder) -> tuple[np.ndarray, np.ndarray]:
@@ -216,6 +218,7 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
     if not pairs or not names:
         return Preferences(pairs, {name: np.zeros((len(pairs), queries)) for name in names})
     values: dict[str, np.ndarray] = {}
+    levels: dict[str, np.ndarray] = {}
     pad = int(r.lengths.max(initial=0)) + 1                  # worse than any rank
     pair_array = np.array(pairs, dtype=np.int64)
     seg_a = pair_array[:, :1] * queries + np.arange(queries)  # (P, Q) segments of run A
@@ -225,6 +228,7 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
         lex = lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)
         sign, level = _decide(r, lex)
         values["LP"] = sign.astype(np.float64)
+        levels["LP"] = np.where(sign != 0, level, 0)
         values["rrLP"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
                                   - _reciprocal_at(r, seg_b, level), 0.0)
 
@@ -236,9 +240,10 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
         # element 1 is -k: counts differ, decided at the larger count's level;
         # element e >= 2 is p_(k - e + 2)
         level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
+        levels["LR"] = np.where(sign != 0, level, 0)
         values["rrLR"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
                                   - _reciprocal_at(r, seg_b, level), 0.0)
-    return Preferences(pairs, {name: values[name] for name in names})
+    return Preferences(pairs, {name: values[name] for name in names}, levels)
 
 
 def run_scores(preferences: Preferences, name: str, num_runs: int) -> np.ndarray:

@@ -37,6 +37,7 @@ class Rankings:
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
     qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
     rarity_weight: float = 0.5   # alpha of the rareness measures (seed 002)
+    qrels: Qrels | None = field(repr=False, default=None)   # the judgements these came from
 
     # ------------------------------------------------------------ shape
     @property
@@ -262,4 +263,5 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         present=np.array(present_rows, dtype=bool).reshape(len(runs), len(keep_query)),
         level_counts=qrels.level_counts[keep_query],
         qrels_rows=np.concatenate(key_parts) if len(key_parts) == len(runs) and runs else None,
+        qrels=qrels,
     )

@@ -96,33 +96,44 @@ def correct(p: np.ndarray, method: str) -> np.ndarray:
 
 
 class StudentizedRange:
-    """Survival function of the studentized range for k groups and df,
-    exact for a few values, else interpolated (monotone, in log space)
-    from exact values on a grid: scipy integrates numerically per value."""
+    """Survival function of the studentized range for k groups and df.
 
-    GRID = 72
+    scipy integrates numerically for every value (~10 ms each), so a few
+    values are computed exactly and many are interpolated (monotone, in log
+    space) from exact values on a grid that is computed once per (k, df).
+    """
+
+    GRID = 200
+    _grids: dict[tuple[int, float], tuple[np.ndarray, PchipInterpolator]] = {}
 
     def __init__(self, groups: int, df: float):
         self.groups, self.df = groups, df
-        self._interpolator = None
 
     def _exact(self, q: np.ndarray) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return np.clip(stats.studentized_range.sf(q, self.groups, self.df), 0.0, 1.0)
 
+    def _grid(self):
+        key = (self.groups, self.df)
+        if key not in self._grids:
+            top = 4.0
+            while top < 500 and self._exact(np.array([top]))[0] > 1e-13:   # p below printing
+                top *= 1.5
+            # spacing even in log(1 + q): dense where p changes, sparse in the tail
+            grid = np.expm1(np.linspace(0.0, np.log1p(top), self.GRID))
+            exact = self._exact(grid)
+            curve = PchipInterpolator(grid, np.log(np.maximum(exact, 1e-300)))
+            self._grids[key] = (grid, curve)
+        return self._grids[key]
+
     def sf(self, q: np.ndarray) -> np.ndarray:
         q = np.asarray(q, dtype=np.float64)
         unique = np.unique(q)
-        if len(unique) <= self.GRID:
+        if len(unique) <= 50:
             return self._exact(unique)[np.searchsorted(unique, q)]
-        top = float(unique[-1])
-        grid = top * (1 - np.cos(np.linspace(0, np.pi / 2, self.GRID)))   # denser near 0
-        grid = np.unique(np.append(grid, top))
-        exact = self._exact(grid)
-        floor = 1e-300
-        curve = PchipInterpolator(grid, np.log(np.maximum(exact, floor)))
-        return np.clip(np.exp(curve(q)), 0.0, 1.0)
+        grid, curve = self._grid()
+        return np.where(q >= grid[-1], 0.0, np.clip(np.exp(curve(np.minimum(q, grid[-1]))), 0.0, 1.0))
 
 
 def tukey_hsd(scores: np.ndarray, pairs: np.ndarray) -> np.ndarray:

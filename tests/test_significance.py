@@ -79,12 +79,12 @@ def test_tukey_hsd_two_way_matches_hand_computation():
     np.testing.assert_allclose(sig.tukey_hsd(scores, pairs), want, rtol=1e-6, atol=1e-9)
 
 
-def test_studentized_range_interpolation_is_accurate():
-    q = RNG.uniform(0, 7, 300)
-    dist = sig.StudentizedRange(20, 400)
-    got = dist.sf(q)                      # more than the grid: interpolated
-    exact = stats.studentized_range.sf(q[:25], 20, 400)
-    np.testing.assert_allclose(got[:25], exact, atol=2e-6, rtol=1e-4)
+@pytest.mark.parametrize("groups,df", [(20, 400), (12, 44), (11, 20)])
+def test_studentized_range_interpolation_is_accurate(groups, df):
+    q = RNG.uniform(0, 9, 300)
+    got = sig.StudentizedRange(groups, df).sf(q)          # many values: interpolated
+    exact = stats.studentized_range.sf(q[:25], groups, df)
+    np.testing.assert_allclose(got[:25], exact, atol=1e-5, rtol=1e-4)
 
 
 def test_randomization_agrees_with_exact_enumeration():

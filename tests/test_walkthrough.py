@@ -15,17 +15,18 @@ SKIP = ("python3 -m venv", "python benchmarks")      # set-up and benchmark comm
 
 
 def code_blocks(text):
-    """The contents of each fenced code block, as lists of lines."""
-    block = None
+    """The contents of each fenced code block (indented ones too), as lists
+    of lines without the fence's indentation."""
+    block, indent = None, 0
     for line in text.split("\n"):
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             if block is None:
-                block = []
+                block, indent = [], len(line) - len(line.lstrip())
             else:
                 yield block
                 block = None
         elif block is not None:
-            block.append(line)
+            block.append(line[indent:])
 
 
 def shown_commands():

@@ -1,0 +1,83 @@
+"""Figures for the reports (optional: ``pip install lexeval[plot]``)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from .errors import UsageError
+
+INSTALL_HINT = "--plot needs matplotlib: pip install 'lexeval[plot]' (or pip install matplotlib)"
+
+
+def check_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(INSTALL_HINT) from None
+
+
+def write_plots(lines, directory: str) -> list[str]:
+    """Write the figures the requested reports support; returns the paths.
+
+    ties_by_level: tie probability by recall level (seed 000 figure 5);
+    deciding_level_ecdf: ECDF of the deciding level (figure 6);
+    degradation_ties, degradation_agreement: curves over label fractions
+    with one standard deviation (seed 000 figures 8-9, seed 003 14-15).
+    """
+    check_matplotlib()
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(directory, exist_ok=True)
+    written: list[str] = []
+    series: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for line in lines:
+        series[(line.report, line.measure)].append((line.parameter, line.value))
+
+    def save(figure, name):
+        for suffix in ("png", "svg"):
+            path = os.path.join(directory, f"{name}.{suffix}")
+            figure.savefig(path, dpi=150, bbox_inches="tight")
+            written.append(path)
+        plt.close(figure)
+
+    level = series.get(("ties", "LP_level"))
+    if level:
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        axes.plot([int(p) for p, _ in level], [v for _, v in level], marker=".")
+        axes.set(xlabel="recall level i", ylabel="% of (query, pair) cases tied at p_i",
+                 title="Ties by recall level")
+        save(figure, "ties_by_level")
+    decided = series.get(("ties", "LP_decided_at"))
+    if decided:
+        levels = [int(p) for p, _ in decided]
+        cumulative, total = [], 0.0
+        for _, value in decided:
+            total += value
+            cumulative.append(total / 100.0)
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        axes.step(levels, cumulative, where="post")
+        axes.set(xlabel="deciding recall level i*", ylabel="cumulative fraction of decided cases",
+                 title="ECDF of the deciding level (LP)", ylim=(0, 1.02))
+        save(figure, "deciding_level_ecdf")
+    for what in ("ties", "agreement"):
+        curves = {measure[: -len(f"_{what}_mean")]: values for (report, measure), values in series.items()
+                  if report == "degradation" and measure.endswith(f"_{what}_mean")}
+        if not curves:
+            continue
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        for measure, values in curves.items():
+            spread = dict(series[("degradation", f"{measure}_{what}_sd")])
+            x = [float(p) for p, _ in values]
+            y = [v for _, v in values]
+            error = [spread.get(p, 0.0) for p, _ in values]
+            axes.errorbar(x, y, yerr=error, marker="o", capsize=3, label=measure)
+        axes.invert_xaxis()
+        axes.set(xlabel="fraction of relevant labels kept",
+                 ylabel="% tied" if what == "ties" else "% agreeing with full labels",
+                 title=f"Label degradation: {what}")
+        axes.legend(fontsize="small")
+        save(figure, f"degradation_{what}")
+    return written
