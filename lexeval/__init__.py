@@ -9,6 +9,7 @@ Library use mirrors the command line::
 
 __version__ = "0.1.0"
 
-from .evaluation import Evaluation, evaluate, load, select_measures  # noqa: E402
+from .evaluation import (Evaluation, SignificanceOptions, evaluate, load,  # noqa: E402
+                         select_measures)
 
-__all__ = ["evaluate", "load", "select_measures", "Evaluation", "__version__"]
+__all__ = ["evaluate", "load", "select_measures", "Evaluation", "SignificanceOptions", "__version__"]

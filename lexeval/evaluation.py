@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import measures as m
+from . import significance as sig
 from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
-from . import significance as sig
 from .preferences import SIGN_PREFERENCES, Preferences, compute_preferences, rank_runs, run_pairs, run_scores
 from .rankings import Rankings, build_rankings
 
