@@ -98,7 +98,7 @@ def _fractions(_ctx, _param, value):
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Measure to compute (repeatable): trec_eval names and parameters "
-                   "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9), sets (official, all_trec, set, all_prefs), "
+                   "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9), sets (official, all_trec, set, seeds, all_prefs), "
                    "preferences (LP, rrLP, LR, rrLR). Default: official (+ LP, rrLP, LR with 2+ runs).")
 @click.option("-q", "per_query", is_flag=True, help="Also print a line per query.")
 @click.option("-n", "no_summary", is_flag=True, help="No summary ('all') lines.")

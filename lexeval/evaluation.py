@@ -104,7 +104,7 @@ def _check_names(paths: list[str]) -> None:
     if sum(path == "-" for path in paths) > 1:
         raise UsageError("standard input ('-') can be read only once")
     seen: dict[str, str] = {}
-    for path in paths:
+    for path in dict.fromkeys(paths):
         name = run_name(path)
         if name in seen:
             raise InputError(path, f"two runs named '{name}' (also {seen[name]}); "
@@ -373,7 +373,7 @@ def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | Non
     ``keep_rows`` keeps document identities (for the rareness measures)."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
-    _check_names(run_paths)
+    _check_names(run_paths + ([qrels_path] if qrels_path == "-" else []))
     qrels = read_qrels(qrels_path)
     if not (qrels.num_relevant(level) > 0).any():
         raise InputError(qrels_path, f"no query has a document with grade >= {level} "

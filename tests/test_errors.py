@@ -94,9 +94,13 @@ def test_two_runs_with_one_name(files, tmp_path):
 
 
 def test_stdin_only_once(files):
-    qrels, _ = files
+    qrels, run = files
     result = run_cli([qrels, "-", "-"], stdin=RUN.encode())
     assert result.code == 2 and "standard input" in result.err
+    result = run_cli(["-", "-"], stdin=QRELS.encode())
+    assert result.code == 2 and "standard input" in result.err
+    result = run_cli(["-m", "num_q", "-", run], stdin=QRELS.encode())      # qrels from stdin is fine
+    assert result.code == 0 and result.lines() == ["num_q                 \tall\t2"]
 
 
 def test_run_without_any_judged_query_warns(files, tmp_path):
