@@ -116,7 +116,7 @@ def _fractions(_ctx, _param, value):
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Sign flips for --test randomization.")
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="Random seed for --test randomization.")
+              help="Random seed of --test randomization and of the reports' sampling.")
 @click.option("--correction", type=click.Choice(["none", "holm", "bonferroni"]), default="none",
               show_default=True, help="Adjust each measure's p-values over all pairs printed.")
 @click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
