@@ -194,7 +194,7 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     if reports:
         _write_reports(report_lines, output_format, plot_dir)
         return
-    records = list(all_records(evaluation, per_query, not no_summary))
+    records = all_records(evaluation, per_query, not no_summary)   # streamed: -q can mean millions
     buffer = io.StringIO()  # render fully before writing: nothing half-written
     if output_format == "json":
         write_json(records, buffer)
