@@ -775,10 +775,5 @@ def geometric_mean_log(values: np.ndarray) -> np.ndarray:
     return np.log(np.maximum(values, MIN_GEO_MEAN))
 
 
-def describe() -> list[tuple[str, str]]:
-    """(name, one-line description) of every measure, for --help and docs."""
-    return [(measure.name, measure.help) for measure in MEASURES]
-
-
 __all__ = ["MEASURES", "MEASURE_BY_NAME", "MEASURE_SETS", "Measure", "MeasureRequest",
            "request", "merge_requests", "parse_params"]
