@@ -9,7 +9,7 @@ import click
 
 from . import __version__
 from .errors import InputError, UsageError
-from .evaluation import SignificanceOptions, evaluate_rankings, gate_failures, load, output_names, select_measures
+from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
 from .formatting import all_records, significance_markers, write_csv, write_json, write_table, write_text
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES
@@ -153,11 +153,41 @@ def _fractions(_ctx, _param, value):
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
             output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
             gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
+    _check_usage(runs, test, gates, baseline, reports, plot_dir)
+    options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
+                                  hsd=hsd, alpha=alpha, baseline=baseline)
+    bar, stop = _progress_reporter()
+    try:
+        evaluation = evaluate(qrels, list(runs), measures or None, level, depth, complete, jobs, options,
+                              rarity_weight, extra_measures=list(gates) + ([reference] if reports else []),
+                              keep_rows="degradation" in reports,
+                              progress=bar and (lambda done, total: bar("reading runs", done, total)))
+        gate_names = [name for gate in gates for name in output_names(gate)]
+        failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
+        report_lines = []
+        if reports:
+            report_options = ReportOptions(reference=output_names(reference)[0], trials=trials,
+                                           fractions=fractions, samples=samples, seed=seed, alpha=alpha,
+                                           test="t" if test == "none" else test,
+                                           permutations=permutations, correction=correction)
+            report_lines = run_reports(evaluation, list(reports), report_options, bar)
+    finally:
+        stop()
+    if reports:
+        _write_reports(report_lines, output_format, plot_dir)
+        return
+    _write_measures(evaluation, output_format, per_query, not no_summary)
+    for failure in failures:
+        click.echo(f"lexeval: gate failed: {failure.run} is worse than {baseline} on {failure.measure}: "
+                   f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
+    if failures:
+        raise GateFailed()
+
+
+def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
+    """Option combinations that cannot work, before any file is read."""
     if gates and not baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
-    gate_names = [name for gate in gates for name in output_names(gate)]
-    options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
-                          hsd=hsd, alpha=alpha, baseline=baseline)
     if gates and test == "none":
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
     if reports and len(runs) < 2:
@@ -167,35 +197,13 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     if plot_dir:
         from .plots import check_matplotlib
         check_matplotlib()
-    extra = list(gates) + ([reference] if reports else [])
-    report, stop = _progress_reporter()
-    try:
-        selection = select_measures(measures, len(runs), extra=extra)
-        rankings = load(qrels, list(runs), level, depth, jobs,
-                        progress=report and (lambda done, total: report("reading runs", done, total)),
-                        keep_rows=selection.needs_documents or "degradation" in reports)
-        rankings.rarity_weight = rarity_weight
-        evaluation = evaluate_rankings(rankings, selection.metrics, complete, selection.preferences,
-                                       options)
-        failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
-        report_lines = []
-        if reports:
-            report_options = ReportOptions(reference=output_names(reference)[0], trials=trials,
-                                           fractions=fractions, samples=samples, seed=seed, alpha=alpha,
-                                           test=test if test != "none" else "t",
-                                           permutations=permutations, correction=correction)
-            quiet = SignificanceOptions(test="none")
-            report_lines = run_reports(
-                evaluation, list(dict.fromkeys(reports)), report_options,
-                lambda degraded: evaluate_rankings(degraded, selection.metrics, complete,
-                                                   selection.preferences, quiet), report)
-    finally:
-        stop()
-    if reports:
-        _write_reports(report_lines, output_format, plot_dir)
-        return
-    records = all_records(evaluation, per_query, not no_summary)   # streamed: -q can mean millions
-    buffer = io.StringIO()  # render fully before writing: nothing half-written
+
+
+def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
+    """Runs' and pairs' lines in the chosen format, rendered in full before
+    anything is written (nothing half-written on an error)."""
+    records = all_records(evaluation, per_query, summary)   # streamed: -q can mean millions
+    buffer = io.StringIO()
     if output_format == "json":
         write_json(records, buffer)
     elif output_format == "csv":
@@ -203,18 +211,15 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     elif output_format == "table":
         note = ""
         if evaluation.tests is not None:
-            note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})" if baseline else
+            alpha = evaluation.options.alpha
+            note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})"
+                    if evaluation.options.baseline else
                     f"▲k ▼j: significantly better than k runs, worse than j (p < {alpha})")
         write_table(records, buffer, significance_markers(evaluation), evaluation.run_names, note)
     else:
-        write_text(records, buffer, with_key=len(runs) > 1)
+        write_text(records, buffer, with_key=len(evaluation.run_names) > 1)
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
-    for failure in failures:
-        click.echo(f"lexeval: gate failed: {failure.run} is worse than {baseline} on {failure.measure}: "
-                   f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
-    if failures:
-        raise GateFailed()
 
 
 def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:

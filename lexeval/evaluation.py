@@ -179,6 +179,8 @@ class Evaluation:
     pairs: np.ndarray | None = None          # (P, 2) pairs printed and tested, command-line order
     tests: "PairTests | None" = None
     options: "SignificanceOptions | None" = None
+    requests: list = field(default_factory=list)   # the measure requests computed
+    complete: bool = False
 
     @property
     def run_names(self) -> list[str]:
@@ -220,6 +222,12 @@ class Evaluation:
 
     def preference_names(self) -> list[str]:
         return list(self.preferences.values) if self.preferences else []
+
+    def reevaluate(self, rankings: Rankings) -> "Evaluation":
+        """The same measures and preferences on other rankings (e.g. with
+        labels removed), without significance tests."""
+        return evaluate_rankings(rankings, self.requests, self.complete, self.preference_names(),
+                                 SignificanceOptions(test="none"))
 
     def run_preference_scores(self, name: str) -> np.ndarray:
         """(R, Q) each run's mean preference ``name`` against the others."""
@@ -358,8 +366,8 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
     preferences = None
     if preference_names and rankings.num_runs > 1:
         preferences = compute_preferences(rankings, preference_names)
-    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included, preferences)
-    evaluation.options = options
+    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included, preferences,
+                            options=options, requests=list(requests), complete=complete)
     if rankings.num_runs > 1:
         evaluation.pairs = selected_pairs(rankings.run_names, options.baseline)
         if options.test != "none":
@@ -390,13 +398,20 @@ def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | Non
 
 def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 1,
              depth: int | None = None, complete: bool = False, jobs: int | None = None,
-             options: SignificanceOptions | None = None, rarity_weight: float = 0.5) -> Evaluation:
-    """Evaluate runs against qrels with trec_eval's measures.
+             options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
+             extra_measures=(), keep_rows: bool = False, progress=None) -> Evaluation:
+    """Evaluate runs against qrels: trec_eval's measures for each run, and
+    with two or more runs the pair preferences and significance tests.
+
+    ``extra_measures`` are computed even when ``measures`` is None (the
+    defaults); ``keep_rows`` keeps document identities (needed by the
+    degradation report); ``progress(done, total)`` follows the reading.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
     """
-    selection = select_measures(measures, len(run_paths))
-    rankings = load(qrels_path, run_paths, level, depth, jobs, keep_rows=selection.needs_documents)
+    selection = select_measures(measures, len(run_paths), extra=extra_measures)
+    rankings = load(qrels_path, run_paths, level, depth, jobs, progress=progress,
+                    keep_rows=keep_rows or selection.needs_documents)
     rankings.rarity_weight = rarity_weight
     return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options)

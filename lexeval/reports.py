@@ -34,7 +34,7 @@ import numpy as np
 from scipy import stats
 
 from . import significance as sig
-from .preferences import SIGN_PREFERENCES, compute_preferences, run_scores
+from .preferences import SIGN_PREFERENCES, run_scores
 from .rankings import Rankings
 
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
@@ -234,9 +234,10 @@ def degraded(r: Rankings, qrels, fraction: float, rng: np.random.Generator) -> R
     return replace(r, codes=codes, level_counts=level_counts)
 
 
-def degradation(evaluation, data: MeasureMatrices, options: ReportOptions, qrels,
-                recompute: Callable, progress: Callable | None = None) -> list[ReportLine]:
-    """``recompute(rankings)`` returns the evaluation of degraded rankings."""
+def degradation(evaluation, data: MeasureMatrices, options: ReportOptions,
+                progress: Callable | None = None) -> list[ReportLine]:
+    """Re-evaluates the same measures on rankings with labels removed."""
+    qrels = evaluation.rankings.qrels
     rng = np.random.default_rng(options.seed)
     lines = []
     total = len(options.fractions) * options.samples
@@ -245,7 +246,7 @@ def degradation(evaluation, data: MeasureMatrices, options: ReportOptions, qrels
         tie_rates: dict[str, list[float]] = {name: [] for name in data.differences}
         agreements: dict[str, list[float]] = {name: [] for name in data.differences}
         for _ in range(options.samples):
-            sample = matrices(recompute(degraded(evaluation.rankings, qrels, fraction, rng)))
+            sample = matrices(evaluation.reevaluate(degraded(evaluation.rankings, qrels, fraction, rng)))
             for name, full in data.differences.items():
                 d = sample.differences[name]
                 tie_rates[name].append(_percent(d == 0))
@@ -263,14 +264,13 @@ def degradation(evaluation, data: MeasureMatrices, options: ReportOptions, qrels
     return lines
 
 
-def run_reports(evaluation, names: list[str], options: ReportOptions, recompute: Callable,
+def run_reports(evaluation, names: list[str], options: ReportOptions,
                 progress: Callable | None = None) -> list[ReportLine]:
-    """Every requested report, in the order asked. ``progress(label, done,
-    total)`` reports the sampling loops; ``recompute(rankings)`` evaluates
-    degraded rankings with the same measures."""
+    """Every requested report, once each, in the order asked.
+    ``progress(label, done, total)`` follows the sampling loops."""
     data = matrices(evaluation)
     lines: list[ReportLine] = []
-    for name in names:
+    for name in dict.fromkeys(names):
         if name == "ties":
             lines += ties(evaluation, data, options)
         elif name == "agreement":
@@ -281,6 +281,6 @@ def run_reports(evaluation, names: list[str], options: ReportOptions, recompute:
             lines += stability(evaluation, data, options,
                                progress and (lambda done, total: progress("stability", done, total)))
         elif name == "degradation":
-            lines += degradation(evaluation, data, options, evaluation.rankings.qrels, recompute,
+            lines += degradation(evaluation, data, options,
                                  progress and (lambda done, total: progress("degradation", done, total)))
     return lines

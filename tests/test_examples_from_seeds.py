@@ -1,6 +1,5 @@
 """Hand-computed examples from the seeds (seed 001: AP and nDCG tables)."""
 
-import numpy as np
 import pytest
 
 from conftest import run_lines, write
