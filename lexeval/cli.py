@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import sys
 
 import click
@@ -10,7 +9,8 @@ import click
 from . import __version__
 from .errors import InputError, UsageError
 from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
-from .formatting import all_records, significance_markers, write_csv, write_json, write_table, write_text
+from .formatting import (Record, all_records, render, significance_markers, write_report_table,
+                         write_table)
 from .measures import MEASURE_SETS, MEASURES
 from .preferences import PREFERENCE_NAMES
 from .reports import REPORTS, ReportOptions, run_reports
@@ -200,46 +200,33 @@ def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
-    """Runs' and pairs' lines in the chosen format, rendered in full before
-    anything is written (nothing half-written on an error)."""
+    """Runs' and pairs' lines in the chosen format."""
+    note = ""
+    if evaluation.tests is not None:
+        alpha = evaluation.options.alpha
+        note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})"
+                if evaluation.options.baseline else
+                f"▲k ▼j: significantly better than k runs, worse than j (p < {alpha})")
+
+    def draw_table(records, out):
+        write_table(records, out, significance_markers(evaluation), evaluation.run_names, note)
     records = all_records(evaluation, per_query, summary)   # streamed: -q can mean millions
-    buffer = io.StringIO()
-    if output_format == "json":
-        write_json(records, buffer)
-    elif output_format == "csv":
-        write_csv(records, buffer)
-    elif output_format == "table":
-        note = ""
-        if evaluation.tests is not None:
-            alpha = evaluation.options.alpha
-            note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})"
-                    if evaluation.options.baseline else
-                    f"▲k ▼j: significantly better than k runs, worse than j (p < {alpha})")
-        write_table(records, buffer, significance_markers(evaluation), evaluation.run_names, note)
-    else:
-        write_text(records, buffer, with_key=len(evaluation.run_names) > 1)
-    sys.stdout.write(buffer.getvalue())
-    sys.stdout.flush()
+    _emit(render(records, output_format, len(evaluation.run_names) > 1, draw_table))
 
 
 def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
     """Reports as four-column records (report, measure, parameter, value)."""
-    from .formatting import Record, write_report_table
     records = [Record(line.report, line.measure, line.parameter, line.value) for line in lines]
-    buffer = io.StringIO()
-    if output_format == "json":
-        write_json(records, buffer)
-    elif output_format == "csv":
-        write_csv(records, buffer)
-    elif output_format == "table":
-        write_report_table(records, buffer)
-    else:
-        write_text(records, buffer, with_key=True)
+    text = render(records, output_format, True, write_report_table)
     if plot_dir:
         from .plots import write_plots
         for path in write_plots(lines, plot_dir):
             click.echo(f"lexeval: wrote {path}", err=True)
-    sys.stdout.write(buffer.getvalue())
+    _emit(text)
+
+
+def _emit(text: str) -> None:
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 

@@ -7,6 +7,7 @@ renderers write records as trec_eval text, JSON lines, CSV, or a rich table.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from typing import Iterable, Iterator, NamedTuple
@@ -250,3 +251,19 @@ def write_report_table(records: Iterable[Record], out) -> None:
         skipped = [measure for measure in rows if measure not in compact]
         if skipped:
             console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")
+
+
+def render(records: Iterable[Record], output_format: str, with_key: bool, draw_table) -> str:
+    """All records as one string in ``output_format`` (text, json, csv or
+    table); ``draw_table(records, out)`` draws the table. Rendered whole so
+    that nothing is half-written if anything fails."""
+    buffer = io.StringIO()
+    if output_format == "json":
+        write_json(records, buffer)
+    elif output_format == "csv":
+        write_csv(records, buffer)
+    elif output_format == "table":
+        draw_table(records, buffer)
+    else:
+        write_text(records, buffer, with_key)
+    return buffer.getvalue()
