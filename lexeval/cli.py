@@ -7,7 +7,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import InputError, UsageError
+from .errors import InputError, OutputError, UsageError
 from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
 from .formatting import (Record, all_records, render, significance_markers, write_report_table,
                          write_table)
@@ -82,6 +82,33 @@ def _progress_reporter():
     return report, lambda: progress.stop()
 
 
+class Real(click.ParamType):
+    """A real number in [low, high] (either end may be open-ended); NaN is
+    refused, since every comparison with it is false and would silently
+    turn a check off."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except ValueError:
+                self.fail(f"'{value}' is not a number", param, ctx)
+        import math
+        if math.isnan(number) or (self.low is not None and number < self.low) or \
+                (self.high is not None and number > self.high):
+            low = "-inf" if self.low is None else f"{self.low:g}"
+            high = "inf" if self.high is None else f"{self.high:g}"
+            self.fail(f"{value} is not in [{low}, {high}]", param, ctx)
+        return number
+
+
 def _fractions(_ctx, _param, value):
     try:
         fractions = tuple(float(part) for part in value.split(","))
@@ -119,7 +146,7 @@ def _fractions(_ctx, _param, value):
               help="Random seed of --test randomization and of the reports' sampling.")
 @click.option("--correction", type=click.Choice(["none", "holm", "bonferroni"]), default="none",
               show_default=True, help="Adjust each measure's p-values over all pairs printed.")
-@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+@click.option("--alpha", type=Real(0, 1), default=0.05, show_default=True,
               help="Significance level for the gate and the table's markers.")
 @click.option("--hsd", is_flag=True,
               help="Also Tukey HSD p-values (<measure>_hsd_p), two-way ANOVA over runs and queries.")
@@ -128,7 +155,7 @@ def _fractions(_ctx, _param, value):
 @click.option("--gate", "gates", multiple=True, metavar="MEASURE",
               help="With --baseline: exit 1 if a run is significantly worse than the baseline "
                    "on MEASURE (repeatable, e.g. --gate map --gate LP).")
-@click.option("--gate-margin", type=click.FloatRange(min=0), default=0.0, show_default=True,
+@click.option("--gate-margin", type=Real(0, None), default=0.0, show_default=True,
               metavar="D", help="Tolerate drops smaller than D on gate measures.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
               help="Print an analysis instead of the measures (repeatable): ties, agreement, "
@@ -143,9 +170,9 @@ def _fractions(_ctx, _param, value):
               help="Random label removals per fraction, for the degradation report.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
-@click.option("--rarity-weight", type=float, default=0.5, show_default=True, metavar="W",
+@click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
               help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
-@click.option("--jobs", type=int, default=None, metavar="N",
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=_list_measures, help="List every measure with its defaults and exit.")
@@ -195,8 +222,9 @@ def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
     if plot_dir and not reports:
         raise UsageError("--plot draws the reports' figures: add --report")
     if plot_dir:
-        from .plots import check_matplotlib
+        from .plots import check_matplotlib, make_directory
         check_matplotlib()
+        make_directory(plot_dir)
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
@@ -226,8 +254,17 @@ def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
 
 
 def _emit(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Write to stdout; a full disk or a closed stdout is an OutputError."""
+    out = sys.stdout
+    if out is None:
+        raise OutputError("standard output is closed; nothing can be printed")
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
 class GateFailed(Exception):
@@ -236,9 +273,13 @@ class GateFailed(Exception):
 
 def main(argv=None) -> None:
     """Entry point: run the command, turning input errors into exit 2."""
+    # identifiers that are not UTF-8 are held as surrogates: print their bytes
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape" if stream is sys.stdout else "backslashreplace")
     try:
         command.main(args=argv, prog_name="lexeval", standalone_mode=False)
-    except (InputError, UsageError) as error:
+    except (InputError, UsageError, OutputError) as error:
         click.echo(f"lexeval: error: {error}", err=True)
         sys.exit(2)
     except GateFailed:
@@ -251,6 +292,12 @@ def main(argv=None) -> None:
         error.show()
         sys.exit(error.exit_code)
     except BrokenPipeError:
-        sys.stderr.close()  # output piped into head: not an error
+        # output piped into head: not an error. Point stdout at /dev/null so
+        # that the interpreter's final flush does not complain either.
+        import os
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
         sys.exit(0)
     sys.exit(0)

@@ -21,3 +21,9 @@ class UsageError(Exception):
     """A bad option value or measure name (exit 2)."""
 
     exit_status = 2
+
+
+class OutputError(Exception):
+    """The output could not be written (full disk, closed stdout): exit 2."""
+
+    exit_status = 2

@@ -10,6 +10,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
 from .preferences import SIGN_PREFERENCES, Preferences, compute_preferences, rank_runs, run_pairs, run_scores
 from .rankings import Rankings, build_rankings
+from .strings import shown
 
 DEFAULT_SET = "official"
 
@@ -100,16 +102,68 @@ def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1
 # ---------------------------------------------------------------- reading
 
 
-def _check_names(paths: list[str]) -> None:
+def check_paths(paths: list[str]) -> None:
+    """Each file once, each run name once, standard input at most once."""
     if sum(path == "-" for path in paths) > 1:
         raise UsageError("standard input ('-') can be read only once")
-    seen: dict[str, str] = {}
-    for path in dict.fromkeys(paths):
+    files: dict[tuple[int, int], str] = {}
+    names: dict[str, str] = {}
+    for path in paths:
+        if path != "-":
+            try:
+                status = os.stat(path)
+            except OSError:
+                status = None                       # reading it will say what is wrong
+            if status is not None:
+                identity = (status.st_dev, status.st_ino)
+                if identity in files:
+                    raise InputError(path, f"the same file is given twice (also as {files[identity]})")
+                files[identity] = path
         name = run_name(path)
-        if name in seen:
-            raise InputError(path, f"two runs named '{name}' (also {seen[name]}); "
+        if name in names:
+            raise InputError(path, f"two runs named '{name}' (also {names[name]}); "
                                    "rename one file, run names come from file names")
-        seen[name] = path
+        names[name] = path
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _quoted(qid: str) -> str:
+    """A qid for a message: quoted, bytes that are not UTF-8 as \\xNN."""
+    text = shown(qid.encode("utf-8", "surrogateescape"))
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> list[str]:
+    """What each run's queries left out, one line per run at most, and which
+    compared queries no run has: the silent drops a user should know of."""
+    notes = []
+    for run in runs:
+        parts = []
+        missing = np.flatnonzero(~run.present)
+        if not run.present.any():
+            parts.append(f"none of its queries is in the qrels (first: {_quoted(run.unknown_qids[0])}): "
+                         "it scores 0")
+        else:
+            if run.num_unknown:
+                parts.append(f"{_count(run.num_unknown, 'query', 'queries')} not in the qrels, ignored "
+                             f"(first: {_quoted(run.unknown_qids[0])})")
+            if len(missing):
+                parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
+                             f"(first: {_quoted(qrels.qids[missing[0]])}): left out of its averages "
+                             "(-c counts them), empty rankings in comparisons")
+        if parts:
+            notes.append(f"{run.path}: warning: " + "; ".join(parts))
+    if len(runs) > 1:
+        nobody = ~np.any([run.present for run in runs], axis=0)
+        relevant = np.flatnonzero(nobody & (qrels.num_relevant(level) > 0)).tolist()
+        if relevant:
+            notes.append(f"note: {_count(len(relevant), 'qrels query', 'qrels queries')} with relevant "
+                         f"documents in none of the runs (first: {_quoted(qrels.qids[relevant[0]])}): every "
+                         "run ties there in comparisons")
+    return notes
 
 
 _WORKER_QRELS: Qrels | None = None
@@ -166,21 +220,39 @@ class Column:
 
 @dataclass
 class Evaluation:
-    """Per-run measure values for every run and evaluated query.
+    """Per-run measure values for every run and qrels query, and the
+    comparisons between runs.
 
-    ``included[r, q]`` says whether query q counts for run r (the run has it,
-    or -c asked for every query), as trec_eval decides per run.
+    ``included[r, q]`` says whether query q counts in run r's averages (the
+    run has it, or -c asked for every query), as trec_eval decides per run.
+    ``compared[q]`` says whether query q takes part in comparisons (it has a
+    relevant document; elsewhere every run ties). Preferences, tests and
+    reports see only compared queries (``comparison``).
     """
 
     rankings: Rankings
     columns: list[Column]
     included: np.ndarray          # (R, Q) bool
-    preferences: Preferences | None = None   # pair preferences, every evaluated query
+    compared: np.ndarray          # (Q,) bool
+    preferences: Preferences | None = None   # (P, compared queries) pair preferences
     pairs: np.ndarray | None = None          # (P, 2) pairs printed and tested, command-line order
     tests: "PairTests | None" = None
     options: "SignificanceOptions | None" = None
     requests: list = field(default_factory=list)   # the measure requests computed
     complete: bool = False
+
+    @cached_property
+    def comparison(self) -> Rankings:
+        """The rankings over the compared queries only."""
+        return self.rankings.restrict(self.compared)
+
+    @property
+    def compared_qids(self) -> list[str]:
+        return self.comparison.qids
+
+    def compared_values(self, column: "Column") -> np.ndarray:
+        """(R, compared queries) a column's values where runs are compared."""
+        return column.values[:, self.compared]
 
     @property
     def run_names(self) -> list[str]:
@@ -209,7 +281,11 @@ class Evaluation:
         if kind == m.SUMMARY_COUNT:
             return count
         values = np.where(self.included, column.values, 0)
-        if kind == m.SUMMARY_SUM:
+        if kind == m.SUMMARY_NUM_REL and self.complete:
+            # trec_eval's -c summary counts every judgement above grade 0,
+            # whatever -l says (m_num_rel.c); its per-query lines follow -l
+            return np.full(len(count), int(self.rankings.level_counts[:, 1:].sum()))
+        if kind in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL):
             return values.sum(axis=1)
         if kind == m.SUMMARY_GEOMETRIC:
             logs = np.where(self.included, m.geometric_mean_log(column.values), 0.0)
@@ -301,7 +377,7 @@ def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: Signi
     for column in evaluation.columns:
         if not testable(column):
             continue
-        values = column.values.astype(np.float64)
+        values = evaluation.compared_values(column).astype(np.float64)
         gaps = values[first] - values[second]
         difference[column.name] = gaps.mean(axis=1) if gaps.shape[1] else np.zeros(len(pairs))
         if options.test == "randomization":
@@ -363,11 +439,11 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
     """Compute per-run measures and, with 2+ runs, pair preferences and tests."""
     options = options or SignificanceOptions()
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
-    preferences = None
+    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included,
+                            compared=rankings.num_rel_per_query > 0, options=options,
+                            requests=list(requests), complete=complete)
     if preference_names and rankings.num_runs > 1:
-        preferences = compute_preferences(rankings, preference_names)
-    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included, preferences,
-                            options=options, requests=list(requests), complete=complete)
+        evaluation.preferences = compute_preferences(evaluation.comparison, preference_names)
     if rankings.num_runs > 1:
         evaluation.pairs = selected_pairs(rankings.run_names, options.baseline)
         if options.test != "none":
@@ -378,21 +454,19 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
 def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
          jobs: int | None = None, progress=None, warn=None, keep_rows: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
-    ``keep_rows`` keeps document identities (for the rareness measures)."""
+    ``keep_rows`` keeps document identities (for the rareness measures);
+    ``warn(text)`` receives the notes on dropped queries (default: stderr)."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
-    _check_names(run_paths + ([qrels_path] if qrels_path == "-" else []))
+    if level < 0:
+        raise UsageError("-l (relevance level) must be 0 or more")
+    check_paths(run_paths + ([qrels_path] if qrels_path == "-" else []))
     qrels = read_qrels(qrels_path)
-    if not (qrels.num_relevant(level) > 0).any():
-        raise InputError(qrels_path, f"no query has a document with grade >= {level} "
-                                     "(nothing to evaluate; see -l)")
     runs = read_runs(run_paths, qrels, depth, jobs, progress, keep_rows)
     rankings = build_rankings(qrels, runs, level)
-    for index, run in enumerate(runs):
-        if not rankings.present[index].any():
-            message = (f"{run.path}: warning: none of the run's queries has relevant documents "
-                       f"in {qrels_path}; it scores 0")
-            (warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr)))(message)
+    warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
+    for note in coverage_notes(qrels, runs, level):
+        warn(note)
     return rankings
 
 

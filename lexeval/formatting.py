@@ -85,7 +85,7 @@ def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iter
     losses and ties for LP and LR) and p-values, then every metric's p."""
     if evaluation.pairs is None:
         return
-    names, qids = evaluation.run_names, evaluation.qids
+    names, qids = evaluation.run_names, evaluation.compared_qids
     preferences = evaluation.preferences
     tests = evaluation.tests
     rows = {pair: row for row, pair in enumerate(preferences.pairs)} if preferences else {}

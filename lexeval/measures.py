@@ -466,13 +466,19 @@ def _powers(base: float, count: int) -> np.ndarray:
     return np.cumprod(np.concatenate(([1.0], np.full(count, base))))
 
 
-def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
-    """rbp: (1 - p) * sum of gain * p^(rank - 1); p = 0.9 unless ``p=..``.
-    Gains outside [0, 1] are rescaled to it (per query, over its grades)."""
+def _persistence(pairs) -> float:
+    """rbp's p: the last ``p=value`` parameter, 0.9 without one (trec_eval)."""
     persistence = 0.9
     for name, value in pairs:
         if name == "p":
             persistence = float(value)
+    return persistence
+
+
+def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
+    """rbp: (1 - p) * sum of gain * p^(rank - 1); p = 0.9 unless ``p=..``.
+    Gains outside [0, 1] are rescaled to it (per query, over its grades)."""
+    persistence = _persistence(pairs)
     gains = Gains(pairs)
     num_grades = r.level_counts.shape[1]
     grade_gain = gains.of_grades(num_grades)
@@ -500,10 +506,10 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     return (1.0 - persistence) * total
 
 
-def rbp_residual(r: Rankings, _=()) -> np.ndarray:
-    """rbp_resid: how much rbp could still rise if unjudged documents were
-    relevant (and the ranking continued), p = 0.9."""
-    persistence = 0.9
+def rbp_residual(r: Rankings, pairs=()) -> np.ndarray:
+    """rbp_resid: how much rbp could still rise if the unjudged documents
+    had the highest gain; persistence p = 0.9 unless ``p=..``."""
+    persistence = _persistence(pairs)
     power = _powers(persistence, int(r.lengths.max(initial=0)))
     _, segment, rank = r.locate(r.unjudged)
     total = np.bincount(segment, weights=power[rank - 1], minlength=r.num_segments)
@@ -567,6 +573,7 @@ def rare_average_precision(r: Rankings, _=()) -> np.ndarray:
 
 SUMMARY_MEAN = "mean"
 SUMMARY_SUM = "sum"
+SUMMARY_NUM_REL = "num_rel"      # sum; with -c, trec_eval counts every judgement above 0
 SUMMARY_GEOMETRIC = "geometric"
 SUMMARY_COUNT = "count"
 SUMMARY_RUNID = "runid"
@@ -609,7 +616,7 @@ MEASURES: tuple[Measure, ...] = (
     _row("num_q", None, summary=SUMMARY_COUNT, per_query=False, integer=True,
          help="Number of queries evaluated."),
     _row("num_ret", num_ret, summary=SUMMARY_SUM, integer=True),
-    _row("num_rel", num_rel, summary=SUMMARY_SUM, integer=True),
+    _row("num_rel", num_rel, summary=SUMMARY_NUM_REL, integer=True),
     _row("num_rel_ret", num_rel_ret, summary=SUMMARY_SUM, integer=True),
     _row("map", average_precision),
     _row("gm_map", average_precision, summary=SUMMARY_GEOMETRIC, per_query=False,
@@ -645,7 +652,7 @@ MEASURES: tuple[Measure, ...] = (
     _row("set_F", set_f, params=VALUES, defaults=(1.0,)),
     _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, integer=True),
     _row("rbp", rank_biased_precision, params=GAINS),
-    _row("rbp_resid", rbp_residual),
+    _row("rbp_resid", rbp_residual, params=GAINS),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # measures from the seeds that trec_eval lacks
     _row("tse", total_search_efficiency),

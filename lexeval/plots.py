@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from .errors import UsageError
+from .errors import OutputError, UsageError
 
 INSTALL_HINT = "--plot needs matplotlib: pip install 'lexeval[plot]' (or pip install matplotlib)"
 
@@ -15,6 +15,16 @@ def check_matplotlib() -> None:
         import matplotlib  # noqa: F401
     except ImportError:
         raise UsageError(INSTALL_HINT) from None
+
+
+def make_directory(directory: str) -> None:
+    """Create the --plot directory now, before any work, or say why not."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--plot: cannot create the directory '{directory}': {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"--plot: cannot write into the directory '{directory}'")
 
 
 def write_plots(lines, directory: str) -> list[str]:
@@ -30,7 +40,7 @@ def write_plots(lines, directory: str) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    os.makedirs(directory, exist_ok=True)
+    make_directory(directory)
     written: list[str] = []
     series: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     for line in lines:
@@ -39,7 +49,10 @@ def write_plots(lines, directory: str) -> list[str]:
     def save(figure, name):
         for suffix in ("png", "svg"):
             path = os.path.join(directory, f"{name}.{suffix}")
-            figure.savefig(path, dpi=150, bbox_inches="tight")
+            try:
+                figure.savefig(path, dpi=150, bbox_inches="tight")
+            except OSError as exc:
+                raise OutputError(f"--plot: cannot write {path}: {exc.strerror or exc}") from None
             written.append(path)
         plt.close(figure)
 

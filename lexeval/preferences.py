@@ -215,8 +215,9 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
     """LP, rrLP, LR and/or rrLR for every pair of runs and every query."""
     runs, queries = r.num_runs, r.num_queries
     pairs = run_pairs(runs)
-    if not pairs or not names:
-        return Preferences(pairs, {name: np.zeros((len(pairs), queries)) for name in names})
+    if not pairs or not names or queries == 0:
+        return Preferences(pairs, {name: np.zeros((len(pairs), queries)) for name in names},
+                           {name: np.zeros((len(pairs), queries), dtype=np.int64) for name in ("LP", "LR")})
     values: dict[str, np.ndarray] = {}
     levels: dict[str, np.ndarray] = {}
     pad = int(r.lengths.max(initial=0)) + 1                  # worse than any rank

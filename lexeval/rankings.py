@@ -11,7 +11,7 @@ loops), never "global cumsum minus offset", so printed digits match.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -55,6 +55,17 @@ class Rankings:
     def as_matrix(self, per_segment: np.ndarray) -> np.ndarray:
         """(S, ...) values as (R, Q, ...)."""
         return per_segment.reshape((self.num_runs, self.num_queries) + per_segment.shape[1:])
+
+    def restrict(self, keep: np.ndarray) -> "Rankings":
+        """The same runs over the queries where ``keep`` (Q,) holds."""
+        if keep.all():
+            return self
+        segment_kept = np.tile(keep, self.num_runs)
+        document_kept = np.repeat(segment_kept, self.lengths)
+        return replace(self, qids=[qid for qid, k in zip(self.qids, keep.tolist()) if k],
+                       codes=self.codes[document_kept], lengths=self.lengths[segment_kept],
+                       present=self.present[:, keep], level_counts=self.level_counts[keep],
+                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[document_kept])
 
     # ------------------------------------------------------------ per segment
     @cached_property
@@ -237,31 +248,19 @@ def suffix_max(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
 
 
 def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Rankings:
-    """Assemble parsed runs into one Rankings over the evaluated queries.
-
-    Evaluated queries are the qrels queries with at least one document at or
-    above ``level``. Queries a run lacks become empty rankings (the
-    ``present`` mask records which).
-    """
-    evaluated = qrels.num_relevant(level) > 0
-    keep_query = np.flatnonzero(evaluated)
-    code_parts, key_parts, length_parts, present_rows = [], [], [], []
-    for run in runs:
-        keep = np.repeat(evaluated, run.counts)
-        code_parts.append(run.codes[keep] if not keep.all() else run.codes)
-        if run.qrels_rows is not None:
-            key_parts.append(run.qrels_rows[keep])
-        length_parts.append(run.counts[keep_query])
-        present_rows.append(run.present[keep_query])
+    """Assemble parsed runs into one Rankings over every qrels query (as
+    trec_eval evaluates them, those with no relevant document included).
+    Queries a run lacks become empty rankings (``present`` says which)."""
     return Rankings(
-        qids=[qrels.qids[q] for q in keep_query],
+        qids=list(qrels.qids),
         run_names=[run.name for run in runs],
         run_tags=[run.tag for run in runs],
         level=level,
-        codes=np.concatenate(code_parts) if code_parts else np.zeros(0, np.int16),
-        lengths=np.concatenate(length_parts).astype(np.int64) if length_parts else np.zeros(0, np.int64),
-        present=np.array(present_rows, dtype=bool).reshape(len(runs), len(keep_query)),
-        level_counts=qrels.level_counts[keep_query],
-        qrels_rows=np.concatenate(key_parts) if len(key_parts) == len(runs) and runs else None,
+        codes=np.concatenate([run.codes for run in runs]) if runs else np.zeros(0, np.int16),
+        lengths=np.concatenate([run.counts for run in runs]).astype(np.int64) if runs else np.zeros(0, np.int64),
+        present=np.array([run.present for run in runs], dtype=bool).reshape(len(runs), len(qrels.qids)),
+        level_counts=qrels.level_counts,
+        qrels_rows=np.concatenate([run.qrels_rows for run in runs])
+        if runs and all(run.qrels_rows is not None for run in runs) else None,
         qrels=qrels,
     )

@@ -80,7 +80,7 @@ def matrices(evaluation) -> MeasureMatrices:
     out = MeasureMatrices(pairs)
     for column in evaluation.columns:
         if testable(column):
-            values = column.values.astype(np.float64)
+            values = evaluation.compared_values(column).astype(np.float64)
             out.differences[column.name] = values[pairs[:, 0]] - values[pairs[:, 1]]
             out.scores[column.name] = values
             out.is_sign[column.name] = False
@@ -102,7 +102,7 @@ def ties(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[Repo
     lines = [ReportLine("ties", name, "all", _percent(d == 0)) for name, d in data.differences.items()]
     if evaluation.preferences is not None and "LP" in evaluation.preferences.values:
         lines += [ReportLine("ties", "LP_level", str(level), value)
-                  for level, value in level_ties(evaluation.rankings)]
+                  for level, value in level_ties(evaluation.comparison)]
         decided = evaluation.preferences.levels["LP"]
         decided = decided[decided > 0]
         if decided.size:
@@ -238,6 +238,7 @@ def degradation(evaluation, data: MeasureMatrices, options: ReportOptions,
                 progress: Callable | None = None) -> list[ReportLine]:
     """Re-evaluates the same measures on rankings with labels removed."""
     qrels = evaluation.rankings.qrels
+    compared_rankings = evaluation.comparison
     rng = np.random.default_rng(options.seed)
     lines = []
     total = len(options.fractions) * options.samples
@@ -246,7 +247,7 @@ def degradation(evaluation, data: MeasureMatrices, options: ReportOptions,
         tie_rates: dict[str, list[float]] = {name: [] for name in data.differences}
         agreements: dict[str, list[float]] = {name: [] for name in data.differences}
         for _ in range(options.samples):
-            sample = matrices(evaluation.reevaluate(degraded(evaluation.rankings, qrels, fraction, rng)))
+            sample = matrices(evaluation.reevaluate(degraded(compared_rankings, qrels, fraction, rng)))
             for name, full in data.differences.items():
                 d = sample.differences[name]
                 tie_rates[name].append(_percent(d == 0))

@@ -5,8 +5,11 @@ import math
 
 
 def ranked(docs_scores):
-    """Documents in trec_eval order: score descending, docno descending."""
-    return [doc for doc, _ in sorted(docs_scores, key=lambda ds: (-ds[1], [-b for b in ds[0].encode()] + [0]))]
+    """Documents in trec_eval order: score descending, docno descending
+    (byte-wise; docnos may be str or bytes)."""
+    def as_bytes(doc):
+        return doc if isinstance(doc, bytes) else doc.encode()
+    return [doc for doc, _ in sorted(docs_scores, key=lambda ds: (-ds[1], [-b for b in as_bytes(ds[0])] + [0]))]
 
 
 def relevant_flags(ranking, judgements, level=1):

@@ -45,3 +45,46 @@ def test_unsorted_and_sorted_copies_agree(tmp_path):
     a = run_cli(["-m", "all_trec", "-q", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"])
     b = run_cli(["-m", "all_trec", "-q", CONFORMANCE / "qrels.test", ordered])
     assert a.out == b.out
+
+
+def test_complete_num_rel_summary_counts_every_positive_grade():
+    """With -c, trec_eval's num_rel summary counts every judgement above 0
+    whatever -l says (m_num_rel.c); per-query lines follow -l."""
+    args = ["-c", "-q", "-l2", "-m", "num_rel", CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test"]
+    lines = run_cli(args).lines()
+    grades = [int(line.split()[3]) for line in (CONFORMANCE / "qrels.rel_level").read_text().splitlines()]
+    assert lines == ["num_rel               \t301\t12", "num_rel               \t302\t77",
+                     "num_rel               \t303\t8", f"num_rel               \tall\t{sum(g > 0 for g in grades)}"]
+    assert lines[-1].endswith("\t559")
+    plain = run_cli(["-q", "-l2", "-m", "num_rel", CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test"])
+    assert plain.lines()[-1] == "num_rel               \tall\t97"      # as out.test.aql
+
+
+def _rbp_residual(codes, p):
+    """trec_eval's m_rbp_resid.c loop, written plainly."""
+    total, power, unjudged = 0.0, 1.0, 0
+    for code in codes:
+        if code < 0:
+            unjudged += 1
+            total += power
+        power *= p
+    return power + (1 - p) * total if unjudged else 0.0
+
+
+def test_rbp_resid_takes_trec_evals_p_parameter():
+    import reference as ref
+    qrels, run = {}, {}
+    for line in (CONFORMANCE / "qrels.test").read_text().splitlines():
+        qid, _, docno, grade = line.split()
+        qrels.setdefault(qid, {})[docno] = int(grade)
+    for line in (CONFORMANCE / "results.test").read_text().splitlines():
+        qid, _, docno, _, score, _ = line.split()
+        run.setdefault(qid, []).append((docno, float(score)))
+    result = run_cli(["-q", "-m", "rbp_resid.p=0.8", "-m", "rbp_resid",
+                      CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"])
+    values = {line.split("\t")[1]: float(line.split("\t")[2]) for line in result.lines()}
+    assert list(dict.fromkeys(line.split("\t")[0].strip() for line in result.lines())) == ["rbp_resid_p=0.8"]
+    for qid, docs in run.items():
+        codes = [qrels[qid].get(doc, -1) for doc in ref.ranked(docs)]
+        assert values[qid] == pytest.approx(_rbp_residual(codes, 0.8), abs=5e-5)
+    assert any(values[qid] > 0 for qid in run)

@@ -26,7 +26,11 @@ def assert_input_error(result, where, message):
 @pytest.mark.parametrize("bad_line,message", [
     ("1 Q0 x 3", "expected 6 columns, found 4"),
     ("1 Q0 x 3 high t", "score 'high' is not a number"),
+    ("1 Q0 x 3 1_0 t", "score '1_0' is not a number"),
+    ("1 Q0 x 3 1e t", "score '1e' is not a number"),
+    ("1 Q0 x 3 NA t", "score 'NA' is not a number"),
     ("1 Q0 x 3 nan t", "score is NaN"),
+    ("1 Q0 x 3 -NaN t", "score is NaN"),
     ("1 Q0 a 3 0.5 t", "document 'a' appears twice for query '1' (first on line 1)"),
 ])
 def test_bad_run_line_names_file_and_line(tmp_path, bad_line, message):
@@ -37,9 +41,10 @@ def test_bad_run_line_names_file_and_line(tmp_path, bad_line, message):
 
 
 @pytest.mark.parametrize("bad_line,message", [
-    ("1 0 x", "expected 4 columns (qid iter docno grade), found 3"),
-    ("1 0 x 1 extra", "expected 4 columns (qid iter docno grade), found 5"),
+    ("1 0 x", "expected 4 columns, found 3 (qid iter docno grade)"),
+    ("1 0 x 1 extra", "expected 4 columns, found 5 (qid iter docno grade)"),
     ("1 0 x 1.5", "grade '1.5' is not an integer"),
+    ("1 0 x 1_0", "grade '1_0' is not an integer"),
     ("1 0 x high", "grade 'high' is not an integer"),
     ("1 0 a 0", "document 'a' is judged twice for query '1' (first on line 1)"),
 ])
@@ -134,3 +139,129 @@ def test_click_usage_errors_exit_2(files):
     assert result.code == 2 and result.out == ""
     result = run_cli(["--format", "xml", qrels, qrels])
     assert result.code == 2
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_cr_only_line_endings_are_named(tmp_path, which):
+    qrels = write(tmp_path / "qrels", QRELS)
+    run = write(tmp_path / "run", RUN)
+    target = qrels if which == "qrels" else run
+    target.write_bytes(target.read_bytes().replace(b"\n", b"\r"))
+    result = run_cli([qrels, run])
+    assert_input_error(result, f"{target}:1", "carriage return inside the line (CR-only line endings?")
+
+
+def test_crlf_line_endings_are_fine(tmp_path):
+    qrels = write(tmp_path / "qrels", QRELS)
+    run = write(tmp_path / "run", RUN)
+    plain = run_cli(["-m", "map", qrels, run])
+    for path in (qrels, run):
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert run_cli(["-m", "map", qrels, run]).out == plain.out
+
+
+def test_nul_byte_in_qrels_is_named(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"1 0 a 1\n1 0 b\x00 0\n")
+    run = write(tmp_path / "run", RUN)
+    assert_input_error(run_cli([qrels, run]), f"{qrels}:2", "NUL byte")
+
+
+def test_same_file_given_twice(files, tmp_path):
+    qrels, run = files
+    result = run_cli([qrels, run, run])
+    assert result.code == 2 and result.out == ""
+    assert "the same file is given twice" in result.err
+    link = tmp_path / "sub" / "other-name"
+    link.parent.mkdir()
+    link.symlink_to(run)
+    result = run_cli([qrels, run, link])
+    assert result.code == 2 and "the same file is given twice" in result.err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--alpha", "nan"], "'--alpha': nan is not in [0, 1]"),
+    (["--alpha", "1.5"], "'--alpha': 1.5 is not in [0, 1]"),
+    (["--gate-margin", "nan"], "'--gate-margin': nan is not in [0, inf]"),
+    (["--gate-margin", "-0.1"], "'--gate-margin': -0.1 is not in [0, inf]"),
+    (["--rarity-weight", "1.5"], "'--rarity-weight': 1.5 is not in [0, 1]"),
+    (["--rarity-weight", "-1"], "'--rarity-weight': -1 is not in [0, 1]"),
+    (["--rarity-weight", "nan"], "'--rarity-weight': nan is not in [0, 1]"),
+    (["--jobs", "0"], "'--jobs': 0 is not in the range x>=1"),
+])
+def test_options_that_would_disable_a_check_are_refused(files, args, message):
+    qrels, run = files
+    result = run_cli(args + [qrels, run])
+    assert result.code == 2 and result.out == ""
+    assert message in result.err
+
+
+def test_negative_relevance_level_is_a_usage_error(files):
+    qrels, run = files
+    result = run_cli(["-l", "-1", qrels, run])
+    assert result.code == 2 and result.out == ""
+    assert "-l (relevance level) must be 0 or more" in result.err
+
+
+def test_dropped_queries_are_said_once_per_run(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 a 1\n2 0 b 1\n3 0 c 1\n")
+    padded = write(tmp_path / "padded", "01 Q0 a 1 1.0 t\n02 Q0 b 1 1.0 t\n1 Q0 a 1 1.0 t\n")
+    full = write(tmp_path / "full", "1 Q0 a 1 1.0 t\n2 Q0 b 1 1.0 t\n")
+    result = run_cli(["-m", "map", qrels, padded, full])
+    assert result.code == 0
+    lines = result.err.splitlines()
+    assert lines[0] == (f"lexeval: {padded}: warning: 2 queries not in the qrels, ignored (first: \"01\"); "
+                        "lacks 2 of the 3 qrels queries (first: \"2\"): left out of its averages "
+                        "(-c counts them), empty rankings in comparisons")
+    assert lines[1].startswith(f"lexeval: {full}: warning: lacks 1 of the 3 qrels queries (first: \"3\")")
+    assert lines[2] == ("lexeval: note: 1 qrels query with relevant documents in none of the runs "
+                        "(first: \"3\"): every run ties there in comparisons")
+    assert len(lines) == 3
+
+
+def test_output_to_a_full_disk_is_an_error(files):
+    import os
+    import subprocess
+    import sys
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    qrels, run = files
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "lexeval", str(qrels), str(run)], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2
+    assert done.stderr == "lexeval: error: cannot write the output: No space left on device\n"
+
+
+def test_closed_stdout_is_an_error(files):
+    import subprocess
+    import sys
+    qrels, run = files
+    done = subprocess.run([sys.executable, "-m", "lexeval", str(qrels), str(run)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: __import__("os").close(1))
+    assert done.returncode == 2
+    assert "lexeval: error: standard output is closed" in done.stderr
+
+
+def test_output_into_a_closed_pipe_is_quiet():
+    """lexeval -q ... | head -1: stdout closes early; no traceback, exit 0."""
+    import subprocess
+    import sys
+    from conftest import EXAMPLES
+    cranfield = EXAMPLES / "cranfield"
+    pipeline = (f"{sys.executable} -m lexeval -q {cranfield / 'qrels.txt.gz'} {cranfield / 'runs' / 'bm25l.gz'} "
+                f"{cranfield / 'runs' / 'lsi200.gz'} 2>&1 | head -1; exit ${{PIPESTATUS[0]}}")
+    done = subprocess.run(["bash", "-c", pipeline], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert done.stdout == "bm25l\tnum_ret               \t1\t100\n"
+
+
+def test_plot_into_a_directory_that_cannot_be_made(files, tmp_path):
+    pytest.importorskip("matplotlib")
+    qrels, run = files
+    blocker = write(tmp_path / "a-file", "not a directory\n")
+    other = write(tmp_path / "run2", RUN)
+    result = run_cli(["--report", "ties", "--plot", blocker / "figures", qrels, run, other])
+    assert result.code == 2 and result.out == ""
+    assert f"lexeval: error: --plot: cannot create the directory '{blocker / 'figures'}'" in result.err

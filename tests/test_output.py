@@ -40,10 +40,19 @@ def test_several_runs_gain_a_key_column_in_command_line_order(files):
     assert result.lines()[-1] == f"runB:runA\tmap_p                 \tall\t{p:6.4f}"
 
 
-def test_query_without_relevant_documents_is_not_evaluated(files):
-    qrels, run_a, _ = files
-    result = run_cli(["-q", "-m", "num_rel", qrels, run_a])
-    assert [line.split("\t")[1] for line in result.lines()] == ["1", "2", "all"]
+def test_query_without_relevant_documents_is_evaluated_but_not_compared(files):
+    """trec_eval evaluates a qrels query with no relevant document (num_q
+    counts it); comparisons leave it out, since every run ties there."""
+    qrels, run_a, run_b = files
+    (qrels.parent / "runD").write_text(RUN_A + "3 Q0 e 1 1.0 A\n3 Q0 y 2 0.5 A\n")
+    single = run_cli(["-q", "-m", "num_rel", "-m", "num_ret", "-m", "map", "-m", "num_q", qrels, qrels.parent / "runD"])
+    assert "num_ret               \t3\t2" in single.lines()
+    assert "map                   \t3\t0.0000" in single.lines()
+    assert "num_q                 \tall\t3" in single.lines()
+    assert "map                   \tall\t0.2778" in single.lines()          # (5/6 + 0 + 0) / 3
+    pair = run_cli(["-q", "-m", "map", "-m", "LP", qrels, run_b, qrels.parent / "runD"])
+    lp_queries = [line.split("\t")[2] for line in pair.lines() if line.split("\t")[1].strip() == "LP"]
+    assert lp_queries == ["1", "2", "all"]
 
 
 def test_complete_gives_missing_queries_their_own_lines(files):
@@ -53,7 +62,8 @@ def test_complete_gives_missing_queries_their_own_lines(files):
     assert [line.split("\t")[1] for line in plain.lines()] == ["1", "all", "all"]
     complete = run_cli(["-q", "-c", "-m", "map", "-m", "num_q", qrels, qrels.parent / "runC"])
     assert complete.lines() == ["map                   \t1\t0.5000", "map                   \t2\t0.0000",
-                                "num_q                 \tall\t2", "map                   \tall\t0.2500"]
+                                "map                   \t3\t0.0000",
+                                "num_q                 \tall\t3", "map                   \tall\t0.1667"]
 
 
 def test_no_summary(files):

@@ -43,3 +43,28 @@ def test_per_query_values_equal_pytrec_eval(run):
         np.testing.assert_allclose(column.values[0], want, rtol=0, atol=1e-9, err_msg=column.name)
         compared += 1
     assert compared == 78        # every output column of the measures above
+
+
+@pytest.mark.parametrize("level", [2, 4])
+def test_queries_without_relevant_documents_as_trec_eval(level):
+    """At -l 4, 158 of Cranfield's 225 queries have no relevant document:
+    trec_eval evaluates them (and counts them in num_q); so must we, for
+    every query and every summary (gm_map's floor included)."""
+    path = EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz"
+    judgements = read(QRELS, int)
+    expected = pytrec_eval.RelevanceEvaluator(judgements, set(MEASURES) | {"gm_map", "gm_bpref"},
+                                              relevance_level=level).evaluate(read(path, float))
+    ours = evaluate(str(QRELS), [str(path)], MEASURES + ["gm_map", "gm_bpref", "num_q"], level=level)
+    without = [qid for qid, docs in judgements.items() if max(docs.values()) < level]
+    assert len(without) == (158 if level == 4 else 3)
+    assert set(ours.qids) == set(expected) == set(judgements)
+    for column in ours.columns:
+        if column.measure.per_query:
+            want = np.array([expected[qid][column.name] for qid in ours.qids])
+            np.testing.assert_allclose(column.values[0], want, rtol=0, atol=1e-9, err_msg=column.name)
+    num_q = ours.summary(ours.column("num_q"))[0]
+    assert num_q == 225
+    for name in ("gm_map", "gm_bpref"):   # pytrec_eval gives log values per query
+        logs = [expected[qid][name] for qid in ours.qids]
+        np.testing.assert_allclose(ours.summary(ours.column(name))[0], np.exp(np.mean(logs)), rtol=1e-12)
+    assert ours.compared.sum() == 225 - len(without)

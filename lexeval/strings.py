@@ -1,0 +1,263 @@
+"""Identifiers as variable-length byte strings, compared exactly.
+
+qids and docnos are byte strings of any length (UTF-8 or not). They are held
+as one byte buffer plus offsets, so memory follows the bytes actually read,
+never the longest identifier. A 64-bit hash of each string speeds up
+look-ups; whether two strings are the same is always decided by comparing
+their bytes (:meth:`ByteStrings.equal`), so the hash can never change a
+result, only the time it takes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+_PAD = 8                      # zero bytes after the data, so any 8-byte read is in bounds
+_LONG = 256                   # bytes left after which a few strings are compared in Python
+_HASHED_WORDWISE = 512        # leading bytes hashed word by word (the rest by blake2b)
+_FEW = 64                     # "a few"
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit affects every output bit."""
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def mix(x: np.ndarray) -> np.ndarray:
+    """Public face of the finaliser (uint64 in, uint64 out, wrapping)."""
+    with np.errstate(over="ignore"):
+        return _mix(np.asarray(x, dtype=np.uint64))
+
+
+def _low_bytes_mask(count: np.ndarray) -> np.ndarray:
+    """uint64 masks keeping the ``count`` (0..8) lowest bytes."""
+    bits = (np.minimum(count, 8) * 8).astype(np.uint64)
+    full = bits >= np.uint64(64)
+    return np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF),
+                    (np.uint64(1) << np.where(full, np.uint64(0), bits)) - np.uint64(1))
+
+
+class ByteStrings:
+    """n byte strings end to end: ``data`` (uint8, followed by 8 zero bytes
+    of padding) and ``offsets`` (n + 1,) int64; string i is
+    ``data[offsets[i]:offsets[i + 1]]``."""
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray):
+        self.data = data
+        self.offsets = offsets
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_list(cls, strings: list[bytes]) -> "ByteStrings":
+        lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+        offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        data = np.frombuffer(b"".join(strings) + bytes(_PAD), dtype=np.uint8)
+        return cls(data, offsets)
+
+    @classmethod
+    def from_arrow(cls, array) -> "ByteStrings":
+        """From a pyarrow (large_)binary array or chunked array (copied once)."""
+        builder = ByteStringsBuilder(max(array.nbytes, 1), len(array))
+        builder.append_arrow(array)
+        return builder.build()
+
+    @classmethod
+    def concatenate(cls, pieces: list["ByteStrings"]) -> "ByteStrings":
+        builder = ByteStringsBuilder(sum(p.data.nbytes for p in pieces), sum(len(p) for p in pieces))
+        for piece in pieces:
+            builder.append(piece)
+        return builder.build()
+
+    # ------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def nbytes(self) -> int:
+        return self.data.nbytes + self.offsets.nbytes
+
+    def __getitem__(self, index: int) -> bytes:
+        return self.data[int(self.offsets[index]):int(self.offsets[index + 1])].tobytes()
+
+    def to_list(self) -> list[bytes]:
+        raw = self.data.tobytes()
+        bounds = self.offsets.tolist()
+        return [raw[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def take(self, index: np.ndarray) -> "ByteStrings":
+        """The strings at ``index`` (an int array), in that order."""
+        import pyarrow as pa
+        return ByteStrings.from_arrow(self.to_arrow().take(pa.array(np.asarray(index, dtype=np.int64))))
+
+    def to_arrow(self):
+        """A zero-copy pyarrow large_binary view (for arrow's kernels)."""
+        import pyarrow as pa
+        return pa.Array.from_buffers(pa.large_binary(), len(self),
+                                     [None, pa.py_buffer(self.offsets), pa.py_buffer(self.data)])
+
+    def _words(self) -> np.ndarray:
+        """Every 8-byte little-endian word starting at every byte position."""
+        return np.ndarray(shape=(max(len(self.data) - _PAD + 1, 1),), dtype="<u8",
+                          buffer=self.data, strides=(1,))
+
+    # ------------------------------------------------------------ hashing
+    def hash64(self) -> np.ndarray:
+        """(n,) uint64 hash of each string: a pure function of its bytes, so
+        equal strings hash alike in any ByteStrings, in any process. The
+        first 512 bytes are hashed a word at a time for all strings at once;
+        the rest of a longer string is hashed on its own (blake2b)."""
+        count = len(self)
+        starts, lengths = self.offsets[:-1], self.lengths
+        words = self._words()
+        with np.errstate(over="ignore"):
+            hashed = _mix(lengths.astype(np.uint64) + _GOLDEN)
+            active = None                         # None: every string still has bytes left
+            position, remaining = starts, np.minimum(lengths, _HASHED_WORDWISE)
+            while count:
+                word = words[position] & _low_bytes_mask(remaining)
+                if active is None:
+                    hashed = _mix(hashed ^ word)
+                else:
+                    hashed[active] = _mix(hashed[active] ^ word)
+                more = remaining > 8
+                if not more.any():
+                    break
+                if active is None:
+                    if more.all():
+                        position, remaining = position + 8, remaining - 8
+                        continue
+                    active = np.flatnonzero(more)
+                else:
+                    active = active[more]
+                position, remaining = position[more] + 8, remaining[more] - 8
+            for string in np.flatnonzero(lengths > _HASHED_WORDWISE).tolist():
+                tail = self.data[int(starts[string]) + _HASHED_WORDWISE:int(self.offsets[string + 1])]
+                digest = hashlib.blake2b(memoryview(tail), digest_size=8).digest()
+                hashed[string] = _mix(hashed[string] ^ np.uint64(int.from_bytes(digest, "little")))
+        return hashed
+
+    # ------------------------------------------------------------ comparing
+    def equal(self, index: np.ndarray, other: "ByteStrings", other_index: np.ndarray) -> np.ndarray:
+        """(k,) whether ``self[index[i]] == other[other_index[i]]``, byte for byte."""
+        index = np.asarray(index, dtype=np.int64)
+        other_index = np.asarray(other_index, dtype=np.int64)
+        lengths = self.lengths[index]
+        same = lengths == other.lengths[other_index]
+        active = np.flatnonzero(same & (lengths > 0))
+        mine, theirs = self._words(), other._words()
+        position_a, position_b = self.offsets[index[active]], other.offsets[other_index[active]]
+        remaining = lengths[active]
+        while len(active):
+            if len(active) <= _FEW and remaining.min() > _LONG:
+                for slot, row in enumerate(active.tolist()):
+                    a, b, n = int(position_a[slot]), int(position_b[slot]), int(remaining[slot])
+                    same[row] = bool(np.array_equal(self.data[a:a + n], other.data[b:b + n]))
+                break
+            mask = _low_bytes_mask(remaining)
+            differ = (mine[position_a] & mask) != (theirs[position_b] & mask)
+            same[active[differ]] = False
+            going = ~differ & (remaining > 8)
+            active = active[going]
+            position_a, position_b = position_a[going] + 8, position_b[going] + 8
+            remaining = remaining[going] - 8
+        return same
+
+    # ------------------------------------------------------------ ordering
+    def rank(self, index: np.ndarray | None = None) -> np.ndarray:
+        """Dense byte-wise rank (0 = smallest; equal strings share a rank)
+        of the strings at ``index`` (all if None), as strcmp orders them."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        chosen = self.to_arrow()
+        if index is not None:
+            chosen = chosen.take(pa.array(np.asarray(index, dtype=np.int64)))
+        return np.asarray(pc.rank(chosen, sort_keys="ascending", tiebreaker="dense").to_numpy(),
+                          dtype=np.int64) - 1
+
+
+class ArrayBuilder:
+    """A 1-D numpy array grown piece by piece. Capacity is reserved up front
+    (``np.empty``: pages never written cost no memory), so a good estimate
+    avoids the copy that growing makes."""
+
+    def __init__(self, dtype, capacity: int = 1 << 16, pad: int = 0):
+        self._array = np.empty(max(capacity, 16) + pad, dtype=dtype)
+        self._used = 0
+        self._pad = pad
+
+    def append(self, values: np.ndarray) -> None:
+        need = self._used + len(values)
+        if need + self._pad > len(self._array):
+            bigger = np.empty(max(need, 2 * (len(self._array) - self._pad)) + self._pad, dtype=self._array.dtype)
+            bigger[:self._used] = self._array[:self._used]
+            self._array = bigger
+        self._array[self._used:need] = values
+        self._used = need
+
+    def __len__(self) -> int:
+        return self._used
+
+    def build(self) -> np.ndarray:
+        """The values (followed by ``pad`` zeros, not counted)."""
+        self._array[self._used:self._used + self._pad] = 0
+        return self._array[:self._used + self._pad]
+
+
+class ByteStringsBuilder:
+    """ByteStrings accumulated block by block into one buffer."""
+
+    def __init__(self, capacity_bytes: int = 1 << 20, capacity_strings: int = 1 << 16):
+        self._data = ArrayBuilder(np.uint8, capacity_bytes, pad=_PAD)
+        self._lengths = ArrayBuilder(np.int64, capacity_strings)
+
+    def append(self, strings: ByteStrings) -> None:
+        self._data.append(strings.data[int(strings.offsets[0]):int(strings.offsets[-1])])
+        self._lengths.append(strings.lengths)
+
+    def append_arrow(self, array) -> None:
+        """Append a pyarrow (large_)binary array or chunked array."""
+        for chunk in (array.chunks if hasattr(array, "chunks") else [array]):
+            if len(chunk) == 0:
+                continue
+            wide = str(chunk.type).startswith("large")
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)
+            offsets = offsets[chunk.offset:chunk.offset + len(chunk) + 1]
+            buffer = chunk.buffers()[2]
+            data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, np.uint8)
+            self._data.append(data[int(offsets[0]):int(offsets[-1])])
+            self._lengths.append(np.diff(offsets).astype(np.int64))
+
+    def build(self) -> ByteStrings:
+        lengths = self._lengths.build()
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return ByteStrings(self._data.build(), offsets)
+
+
+def decode(raw: bytes) -> str:
+    """An identifier for printing: UTF-8, undecodable bytes kept as surrogates
+    (so ``encode_identifier`` gives the same bytes back)."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def shown(raw: bytes) -> str:
+    """Bytes for a message: UTF-8, anything else as \\xNN."""
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def encode_identifier(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")

@@ -1,0 +1,421 @@
+"""Whitespace-separated text files (qrels, runs) read into columns.
+
+A file is read in line-aligned blocks (so memory follows the block, not the
+file). Each block takes the fast path when it can: pyarrow's CSV reader,
+multi-threaded C++, over the block once its whitespace is made regular (one
+separator between fields, none at line ends). A block the fast path cannot
+take (mixed column counts, hexadecimal scores, a bad line) is read line by
+line in Python: that path reads every valid file correctly and names the
+file and line of the first problem. Both paths give the same columns.
+
+Rules shared by both paths (CONTRACT section 2): fields are separated by
+spaces, tabs, vertical tabs or form feeds; lines end with LF or CRLF; a line
+whose first non-blank character is '#' is skipped; a UTF-8 byte-order mark
+at the start of the file is skipped; a NUL byte, or a CR not followed by LF,
+is an error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import re
+import sys
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, shown
+
+BLOCK_BYTES = 64 << 20
+BOM = b"\xef\xbb\xbf"
+MAX_GRADE = 10_000
+
+BYTES, INTEGER, FLOAT = "bytes", "integer", "float"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a file's lines hold: named columns at positions, and how many
+    columns a line may have."""
+
+    name: str                         # e.g. "run", for messages
+    description: str                  # e.g. "qid iter docno rank score [tag]"
+    columns: tuple[tuple[int, str, str], ...]   # (position, name, kind)
+    min_columns: int
+    max_columns: int | None           # None: any number above the minimum
+
+    def accepts(self, count: int) -> bool:
+        return count >= self.min_columns and (self.max_columns is None or count <= self.max_columns)
+
+    def wrong_count(self, count: int) -> str:
+        """The message for a line of ``count`` columns."""
+        wanted = self.min_columns if self.max_columns == self.min_columns else self.min_columns + 1
+        return f"expected {wanted} columns, found {count} ({self.description})"
+
+
+@dataclass
+class Columns:
+    """A file's data lines as columns: ByteStrings for identifiers, numpy
+    arrays for numbers; ``layout`` says which layout the file has."""
+
+    path: str
+    layout: Layout
+    values: dict[str, object]
+    num_rows: int
+    last_fields: list[bytes] = field(default_factory=list)   # fields of the last data line
+
+    def __getitem__(self, name: str):
+        return self.values[name]
+
+
+# ---------------------------------------------------------------- raw blocks
+
+
+def _open_binary(path: str):
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot read: permission denied") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+
+
+def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
+    """Yield (block, first_line): line-aligned pieces of the file's text
+    (gzip undone, a leading byte-order mark dropped) and the 1-based number
+    of each piece's first line."""
+    raw = _open_binary(path)
+    try:
+        stream = raw
+        if hasattr(raw, "peek"):
+            magic = raw.peek(2)[:2]
+        elif raw.seekable():
+            magic = raw.read(2)
+            raw.seek(0)
+        else:
+            magic = raw.read(2)
+            stream = io.BufferedReader(_Prefixed(magic, raw))
+        if magic == b"\x1f\x8b":
+            stream = gzip.GzipFile(fileobj=stream)
+        line, carry, first = 1, b"", True
+        while True:
+            try:
+                chunk = stream.read(block_bytes)
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                raise InputError(path, f"not a valid gzip file ({exc})") from None
+            if first:
+                first = False
+                if chunk.startswith(BOM):
+                    chunk = chunk[len(BOM):]
+            if not chunk:
+                if carry:
+                    yield carry, line
+                return
+            chunk = carry + chunk if carry else chunk
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                carry = chunk
+                continue
+            block, carry = chunk[:cut], chunk[cut:]
+            yield block, line
+            line += block.count(b"\n")
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot read: permission denied") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream: ``prefix`` (bytes already read), then the rest of ``raw``."""
+
+    def __init__(self, prefix: bytes, raw):
+        self._prefix, self._raw = prefix, raw
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._raw.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def size_hint(path: str) -> int:
+    """The file's size when it is a plain file (an upper bound on its text),
+    else 0."""
+    import os
+    if path == "-":
+        return 0
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":
+                return 0
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+# ---------------------------------------------------------------- field syntax
+
+_DECIMAL = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
+                      rb"(?i:inf|infinity|nan))")
+_HEXADECIMAL = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+
+
+def parse_float(text: bytes) -> float | None:
+    """A number as C's strtod reads a whole field: decimal (1, -0.5, 2e-3,
+    inf) or hexadecimal (0x1p3); None if the field is not one."""
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    if _HEXADECIMAL.fullmatch(text):
+        body = text.lstrip(b"+-")
+        value = float.fromhex(body.decode("ascii"))
+        return -value if text.startswith(b"-") else value
+    return None
+
+
+def parse_integer(text: bytes) -> int | None:
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+# ---------------------------------------------------------------- the slow, exact path
+
+
+def _problem(path: str, line: int, message: str) -> InputError:
+    return InputError(path, message, line)
+
+
+def check_line(line: bytes) -> str | None:
+    """What is wrong with a line's bytes themselves, if anything."""
+    if b"\x00" in line:
+        return "NUL byte in the line (is this a text file?)"
+    if b"\r" in line:
+        return "carriage return inside the line (CR-only line endings? convert them to LF)"
+    return None
+
+
+def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
+                chosen: list[Layout]) -> tuple[dict, list[bytes]]:
+    """Read a block line by line; ``chosen`` holds the file's layout once
+    known (the first data line decides). Raises InputError at the first
+    bad line."""
+    lists: dict[str, list] = {}
+    last: list[bytes] = []
+    for number, line in enumerate(block.split(b"\n"), start=first_line):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        trouble = check_line(line)
+        if trouble:
+            raise _problem(path, number, trouble)
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if not chosen:
+            chosen.append(_choose_layout(path, number, len(fields), layouts))
+        layout = chosen[0]
+        if not layout.accepts(len(fields)):
+            other = [lay for lay in layouts if lay is not layout and lay.accepts(len(fields))]
+            if other:
+                raise _problem(path, number, f"{len(fields)} columns ({other[0].description}), but the "
+                                             f"file's first line has {layout.name} columns ({layout.description}); "
+                                             "one format per file")
+            raise _problem(path, number, layout.wrong_count(len(fields)))
+        for position, name, kind in layout.columns:
+            text = fields[position]
+            if kind == BYTES:
+                value = text
+            elif kind == INTEGER:
+                value = parse_integer(text)
+                if value is None:
+                    raise _problem(path, number, f"{name} '{shown(text)}' is not an integer")
+                if name == "grade" and abs(value) > MAX_GRADE:
+                    raise _problem(path, number, f"grade {value} is out of range (|grade| <= {MAX_GRADE})")
+            else:
+                value = parse_float(text)
+                if value is None:
+                    raise _problem(path, number, f"{name} '{shown(text)}' is not a number")
+                if math.isnan(value):
+                    raise _problem(path, number, f"{name} is NaN")
+            lists.setdefault(name, []).append(value)
+        last = fields
+    if not chosen:
+        return {}, last
+    values = {}
+    for _, name, kind in chosen[0].columns:
+        items = lists.get(name, [])
+        if kind == BYTES:
+            values[name] = ByteStrings.from_list(items)
+        else:
+            values[name] = np.array(items, dtype=np.int64 if kind == INTEGER else np.float64)
+    return values, last
+
+
+def _choose_layout(path: str, number: int, count: int, layouts: list[Layout]) -> Layout:
+    for layout in layouts:
+        if layout.accepts(count):
+            return layout
+    if len(layouts) == 1:
+        raise _problem(path, number, layouts[0].wrong_count(count))
+    described = ", or ".join(f"{lay.name}: {lay.description}" for lay in layouts)
+    raise _problem(path, number, f"{count} columns fit no known format ({described})")
+
+
+# ---------------------------------------------------------------- the fast path
+
+_COMMENT_LINE = re.compile(rb"(?m)^#[^\n]*")
+_SEPARATORS = bytes.maketrans(b"\t\x0b\x0c", b"   ")
+_RUN_OF_SPACES = re.compile(rb" {2,}")
+_EDGE_SPACE = re.compile(rb"(?m)^ | $")
+
+
+def _regular(block: bytes) -> bytes | None:
+    """The block with exactly one space between fields and none at line
+    ends, comment lines emptied; None if it holds a NUL or a lone CR."""
+    if b"\x00" in block:
+        return None
+    if b"\r" in block:
+        if block.count(b"\r") != block.count(b"\r\n"):
+            return None
+        block = block.replace(b"\r\n", b"\n")
+    if b"\t" in block or b"\x0b" in block or b"\x0c" in block:
+        block = block.translate(_SEPARATORS)
+    if b"  " in block:
+        block = _RUN_OF_SPACES.sub(b" ", block)
+    if block.startswith(b" ") or b"\n " in block or b" \n" in block or block.endswith(b" "):
+        block = _EDGE_SPACE.sub(b"", block)
+    if b"#" in block:
+        block = _COMMENT_LINE.sub(b"", block)
+    return block
+
+
+def _first_data_line(regular: bytes) -> bytes:
+    """The first non-empty line of a regular block ('' if none)."""
+    return regular.lstrip(b"\n").partition(b"\n")[0]
+
+
+def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
+    """Columns of a block through pyarrow, or None if it cannot take it."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    regular = _regular(block)
+    if regular is None:
+        return None
+    line = _first_data_line(regular)
+    if not line:
+        return {}, []
+    count = line.count(b" ") + 1
+    layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
+    if layout is None or not layout.accepts(count):
+        return None
+    types = {f"f{position}": pa.binary() if kind == BYTES else pa.int64() if kind == INTEGER else pa.float64()
+             for position, _, kind in layout.columns}
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(regular),
+            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=True,
+                                         block_size=1 << 22),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                           escape_char=False, newlines_in_values=False,
+                                           ignore_empty_lines=True),
+            convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),
+                                               null_values=[], strings_can_be_null=False,
+                                               quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, KeyError):
+        return None
+    values = {}
+    for position, name, kind in layout.columns:
+        column = table.column(f"f{position}")
+        if kind == BYTES:
+            values[name] = column                       # copied once, by the builder
+        else:
+            array = column.to_numpy()
+            if kind == FLOAT and np.isnan(array).any():
+                return None                                  # the slow path names the line
+            if name == "grade" and len(array) and np.abs(array).max() > MAX_GRADE:
+                return None
+            values[name] = array
+    if not chosen:
+        chosen.append(layout)
+    return values, _last_data_line(regular).split(b" ")
+
+
+def _last_data_line(regular: bytes) -> bytes:
+    """The last non-empty line of a regular block (comment lines are empty)."""
+    return regular.rstrip(b"\n").rpartition(b"\n")[2]
+
+
+# ---------------------------------------------------------------- whole files
+
+
+def read_columns(path: str, layouts: list[Layout], fast: bool = True) -> Columns:
+    """Every data line of the file at ``path`` as columns, in file order.
+
+    The first data line decides the layout (the first of ``layouts`` that
+    takes its column count); every other line must fit the same layout.
+    ``fast=False`` forces the line-by-line path (tests compare the two).
+    """
+    chosen: list[Layout] = []
+    builders: dict[str, object] = {}
+    last: list[bytes] = []
+    size = size_hint(path)
+    for block, first_line in iter_blocks(path):
+        result = _fast_block(block, layouts, chosen) if fast else None
+        if result is None:
+            result = _slow_block(block, first_line, path, layouts, chosen)
+        values, tail = result
+        for name, value in values.items():
+            if name not in builders:
+                # a plain file's size bounds its identifiers' bytes and (over
+                # the shortest line, 8 bytes) its lines: reserved, not used
+                rows = size // 8 + 16 if size else 1 << 16
+                builders[name] = ArrayBuilder(value.dtype, rows) if isinstance(value, np.ndarray) \
+                    else ByteStringsBuilder(size or 1 << 20, rows)
+            if isinstance(value, (np.ndarray, ByteStrings)):
+                builders[name].append(value)
+            else:
+                builders[name].append_arrow(value)
+        if tail:
+            last = tail
+    layout = chosen[0] if chosen else layouts[0]
+    values = {}
+    for _, name, kind in layout.columns:
+        if name in builders:
+            values[name] = builders[name].build()
+        else:
+            values[name] = ByteStrings.from_list([]) if kind == BYTES else \
+                np.zeros(0, dtype=np.int64 if kind == INTEGER else np.float64)
+    num_rows = len(next(iter(values.values())))
+    return Columns(path, layout, values, num_rows, last)
+
+
+def find_line(path: str, layouts: list[Layout], test) -> None:
+    """Re-read ``path`` line by line and call ``test(number, fields)`` on each
+    data line: for the errors only the whole file reveals (a document twice),
+    which ``test`` raises at the right line."""
+    for block, first_line in iter_blocks(path):
+        for number, line in enumerate(block.split(b"\n"), start=first_line):
+            fields = line.split()
+            if fields and not fields[0].startswith(b"#"):
+                test(number, fields)

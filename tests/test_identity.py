@@ -1,0 +1,274 @@
+"""Exact document identity: identifiers of every length and shape.
+
+qids and docnos are byte strings compared byte for byte. Hypothesis builds
+collections whose identifiers mix lengths (1 to 300 bytes), UTF-8 text,
+bytes that are not UTF-8, numbers with leading zeros and long shared
+prefixes, written with irregular whitespace; every measure and preference
+must equal the plain reference in ``reference.py``. The file reader's two
+paths (pyarrow, and line by line) must give the same columns.
+"""
+
+import math
+import random
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reference as ref
+from conftest import CRANFIELD, EXAMPLES, run_cli, write
+from lexeval import evaluate
+from lexeval.inputs import QRELS_LAYOUT, RUN_LAYOUTS
+from lexeval.strings import ByteStrings
+from lexeval.textfile import read_columns
+
+WHITESPACE = set(b" \t\n\r\x0b\x0c\x00")
+
+
+def _clean(raw: bytes) -> bytes:
+    return bytes(b for b in raw if b not in WHITESPACE) or b"x"
+
+
+def identifiers(prefix: bytes):
+    """Byte strings of every shape (no whitespace, no NUL)."""
+    return st.one_of(
+        st.text("abcXYZ019-_.:/", min_size=1, max_size=8).map(str.encode),
+        st.text("abcdefgh0123", min_size=9, max_size=300).map(str.encode),
+        st.tuples(st.integers(0, 3), st.integers(0, 120)).map(lambda z: b"0" * z[0] + str(z[1]).encode()),
+        st.text(st.characters(min_codepoint=0xA1, max_codepoint=0x2FFF), min_size=1, max_size=60)
+        .map(lambda t: _clean(t.encode("utf-8"))[:300]),
+        st.binary(min_size=1, max_size=300).map(_clean),
+        st.text("ab", min_size=0, max_size=3).map(lambda t: prefix + t.encode()),
+    )
+
+
+@st.composite
+def collections(draw):
+    prefix = draw(st.binary(min_size=40, max_size=290).map(_clean))
+    ident = identifiers(prefix)
+    qids = draw(st.lists(ident.filter(lambda q: not q.startswith(b"#")), min_size=1, max_size=4, unique=True))
+    docs = draw(st.lists(ident, min_size=2, max_size=14, unique=True))
+    qrels = {}
+    for qid in qids:
+        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=8, unique=True))
+        grades = draw(st.lists(st.integers(-1, 3), min_size=len(judged), max_size=len(judged)))
+        qrels[qid] = dict(zip(judged, grades))     # some queries may have no relevant document
+    runs = []
+    for _ in range(draw(st.integers(1, 3))):
+        run = {}
+        for qid in qids + [draw(ident.filter(lambda q: not q.startswith(b"#")))]:
+            if draw(st.booleans()) and draw(st.booleans()):
+                continue
+            chosen = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=10, unique=True))
+            scores = draw(st.lists(st.integers(0, 3), min_size=len(chosen), max_size=len(chosen)))
+            run[qid] = list(zip(chosen, [float(s) for s in scores]))
+        runs.append(run or {qids[0]: [(docs[0], 1.0)]})
+    return qrels, runs, draw(st.randoms(use_true_random=False))
+
+
+def _line(fields: list[bytes], rng: random.Random) -> bytes:
+    separators = [b" ", b"\t", b"  ", b" \t "]
+    text = fields[0]
+    for field in fields[1:]:
+        text += rng.choice(separators) + field
+    return rng.choice([b"", b" ", b"\t"]) + text + rng.choice([b"", b" ", b"\r"])
+
+
+def write_collection(tmp, qrels, runs, rng):
+    lines = [_line([q, b"0", d, str(g).encode()], rng) for q, judged in qrels.items() for d, g in judged.items()]
+    rng.shuffle(lines)
+    (tmp / "qrels").write_bytes(b"\n".join(lines) + b"\n")
+    paths = []
+    for index, run in enumerate(runs):
+        lines = [_line([q, b"Q0", d, b"0", repr(s).encode(), b"tag"], rng)
+                 for q, ranked in run.items() for d, s in ranked]
+        if rng.random() < 0.5:
+            rng.shuffle(lines)
+        path = tmp / f"run{index}"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        paths.append(str(path))
+    return str(tmp / "qrels"), paths
+
+
+CHECKS = {
+    "map": ref.average_precision,
+    "P_3": lambda r, j: ref.precision_at(r, j, 3),
+    "recall_5": lambda r, j: ref.recall_at(r, j, 5),
+    "recip_rank": ref.reciprocal_rank,
+    "Rprec": ref.r_precision,
+    "bpref": ref.bpref,
+    "ndcg_cut_5": lambda r, j: ref.ndcg_at(r, j, 5),
+    "set_F": ref.set_f,
+    "unj_5": lambda r, j: ref.unjudged_at(r, j, 5),
+    "tse": ref.total_search_efficiency,
+}
+MEASURES = ["map", "P.3", "recall.5", "recip_rank", "Rprec", "bpref", "ndcg_cut.5", "set_F", "unj.5", "tse",
+            "all_prefs"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(collections())
+def test_every_identifier_shape_matches_the_reference(tmp_path_factory, collection):
+    qrels, runs, rng = collection
+    qrels_path, run_paths = write_collection(tmp_path_factory.mktemp("id"), qrels, runs, rng)
+    ev = evaluate(qrels_path, run_paths, MEASURES, complete=True)
+    assert ev.qids == [q.decode("utf-8", "surrogateescape") for q in sorted(qrels)]
+    ordered = sorted(qrels)
+    for name, check in CHECKS.items():
+        values = ev.column(name).values
+        for run_index, run in enumerate(runs):
+            for query_index, qid in enumerate(ordered):
+                want = check(ref.ranked(run.get(qid, [])), qrels[qid])
+                got = values[run_index, query_index]
+                assert math.isclose(got, want, abs_tol=1e-12), (name, run_index, qid, got, want)
+    compared = [q for q in ordered if ref.num_rel(qrels[q]) > 0]
+    assert ev.compared_qids == [q.decode("utf-8", "surrogateescape") for q in compared]
+    if len(runs) < 2:
+        return
+    for row, (a, b) in enumerate(ev.preferences.pairs):
+        for column, qid in enumerate(compared):
+            m = ref.num_rel(qrels[qid])
+            p_a = ref.positions(ref.ranked(runs[a].get(qid, [])), qrels[qid])
+            p_b = ref.positions(ref.ranked(runs[b].get(qid, [])), qrels[qid])
+            sign, rr = ref.lexiprecision(p_a, p_b, m)
+            assert ev.preferences.values["LP"][row, column] == sign
+            assert math.isclose(ev.preferences.values["rrLP"][row, column], rr, abs_tol=1e-12)
+            sign, rr = ref.lexirecall(p_a, p_b, m)
+            assert ev.preferences.values["LR"][row, column] == sign
+            assert math.isclose(ev.preferences.values["rrLR"][row, column], rr, abs_tol=1e-12)
+
+
+# ---------------------------------------------------------------- the two reading paths
+
+
+SCORES = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=False).map(repr),
+                   st.sampled_from(["1e5", "-0", "+1.5", ".5", "5.", "inf", "-Infinity", "0x1p3", "-0x1.8p1",
+                                    "0X10", "1E-3", "00012.50"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(identifiers(b"p" * 50), identifiers(b"q" * 50), SCORES), min_size=1, max_size=30),
+       st.randoms(use_true_random=False), st.booleans(), st.booleans())
+def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, rows, rng, comments, bom):
+    lines = []
+    for qid, docno, score in rows:
+        qid = b"q" + qid                                   # never a comment
+        lines.append(_line([qid, b"Q0", docno, b"1", score.encode(), b"t"], rng))
+        if comments and rng.random() < 0.3:
+            lines.append(rng.choice([b"", b"# a comment", b"  # indented comment", b"   "]))
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + rng.choice([b"", b"\n"])
+    path = tmp_path_factory.mktemp("paths") / "run"
+    path.write_bytes(data)
+    fast = read_columns(str(path), RUN_LAYOUTS, fast=True)
+    slow = read_columns(str(path), RUN_LAYOUTS, fast=False)
+    assert fast.num_rows == slow.num_rows == len(rows)
+    assert fast["qid"].to_list() == slow["qid"].to_list() == [b"q" + r[0] for r in rows]
+    assert fast["docno"].to_list() == slow["docno"].to_list() == [r[1] for r in rows]
+    np.testing.assert_array_equal(fast["score"], slow["score"])
+    assert fast.last_fields == slow.last_fields
+
+
+def test_hex_and_decimal_scores_as_strtod_reads_them(tmp_path):
+    path = write(tmp_path / "run", "1 Q0 a 1 0x1p3 t\n1 Q0 b 2 -0x1.8p1 t\n1 Q0 c 3 1e-3 t\n1 Q0 d 4 inf t\n")
+    scores = read_columns(str(path), RUN_LAYOUTS)["score"]
+    assert scores.tolist() == [8.0, -3.0, 0.001, math.inf]
+
+
+# ---------------------------------------------------------------- the issue's cases
+
+
+def test_one_long_docno_does_not_hide_the_others(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 d1 1\n1 0 docno-longer-than-8 0\n")
+    run = write(tmp_path / "run", "1 Q0 d1 1 1.0 x\n")
+    assert run_cli(["-m", "map", qrels, run]).lines() == ["map                   \tall\t1.0000"]
+
+
+def test_an_unrelated_long_judgement_changes_nothing(tmp_path):
+    import gzip
+    original = gzip.decompress((EXAMPLES / "cranfield" / "qrels.txt.gz").read_bytes())
+    longer = write(tmp_path / "qrels", original.decode() + "999 0 averyverylongdocno 1\n")
+    run = EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz"
+    before = run_cli(["-m", "map", "-m", "P.10", EXAMPLES / "cranfield" / "qrels.txt.gz", run])
+    after = run_cli(["-m", "map", "-m", "P.10", longer, run])
+    assert before.out == after.out and "map                   \tall\t0.2842" in before.lines()
+
+
+def _peak_rss_mb(args) -> float:
+    """Peak resident memory of ``lexeval ARGS`` run as its own process."""
+    import subprocess
+    import sys
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "lexeval", *map(str, args)],
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout) / 1024
+
+
+def test_a_ten_megabyte_docno_costs_megabytes(tmp_path):
+    """The same 300-line run and qrels with one docno of 10 MB or of 2
+    bytes: memory grows by a few copies of the docno, not by its size times
+    the lines (which was 17.9 GB with fixed-width rows)."""
+    def files(docno, folder):
+        folder.mkdir()
+        qrels = write(folder / "qrels", "".join(f"{q} 0 d{q} 1\n" for q in range(1, 31)) + f"1 0 {docno} 1\n")
+        lines = [f"{q} Q0 d{k} {k} {100 - k} t" for q in range(1, 31) for k in range(10)]
+        lines[0] = f"1 Q0 {docno} 0 1000 t"
+        return qrels, write(folder / "run", "\n".join(lines) + "\n")
+    huge_qrels, huge_run = files("x" * 10_000_000, tmp_path / "huge")
+    small_qrels, small_run = files("xx", tmp_path / "small")
+    ev = evaluate(str(huge_qrels), [str(huge_run)], ["recip_rank", "num_rel_ret"])
+    assert ev.column("recip_rank").values[0, 0] == 1.0          # the huge docno is judged relevant
+    assert ev.column("num_rel_ret").values[0, 0] == 2
+    growth = _peak_rss_mb(["-m", "recip_rank", huge_qrels, huge_run]) - \
+        _peak_rss_mb(["-m", "recip_rank", small_qrels, small_run])
+    assert growth < 150, growth                                 # measured: about 70 MB
+
+
+def test_nul_byte_is_an_error_not_a_prefix(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 a 1\n")
+    run = tmp_path / "run"
+    run.write_bytes(b"1 Q0 b 1 2.0 t\n1 Q0 a\x00x 2 1.0 t\n")
+    result = run_cli([qrels, run])
+    assert result.code == 2 and result.out == ""
+    assert f"{run}:2: NUL byte" in result.err
+
+
+def test_byte_order_mark_is_not_part_of_the_first_qid(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 a 1\n2 0 b 1\n")
+    plain = write(tmp_path / "plain", "1 Q0 a 1 1.0 t\n2 Q0 b 1 1.0 t\n")
+    marked = tmp_path / "marked"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    qrels_marked = tmp_path / "qrels_marked"
+    qrels_marked.write_bytes(b"\xef\xbb\xbf" + qrels.read_bytes())
+    want = ["num_q                 \tall\t2", "map                   \tall\t1.0000"]
+    assert run_cli(["-m", "map", "-m", "num_q", qrels, marked]).lines() == want
+    assert run_cli(["-m", "map", "-m", "num_q", qrels_marked, plain]).lines() == want
+
+
+def test_identifiers_that_are_not_utf8_match_and_print(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"q\xff 0 d\xe9 1\nq\xff 0 d\xc3\xa9 0\n")
+    run = tmp_path / "run"
+    run.write_bytes(b"q\xff Q0 d\xc3\xa9 1 2.0 t\nq\xff Q0 d\xe9 2 1.0 t\n")
+    ev = evaluate(str(qrels), [str(run)], ["recip_rank"])
+    assert ev.column("recip_rank").values[0, 0] == 0.5
+    result = run_cli(["-q", "-m", "recip_rank", qrels, run])
+    assert result.code == 0 and len(result.lines()) == 2
+
+
+def test_same_docno_in_two_queries_is_two_documents(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 d 1\n2 0 d 0\n")
+    run = write(tmp_path / "run", "1 Q0 d 1 1.0 t\n2 Q0 d 1 1.0 t\n")
+    ev = evaluate(str(qrels), [str(run)], ["num_rel_ret"])
+    assert ev.column("num_rel_ret").values.tolist() == [[1, 0]]
+
+
+def test_byte_strings_hash_alike_wherever_they_sit():
+    rng = random.Random(3)
+    strings = [bytes(rng.randrange(1, 256) for _ in range(rng.choice([1, 7, 8, 9, 300, 600, 5000])))
+               for _ in range(400)]
+    alone = ByteStrings.from_list(strings).hash64()
+    mixed = ByteStrings.from_list([b"other"] * 3 + strings[::-1]).hash64()[3:][::-1]
+    np.testing.assert_array_equal(alone, mixed)
+    assert len(set(alone.tolist())) == len(set(strings))
