@@ -152,10 +152,12 @@ def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> list[
                              f"(first: {_quoted(run.unknown_qids[0])})")
             if len(missing):
                 parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
-                             f"(first: {_quoted(qrels.qids[missing[0]])}): left out of its averages "
-                             "(-c counts them), empty rankings in comparisons")
+                             f"(first: {_quoted(qrels.qids[missing[0]])})")
         if parts:
             notes.append(f"{run.path}: warning: " + "; ".join(parts))
+    if any(run.present.any() and not run.present.all() for run in runs):
+        notes.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
+                     "and is an empty ranking in comparisons")
     if len(runs) > 1:
         nobody = ~np.any([run.present for run in runs], axis=0)
         relevant = np.flatnonzero(nobody & (qrels.num_relevant(level) > 0)).tolist()

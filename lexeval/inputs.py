@@ -30,7 +30,7 @@ RUN_LAYOUTS = [RUN_LAYOUT]
 NOT_IN_QRELS = -1       # trec_eval's RELVALUE_NONPOOL
 UNJUDGED = -2           # trec_eval's RELVALUE_UNJUDGED: in the qrels with a negative grade
 
-_QUERY_SALT = np.uint64(0xD6E8FEB86659FD93)
+_QUERY_SALT = np.uint64(0xD6E8FEB86659FD93)   # odd: multiplying by it is one-to-one
 
 
 def run_name(path: str) -> str:
@@ -45,22 +45,61 @@ def run_name(path: str) -> str:
     return name
 
 
-def pair_keys(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
-    """(n,) uint64 look-up keys of (query index, docno hash) pairs."""
-    with np.errstate(over="ignore"):
-        return mix(docno_hash ^ mix(query.astype(np.uint64) * _QUERY_SALT + np.uint64(1)))
-
-
 def distinct(strings: ByteStrings) -> tuple[np.ndarray, list[bytes]]:
     """Each string's index among the distinct strings (first-seen order),
-    and those distinct strings. Exact: pyarrow's hash table compares bytes."""
+    and those strings. Exact: equal neighbours are found by comparing bytes
+    (qids come in blocks), the blocks' strings by a dict."""
     import pyarrow.compute as pc
-    encoded = pc.dictionary_encode(strings.to_arrow())
-    return np.asarray(encoded.indices.to_numpy(), dtype=np.int64), encoded.dictionary.to_pylist()
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64), []
+    runs = pc.run_end_encode(strings.to_arrow())
+    ends = np.asarray(runs.run_ends.to_numpy(), dtype=np.int64)
+    if len(ends) > len(strings) // 8 + 16:     # not in blocks: hash them all
+        encoded = pc.dictionary_encode(strings.to_arrow())
+        return np.asarray(encoded.indices.to_numpy(), dtype=np.int64), encoded.dictionary.to_pylist()
+    seen: dict[bytes, int] = {}
+    block_code = np.array([seen.setdefault(value, len(seen)) for value in runs.values.to_pylist()],
+                          dtype=np.int64)
+    return np.repeat(block_code, np.diff(ends, prepend=0)), list(seen)
 
 
-def _first_repeat(path: str, what: str, layouts: list[Layout], qid_field: int, docno_field: int,
-                  verb: str) -> None:
+def same_strings(a: ByteStrings, a_index: np.ndarray, a_head: np.ndarray,
+                 b: ByteStrings, b_index: np.ndarray, b_head: np.ndarray) -> np.ndarray:
+    """(k,) whether a[a_index[i]] == b[b_index[i]]: lengths and 16-byte heads
+    (given, (2, k) each), then the remaining bytes of longer strings."""
+    lengths = a.lengths[a_index]
+    same = (lengths == b.lengths[b_index]) & (a_head[0] == b_head[0]) & (a_head[1] == b_head[1])
+    longer = np.flatnonzero(same & (lengths > 16))
+    if len(longer):
+        same[longer] = a.equal(a_index[longer], b, b_index[longer], skip=16)
+    return same
+
+
+def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos: ByteStrings,
+                   head: np.ndarray) -> np.ndarray | None:
+    """Line indices (first, second) of a (group, docno) pair that occurs
+    twice, or None. ``group`` holds exact query numbers; equal hashes are
+    candidates, the bytes decide."""
+    with np.errstate(over="ignore"):
+        keys = mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    twin = np.flatnonzero(keys[1:] == keys[:-1])
+    first, second = order[twin], order[twin + 1]
+    same = (group[first] == group[second]) & \
+        same_strings(docnos, first, head[:, first], docnos, second, head[:, second])
+    if same.any():
+        return first[same], second[same]
+    # equal keys, different pairs, yet a third line may repeat one: group exactly
+    clashing = np.union1d(first, second)
+    pairs = {(int(group[i]), docnos[int(i)]) for i in clashing.tolist()}
+    return (clashing, clashing) if len(pairs) < len(clashing) else None
+
+
+def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field: int, verb: str) -> None:
     """Re-read the file and raise at the second line naming a (qid, docno)."""
     seen: dict[tuple[bytes, bytes], int] = {}
 
@@ -73,29 +112,48 @@ def _first_repeat(path: str, what: str, layouts: list[Layout], qid_field: int, d
                                    f"'{shown(key[0])}' (first on line {seen[key]})", number)
         seen[key] = number
     find_line(path, layouts, test)
-    raise InputError(path, f"a document {verb} for one query ({what})")
+    raise InputError(path, f"a document {verb} for one query")
 
 
-def exact_repeats(query: np.ndarray, docnos: ByteStrings, docno_hash: np.ndarray,
-                  index: np.ndarray | None = None) -> bool:
-    """Whether some (query[i], docnos[index[i]]) pair occurs twice (hash
-    candidates, then bytes); ``index`` is the identity when None."""
-    index = np.arange(len(query)) if index is None else index
-    keys = pair_keys(query, docno_hash)
-    ordered = np.sort(keys)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return False
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    twin = np.flatnonzero(keys[1:] == keys[:-1])
-    first, second = order[twin], order[twin + 1]
-    same = (query[first] == query[second]) & docnos.equal(index[first], docnos, index[second])
-    if same.any():
-        return True
-    # equal keys, different pairs (a hash clash): compare the clashing groups exactly
-    clashing = np.union1d(first, second)
-    pairs = {(int(query[i]), docnos[int(index[i])]) for i in clashing.tolist()}
-    return len(pairs) < len(clashing)
+class JudgementIndex:
+    """Finds judgements by (query, docno hash). Judgements are sorted by
+    query, then hash; each query gets about two buckets per judgement,
+    picked by the hash's top bits, so the look-ups of one query (a run lists
+    a query's lines together) stay within a small, cache-resident table."""
+
+    def __init__(self, query: np.ndarray, docno_hash: np.ndarray, num_queries: int):
+        self.hash = docno_hash
+        counts = np.bincount(query, minlength=num_queries)
+        self.bits = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64) + 1
+        self.base = np.concatenate(([0], np.cumsum(2 ** self.bits))).astype(np.int64)
+        bucket = self.buckets(query, docno_hash)
+        self.starts = np.searchsorted(bucket, np.arange(self.base[-1] + 1)).astype(
+            np.int64 if len(query) >= 2 ** 31 else np.int32)
+
+    def buckets(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
+        shift = (64 - self.bits[query]).astype(np.uint64)
+        return self.base[query] + (docno_hash >> shift).astype(np.int64)
+
+    def find(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
+        """(n,) the row with this query and docno hash (the first if several),
+        -1 where none."""
+        if len(self.hash) == 0:
+            return np.full(len(query), -1, dtype=np.int64)
+        bucket = self.buckets(query, docno_hash)
+        low, high = self.starts[bucket], self.starts[bucket + 1]
+        # first round on whole arrays (most buckets hold at most one row)
+        match = (low < high) & (self.hash[np.minimum(low, len(self.hash) - 1)] == docno_hash)
+        found = np.where(match, low, -1).astype(np.int64)
+        active = np.flatnonzero(~match & (low + 1 < high))
+        step = 1
+        while len(active):
+            candidate = low[active].astype(np.int64) + step
+            match = self.hash[candidate] == docno_hash[active]
+            found[active[match]] = candidate[match]
+            going = ~match & (candidate + 1 < high[active])
+            active = active[going]
+            step += 1
+        return found
 
 
 # ---------------------------------------------------------------- qrels
@@ -106,7 +164,7 @@ class Qrels:
     """Relevance judgements, one row per judged (query, document).
 
     ``qids`` are the judged queries in byte order (trec_eval's query order).
-    Rows are sorted by ``keys`` (see :func:`pair_keys`) for look-ups.
+    Rows are sorted by query, then docno hash, for look-ups.
     ``level_counts[q, g]`` counts query q's documents judged with grade
     g >= 0 (a negative grade means "in the pool, not judged").
     """
@@ -114,42 +172,40 @@ class Qrels:
     path: str
     qids: list[str]
     query_of: dict[bytes, int]          # qid bytes -> query index
-    keys: np.ndarray                    # (J,) uint64, sorted
     query_index: np.ndarray             # (J,) int32
-    docnos: ByteStrings                 # (J,) in file order: row j's docno is docnos[line_of_row[j]]
-    line_of_row: np.ndarray             # (J,) int64
     grades: np.ndarray                  # (J,) int64
+    docnos: ByteStrings                 # in file order: row j's docno is docnos[line_of_row[j]]
+    line_of_row: np.ndarray             # (J,) int64
+    head: np.ndarray                    # (2, J) uint64: each row's docno's first 16 bytes
+    lengths: np.ndarray                 # (J,) each row's docno's length
+    clashes: dict                       # (query, docno) -> row, where two rows share a hash
+    index: JudgementIndex
     level_counts: np.ndarray            # (Q, max_grade + 1) int64
-    clashes: dict                       # (query, docno) -> row, for keys two rows share
 
     def num_relevant(self, level: int) -> np.ndarray:
         """Relevant documents per query at relevance level ``level``: (Q,)."""
         return self.level_counts[:, max(level, 0):].sum(axis=1)
 
-    @property
-    def num_positive(self) -> int:
-        """Judgements with a grade above 0 (trec_eval's num_rel with -c)."""
-        return int(self.level_counts[:, 1:].sum())
-
     def rows_of(self, query: np.ndarray, docnos: ByteStrings, index: np.ndarray,
-                docno_hash: np.ndarray) -> np.ndarray:
-        """(n,) the judgement row of each (query[i], docnos[index[i]]), -1 if
-        not judged. ``docno_hash`` is the hash of those docnos."""
-        rows = np.full(len(query), -1, dtype=np.int64)
-        if len(self.keys) == 0 or len(query) == 0:
-            return rows
-        keys = pair_keys(query, docno_hash)
-        position = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        hit = np.flatnonzero(self.keys[position] == keys)
-        candidate = position[hit]
-        same = (self.query_index[candidate] == query[hit]) & \
-            docnos.equal(index[hit], self.docnos, self.line_of_row[candidate])
-        rows[hit[same]] = candidate[same]
+                docno_hash: np.ndarray, head: np.ndarray) -> np.ndarray:
+        """(n,) the judgement row of each line, -1 if not judged: line i has
+        qrels query ``query[i]`` and docno ``docnos[index[i]]`` (with hash
+        ``docno_hash[i]`` and head ``head[:, i]``)."""
+        rows = self.index.find(query, docno_hash)
+        found = rows >= 0
+        safe = np.where(found, rows, 0)
+        lengths = docnos.lengths[index]
+        same = found & (self.lengths[safe] == lengths) & (self.head[0][safe] == head[0]) & \
+            (self.head[1][safe] == head[1])
+        longer = np.flatnonzero(same & (lengths > 16))          # heads agree: compare the rest
+        if len(longer):
+            same[longer] = docnos.equal(index[longer], self.docnos, self.line_of_row[rows[longer]], skip=16)
         if self.clashes:
-            clashing = np.isin(keys[hit], self.keys[list(self.clashes.values())])
-            for i in hit[clashing].tolist():
+            clashing = np.flatnonzero(found & np.isin(rows, list(self.clashes.values())))
+            for i in clashing.tolist():
+                same[i] = True
                 rows[i] = self.clashes.get((int(query[i]), docnos[int(index[i])]), -1)
-        return rows
+        return np.where(same, rows, -1)
 
 
 def read_qrels(path: str) -> Qrels:
@@ -162,27 +218,26 @@ def read_qrels(path: str) -> Qrels:
     rank = np.empty(len(distinct_qids), dtype=np.int64)
     rank[by_bytes] = np.arange(len(distinct_qids))
     query = rank[codes]
-    docnos = columns["docno"]                   # kept in file order; rows reach them by line
-    docno_hash = docnos.hash64()
-    keys = pair_keys(query, docno_hash)
-    order = np.argsort(keys, kind="stable")
-    keys, query, grades, docno_hash = keys[order], query[order], columns["grade"][order], docno_hash[order]
-    clashes = {}
-    twin = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(twin):
-        if exact_repeats(query, docnos, docno_hash, order):
-            _first_repeat(path, "qrels", [QRELS_LAYOUT], 0, 2, "is judged twice")
-        rows = np.union1d(twin, twin + 1)
-        clashes = {(int(query[row]), docnos[int(order[row])]): row for row in rows.tolist()}
+    docnos = columns["docno"]
+    docno_hash, head = docnos.digest()
+    if repeated_pairs(query, docno_hash, docnos, head) is not None:
+        _first_repeat(path, [QRELS_LAYOUT], 0, 2, "is judged twice")
+    order = np.lexsort((docno_hash, query))
+    query, docno_hash, head, grades = query[order], docno_hash[order], head[:, order], columns["grade"][order]
+    twin = np.flatnonzero((docno_hash[1:] == docno_hash[:-1]) & (query[1:] == query[:-1]))
+    rows = np.union1d(twin, twin + 1)           # distinct documents whose hashes clash
+    clashes = {(int(query[row]), docnos[int(order[row])]): row for row in rows.tolist()}
     max_grade = max(int(grades.max()), 0)
     judged = grades >= 0
     level_counts = np.zeros((len(distinct_qids), max_grade + 1), dtype=np.int64)
     np.add.at(level_counts, (query[judged], grades[judged]), 1)
     ordered_qids = [distinct_qids[i] for i in by_bytes]
     return Qrels(path=path, qids=[decode(q) for q in ordered_qids],
-                 query_of={q: i for i, q in enumerate(ordered_qids)}, keys=keys,
-                 query_index=query.astype(np.int32), docnos=docnos, line_of_row=order,
-                 grades=grades.astype(np.int64), level_counts=level_counts, clashes=clashes)
+                 query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query.astype(np.int32),
+                 grades=grades.astype(np.int64), docnos=docnos, line_of_row=order, head=head,
+                 lengths=docnos.lengths[order],
+                 clashes=clashes, index=JudgementIndex(query, docno_hash, len(ordered_qids)),
+                 level_counts=level_counts)
 
 
 # ---------------------------------------------------------------- runs
@@ -233,15 +288,15 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
     to_qrels = np.array([qrels.query_of.get(q, -1) for q in run_qids], dtype=np.int64)
     unknown = [decode(q) for q, target in zip(run_qids, to_qrels.tolist()) if target < 0]
     docnos, scores = columns["docno"], columns["score"]
-    docno_hash = docnos.hash64()
-    if exact_repeats(codes_of_qid, docnos, docno_hash):
-        _first_repeat(path, "run", RUN_LAYOUTS, 0, 2, "appears twice")
+    docno_hash, head = docnos.digest()
+    if repeated_pairs(codes_of_qid, docno_hash, docnos, head) is not None:
+        _first_repeat(path, RUN_LAYOUTS, 0, 2, "appears twice")
 
     query = to_qrels[codes_of_qid]
     kept = np.flatnonzero(query >= 0) if unknown else np.arange(len(query))
     if unknown:
-        query, scores, docno_hash = query[kept], scores[kept], docno_hash[kept]
-    rows = qrels.rows_of(query, docnos, kept, docno_hash)
+        query, scores, docno_hash, head = query[kept], scores[kept], docno_hash[kept], head[:, kept]
+    rows = qrels.rows_of(query, docnos, kept, docno_hash, head)
     order = trec_order(query, scores, docnos, kept)
     query, rows = query[order], rows[order]
     grades = qrels.grades[np.maximum(rows, 0)] if len(qrels.grades) else np.zeros(len(rows), np.int64)

@@ -14,7 +14,7 @@ import hashlib
 
 import numpy as np
 
-_PAD = 8                      # zero bytes after the data, so any 8-byte read is in bounds
+_PAD = 16                     # zero bytes after the data: 8-byte reads at any string's first 16 bytes stay in bounds
 _LONG = 256                   # bytes left after which a few strings are compared in Python
 _HASHED_WORDWISE = 512        # leading bytes hashed word by word (the rest by blake2b)
 _FEW = 64                     # "a few"
@@ -36,12 +36,13 @@ def mix(x: np.ndarray) -> np.ndarray:
         return _mix(np.asarray(x, dtype=np.uint64))
 
 
+_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
 def _low_bytes_mask(count: np.ndarray) -> np.ndarray:
-    """uint64 masks keeping the ``count`` (0..8) lowest bytes."""
-    bits = (np.minimum(count, 8) * 8).astype(np.uint64)
-    full = bits >= np.uint64(64)
-    return np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF),
-                    (np.uint64(1) << np.where(full, np.uint64(0), bits)) - np.uint64(1))
+    """uint64 masks keeping the ``count`` lowest bytes (all 8 from 8 on,
+    none at 0 or below)."""
+    return _MASKS[np.clip(count, 0, 8)]
 
 
 class ByteStrings:
@@ -111,64 +112,77 @@ class ByteStrings:
 
     def _words(self) -> np.ndarray:
         """Every 8-byte little-endian word starting at every byte position."""
-        return np.ndarray(shape=(max(len(self.data) - _PAD + 1, 1),), dtype="<u8",
+        return np.ndarray(shape=(max(len(self.data) - 7, 1),), dtype="<u8",
                           buffer=self.data, strides=(1,))
 
     # ------------------------------------------------------------ hashing
-    def hash64(self) -> np.ndarray:
-        """(n,) uint64 hash of each string: a pure function of its bytes, so
-        equal strings hash alike in any ByteStrings, in any process. The
-        first 512 bytes are hashed a word at a time for all strings at once;
-        the rest of a longer string is hashed on its own (blake2b)."""
-        count = len(self)
+    def digest(self) -> tuple[np.ndarray, np.ndarray]:
+        """A hash of each string and its head: ``hash`` (n,) uint64, a pure
+        function of the bytes (equal strings hash alike in any ByteStrings,
+        in any process), and ``head`` (2, n) uint64, the first 16 bytes as
+        two little-endian words, zero past the string's end. Two strings of
+        at most 16 bytes are equal exactly when lengths and heads are.
+
+        The first 512 bytes are hashed a word at a time for all strings at
+        once; the rest of a longer string is hashed on its own (blake2b)."""
         starts, lengths = self.offsets[:-1], self.lengths
         words = self._words()
+        head = np.empty((2, len(self)), dtype=np.uint64)
         with np.errstate(over="ignore"):
-            hashed = _mix(lengths.astype(np.uint64) + _GOLDEN)
-            active = None                         # None: every string still has bytes left
-            position, remaining = starts, np.minimum(lengths, _HASHED_WORDWISE)
-            while count:
-                word = words[position] & _low_bytes_mask(remaining)
-                if active is None:
-                    hashed = _mix(hashed ^ word)
-                else:
-                    hashed[active] = _mix(hashed[active] ^ word)
-                more = remaining > 8
-                if not more.any():
-                    break
-                if active is None:
-                    if more.all():
-                        position, remaining = position + 8, remaining - 8
-                        continue
-                    active = np.flatnonzero(more)
-                else:
-                    active = active[more]
-                position, remaining = position[more] + 8, remaining[more] - 8
+            hashed = lengths.astype(np.uint64) * _GOLDEN + _MIX2
+            for k in range(2):                   # the head: every string, masked
+                word = words[starts + 8 * k] if k else words[starts]
+                word &= _low_bytes_mask(lengths - 8 * k)
+                head[k] = word
+                hashed ^= word
+                hashed *= _MIX1
+            more = np.flatnonzero(lengths > 16)
+            if len(more):                        # the rest, for longer strings
+                position = starts[more] + 16
+                remaining = np.minimum(lengths[more], _HASHED_WORDWISE) - 16
+                active = more
+                part = hashed[more]
+                slots = np.arange(len(more))
+                while len(slots):
+                    word = words[position] & _low_bytes_mask(remaining)
+                    part[slots] = (part[slots] ^ word) * _MIX1
+                    going = remaining > 8
+                    slots, position, remaining = slots[going], position[going] + 8, remaining[going] - 8
+                hashed[active] = part
+            hashed = _mix(hashed)
             for string in np.flatnonzero(lengths > _HASHED_WORDWISE).tolist():
                 tail = self.data[int(starts[string]) + _HASHED_WORDWISE:int(self.offsets[string + 1])]
                 digest = hashlib.blake2b(memoryview(tail), digest_size=8).digest()
                 hashed[string] = _mix(hashed[string] ^ np.uint64(int.from_bytes(digest, "little")))
-        return hashed
+        return hashed, head
+
+    def hash64(self) -> np.ndarray:
+        """(n,) uint64 hash of each string (see :meth:`digest`)."""
+        return self.digest()[0]
 
     # ------------------------------------------------------------ comparing
-    def equal(self, index: np.ndarray, other: "ByteStrings", other_index: np.ndarray) -> np.ndarray:
-        """(k,) whether ``self[index[i]] == other[other_index[i]]``, byte for byte."""
+    def equal(self, index: np.ndarray, other: "ByteStrings", other_index: np.ndarray,
+              skip: int = 0) -> np.ndarray:
+        """(k,) whether ``self[index[i]] == other[other_index[i]]``, byte for
+        byte; with ``skip``, the first ``skip`` bytes are known to be equal
+        already (strings of equal length)."""
         index = np.asarray(index, dtype=np.int64)
         other_index = np.asarray(other_index, dtype=np.int64)
         lengths = self.lengths[index]
         same = lengths == other.lengths[other_index]
-        active = np.flatnonzero(same & (lengths > 0))
+        active = np.flatnonzero(same & (lengths > skip))
         mine, theirs = self._words(), other._words()
-        position_a, position_b = self.offsets[index[active]], other.offsets[other_index[active]]
-        remaining = lengths[active]
+        position_a = self.offsets[index[active]] + skip
+        position_b = other.offsets[other_index[active]] + skip
+        remaining = lengths[active] - skip
         while len(active):
             if len(active) <= _FEW and remaining.min() > _LONG:
                 for slot, row in enumerate(active.tolist()):
                     a, b, n = int(position_a[slot]), int(position_b[slot]), int(remaining[slot])
                     same[row] = bool(np.array_equal(self.data[a:a + n], other.data[b:b + n]))
                 break
-            mask = _low_bytes_mask(remaining)
-            differ = (mine[position_a] & mask) != (theirs[position_b] & mask)
+            difference = (mine[position_a] ^ theirs[position_b]) & _low_bytes_mask(remaining)
+            differ = difference != 0
             same[active[differ]] = False
             going = ~differ & (remaining > 8)
             active = active[going]
@@ -239,7 +253,7 @@ class ByteStringsBuilder:
             buffer = chunk.buffers()[2]
             data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, np.uint8)
             self._data.append(data[int(offsets[0]):int(offsets[-1])])
-            self._lengths.append(np.diff(offsets).astype(np.int64))
+            self._lengths.append(np.diff(offsets))
 
     def build(self) -> ByteStrings:
         lengths = self._lengths.build()

@@ -31,6 +31,7 @@ from .errors import InputError
 from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, shown
 
 BLOCK_BYTES = 64 << 20
+_ARROW_THREADS = True         # pyarrow parses a block on every core (off in worker processes)
 BOM = b"\xef\xbb\xbf"
 MAX_GRADE = 10_000
 
@@ -107,7 +108,7 @@ def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
             stream = io.BufferedReader(_Prefixed(magic, raw))
         if magic == b"\x1f\x8b":
             stream = gzip.GzipFile(fileobj=stream)
-        line, carry, first = 1, b"", True
+        line, carry, first, pending = 1, b"", True, b""
         while True:
             try:
                 chunk = stream.read(block_bytes)
@@ -119,7 +120,7 @@ def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
                     chunk = chunk[len(BOM):]
             if not chunk:
                 if carry:
-                    yield carry, line
+                    yield carry, line + pending.count(b"\n")
                 return
             chunk = carry + chunk if carry else chunk
             cut = chunk.rfind(b"\n") + 1
@@ -127,8 +128,10 @@ def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
                 carry = chunk
                 continue
             block, carry = chunk[:cut], chunk[cut:]
+            if pending:                         # counted only when a block follows it
+                line += pending.count(b"\n")
+            pending = block
             yield block, line
-            line += block.count(b"\n")
     except IsADirectoryError:
         raise InputError(path, "is a directory, not a file") from None
     except PermissionError:
@@ -283,15 +286,17 @@ def _choose_layout(path: str, number: int, count: int, layouts: list[Layout]) ->
 
 # ---------------------------------------------------------------- the fast path
 
-_COMMENT_LINE = re.compile(rb"(?m)^#[^\n]*")
+_COMMENT_LINE = re.compile(rb"(?m)^[ ]*#[^\n]*")
 _SEPARATORS = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 _RUN_OF_SPACES = re.compile(rb" {2,}")
 _EDGE_SPACE = re.compile(rb"(?m)^ | $")
 
 
-def _regular(block: bytes) -> bytes | None:
-    """The block with exactly one space between fields and none at line
-    ends, comment lines emptied; None if it holds a NUL or a lone CR."""
+def _cleaned(block: bytes) -> bytes | None:
+    """The block with LF line ends, spaces as the only separator and
+    comment lines emptied; None if it holds a NUL or a lone CR (the slow
+    path names the line). Only single-byte searches: they run at memory
+    speed."""
     if b"\x00" in block:
         return None
     if b"\r" in block:
@@ -300,50 +305,75 @@ def _regular(block: bytes) -> bytes | None:
         block = block.replace(b"\r\n", b"\n")
     if b"\t" in block or b"\x0b" in block or b"\x0c" in block:
         block = block.translate(_SEPARATORS)
-    if b"  " in block:
-        block = _RUN_OF_SPACES.sub(b" ", block)
-    if block.startswith(b" ") or b"\n " in block or b" \n" in block or block.endswith(b" "):
-        block = _EDGE_SPACE.sub(b"", block)
     if b"#" in block:
         block = _COMMENT_LINE.sub(b"", block)
     return block
 
 
-def _first_data_line(regular: bytes) -> bytes:
-    """The first non-empty line of a regular block ('' if none)."""
-    return regular.lstrip(b"\n").partition(b"\n")[0]
+def _squeezed(text: bytes) -> bytes:
+    """One space between fields, none at the ends of lines."""
+    return _EDGE_SPACE.sub(b"", _RUN_OF_SPACES.sub(b" ", text))
+
+
+def _first_data_line(text: bytes) -> bytes:
+    """The first line that is not empty ('' if none), without copying the text."""
+    start = 0
+    while text.startswith(b"\n", start):
+        start += 1
+    end = text.find(b"\n", start)
+    return text[start:end if end >= 0 else len(text)]
 
 
 def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
-    """Columns of a block through pyarrow, or None if it cannot take it."""
+    """Columns of a block through pyarrow, or None if it cannot take it.
+
+    Fields must be separated by exactly one space: pyarrow reads every
+    column of the first line's count, and an empty field anywhere means the
+    spacing was irregular, so the block is squeezed and read once more."""
+    text = _cleaned(block)
+    if text is None:
+        return None
+    first = _first_data_line(text)
+    if not first:
+        return {}, []
+    squeezed = first.startswith(b" ") or first.endswith(b" ") or b"  " in first
+    if squeezed:
+        text = _squeezed(text)
+    result = _arrow_block(text, layouts, chosen)
+    if result is None and not squeezed:
+        result = _arrow_block(_squeezed(text), layouts, chosen)
+    return result
+
+
+def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
     import pyarrow as pa
     from pyarrow import csv
 
-    regular = _regular(block)
-    if regular is None:
-        return None
-    line = _first_data_line(regular)
-    if not line:
-        return {}, []
-    count = line.count(b" ") + 1
+    count = _first_data_line(text).count(b" ") + 1
     layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
     if layout is None or not layout.accepts(count):
         return None
-    types = {f"f{position}": pa.binary() if kind == BYTES else pa.int64() if kind == INTEGER else pa.float64()
-             for position, _, kind in layout.columns}
+    kinds = {position: kind for position, _, kind in layout.columns}
+    types = {f"f{i}": pa.int64() if kinds.get(i) == INTEGER else pa.float64() if kinds.get(i) == FLOAT
+             else pa.binary() for i in range(count)}
     try:
         table = csv.read_csv(
-            pa.py_buffer(regular),
-            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=True,
+            pa.py_buffer(text),
+            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=_ARROW_THREADS,
                                          block_size=1 << 22),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                            escape_char=False, newlines_in_values=False,
                                            ignore_empty_lines=True),
-            convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),
-                                               null_values=[], strings_can_be_null=False,
+            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                                quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, KeyError):
         return None
+    for i in range(count):                      # an empty field: spacing was irregular
+        if i not in kinds or kinds[i] == BYTES:
+            for chunk in table.column(f"f{i}").chunks:
+                offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
+                if len(chunk) and (offsets[1:] == offsets[:-1]).any():
+                    return None
     values = {}
     for position, name, kind in layout.columns:
         column = table.column(f"f{position}")
@@ -358,12 +388,16 @@ def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
             values[name] = array
     if not chosen:
         chosen.append(layout)
-    return values, _last_data_line(regular).split(b" ")
+    return values, _last_data_line(text).split(b" ")
 
 
-def _last_data_line(regular: bytes) -> bytes:
-    """The last non-empty line of a regular block (comment lines are empty)."""
-    return regular.rstrip(b"\n").rpartition(b"\n")[2]
+def _last_data_line(text: bytes) -> bytes:
+    """The last line that is not empty (comment lines are empty by now),
+    without copying the text."""
+    end = len(text)
+    while end and text.endswith(b"\n", 0, end):
+        end -= 1
+    return text[text.rfind(b"\n", 0, end) + 1:end]
 
 
 # ---------------------------------------------------------------- whole files
