@@ -308,8 +308,12 @@ class Evaluation:
                                  SignificanceOptions(test="none"))
 
     def run_preference_scores(self, name: str) -> np.ndarray:
-        """(R, Q) each run's mean preference ``name`` against the others."""
-        return run_scores(self.preferences, name, len(self.run_names))
+        """(R, Q) each run's mean preference ``name`` against the others
+        (computed once per preference)."""
+        cache = self.__dict__.setdefault("_run_scores", {})
+        if name not in cache:
+            cache[name] = run_scores(self.preferences, name, len(self.run_names))
+        return cache[name]
 
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(R,) score (mean over queries) and rank (1 = best) for ``name``."""

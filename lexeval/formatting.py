@@ -58,6 +58,10 @@ def run_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
     """Per-run blocks in command-line order: per-query lines (trec_eval's
     query order), then the summary under qid 'all'."""
     qids = evaluation.qids
+    summaries = [(column, evaluation.summary(column)) for column in evaluation.columns
+                 if column.measure.summary != "none"] if summary else []
+    preference_summaries = [(name, *evaluation.run_preference_summary(name))
+                            for name in evaluation.preference_names()] if summary else []
     for run_index, run in enumerate(evaluation.run_names):
         if per_query:
             query_columns = [(c.name, c.values[run_index].tolist(), _style(c))
@@ -66,17 +70,12 @@ def run_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
                 qid = qids[query_index]
                 for name, values, style in query_columns:
                     yield Record(run, name, qid, values[query_index], style)
-        if summary:
-            for column in evaluation.columns:
-                if column.measure.summary == "none":
-                    continue
-                value = evaluation.summary(column)[run_index]
-                style = TEXT if column.measure.text else _style(column)
-                yield Record(run, column.name, "all", value, style)
-            for name in evaluation.preference_names():
-                score, rank = evaluation.run_preference_summary(name)
-                yield Record(run, f"{name}_score", "all", score[run_index])
-                yield Record(run, f"{name}_rank", "all", rank[run_index], INTEGER)
+        for column, values in summaries:
+            style = TEXT if column.measure.text else _style(column)
+            yield Record(run, column.name, "all", values[run_index], style)
+        for name, score, rank in preference_summaries:
+            yield Record(run, f"{name}_score", "all", score[run_index])
+            yield Record(run, f"{name}_rank", "all", rank[run_index], INTEGER)
 
 
 def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:

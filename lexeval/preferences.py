@@ -248,12 +248,18 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
 
 
 def run_scores(preferences: Preferences, name: str, num_runs: int) -> np.ndarray:
-    """(R, Q) each run's mean preference against every other run, per query."""
+    """(R, Q) each run's mean preference ``name`` against every other run,
+    per query: one pass over the pairs (each pair adds to its two runs)."""
     values = preferences.values[name]
     pairs = np.array(preferences.pairs, dtype=np.int64).reshape(-1, 2)
     total = np.zeros((num_runs, values.shape[1]))
-    np.add.at(total, pairs[:, 0], values)
-    np.add.at(total, pairs[:, 1], -values)
+    if len(pairs) == 0 or values.shape[1] == 0:
+        return total
+    for side, sign in ((0, 1.0), (1, -1.0)):           # A gains the preference, B loses it
+        order = np.argsort(pairs[:, side], kind="stable")
+        owner = pairs[order, side]
+        starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+        total[owner[starts]] += sign * np.add.reduceat(values[order], starts, axis=0)
     return total / max(num_runs - 1, 1)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import stats
 
 from . import significance as sig
-from .preferences import SIGN_PREFERENCES, run_scores
+from .preferences import SIGN_PREFERENCES
 from .rankings import Rankings
 
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
@@ -87,7 +87,7 @@ def matrices(evaluation) -> MeasureMatrices:
     if evaluation.preferences is not None:
         for name, values in evaluation.preferences.values.items():
             out.differences[name] = values
-            out.scores[name] = run_scores(evaluation.preferences, name, len(evaluation.run_names))
+            out.scores[name] = evaluation.run_preference_scores(name)
             out.is_sign[name] = name in SIGN_PREFERENCES
     return out
 
