@@ -5,11 +5,21 @@ Library use mirrors the command line::
     from lexeval import evaluate
     ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])
     ev.column("map").values        # (runs, queries) per-query values
+
+Names are imported on first use, so that ``lexeval --version`` and
+``--help`` start without numpy.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-from .evaluation import (Evaluation, SignificanceOptions, evaluate, load,  # noqa: E402
-                         select_measures)
+_LAZY = {"evaluate": "evaluation", "load": "evaluation", "select_measures": "evaluation",
+         "Evaluation": "evaluation", "SignificanceOptions": "evaluation"}
 
-__all__ = ["evaluate", "load", "select_measures", "Evaluation", "SignificanceOptions", "__version__"]
+__all__ = [*_LAZY, "__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'lexeval' has no attribute '{name}'")

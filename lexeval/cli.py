@@ -8,12 +8,10 @@ import click
 
 from . import __version__
 from .errors import InputError, OutputError, UsageError
-from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
-from .formatting import (Record, all_records, render, significance_markers, write_report_table,
-                         write_table)
-from .measures import MEASURE_SETS, MEASURES
-from .preferences import PREFERENCE_NAMES
-from .reports import REPORTS, ReportOptions, run_reports
+from .names import CORRECTIONS, FORMATS, PREFERENCE_NAMES, REPORTS, TESTS
+
+# Everything heavier (numpy, pyarrow, scipy) is imported inside the command,
+# so that --version and --help answer at once.
 
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
 and compare every pair of runs with lexiprecision and lexirecall.
@@ -48,6 +46,7 @@ Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input.
 def _list_measures(ctx, _param, value):
     if not value or ctx.resilient_parsing:
         return
+    from .measures import MEASURE_SETS, MEASURES
     lines = ["Per-run measures (trec_eval names; -m NAME or -m NAME.PARAMS):"]
     for measure in MEASURES:
         params = ""
@@ -136,15 +135,15 @@ def _fractions(_ctx, _param, value):
 @click.option("-c", "complete", is_flag=True,
               help="Average over every qrels query; a query missing from a run scores as an "
                    "empty ranking (and gets per-query lines with -q).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "csv", "table"]),
+@click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True, help="Output format (table: for people).")
-@click.option("--test", "test", type=click.Choice(["t", "randomization", "none"]), default="t",
+@click.option("--test", "test", type=click.Choice(TESTS), default="t",
               show_default=True, help="Paired test for per-run metrics (none: no p-values).")
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Sign flips for --test randomization.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Random seed of --test randomization and of the reports' sampling.")
-@click.option("--correction", type=click.Choice(["none", "holm", "bonferroni"]), default="none",
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="none",
               show_default=True, help="Adjust each measure's p-values over all pairs printed.")
 @click.option("--alpha", type=Real(0, 1), default=0.05, show_default=True,
               help="Significance level for the gate and the table's markers.")
@@ -180,6 +179,7 @@ def _fractions(_ctx, _param, value):
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
             output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
             gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
+    from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
     _check_usage(runs, test, gates, baseline, reports, plot_dir)
     options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
                                   hsd=hsd, alpha=alpha, baseline=baseline)
@@ -193,6 +193,7 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
         report_lines = []
         if reports:
+            from .reports import ReportOptions, run_reports
             report_options = ReportOptions(reference=output_names(reference)[0], trials=trials,
                                            fractions=fractions, samples=samples, seed=seed, alpha=alpha,
                                            test="t" if test == "none" else test,
@@ -228,7 +229,8 @@ def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
-    """Runs' and pairs' lines in the chosen format."""
+    """Runs' and pairs' lines in the chosen format, written as produced."""
+    from .formatting import all_blocks, significance_markers, write, write_table
     note = ""
     if evaluation.tests is not None:
         alpha = evaluation.options.alpha
@@ -238,28 +240,28 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
 
     def draw_table(records, out):
         write_table(records, out, significance_markers(evaluation), evaluation.run_names, note)
-    records = all_records(evaluation, per_query, summary)   # streamed: -q can mean millions
-    _emit(render(records, output_format, len(evaluation.run_names) > 1, draw_table))
+    _emit(lambda out: write(all_blocks(evaluation, per_query, summary), output_format, out,
+                            len(evaluation.run_names) > 1, draw_table))
 
 
 def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
     """Reports as four-column records (report, measure, parameter, value)."""
-    records = [Record(line.report, line.measure, line.parameter, line.value) for line in lines]
-    text = render(records, output_format, True, write_report_table)
+    from .formatting import report_blocks, write, write_report_table
     if plot_dir:
         from .plots import write_plots
         for path in write_plots(lines, plot_dir):
             click.echo(f"lexeval: wrote {path}", err=True)
-    _emit(text)
+    _emit(lambda out: write(report_blocks(lines), output_format, out, True, write_report_table))
 
 
-def _emit(text: str) -> None:
-    """Write to stdout; a full disk or a closed stdout is an OutputError."""
+def _emit(produce) -> None:
+    """Run ``produce(stdout)``; a full disk or a closed stdout is an
+    OutputError (exit 2), a pipe closed by the reader is not."""
     out = sys.stdout
     if out is None:
         raise OutputError("standard output is closed; nothing can be printed")
     try:
-        out.write(text)
+        produce(out)
         out.flush()
     except BrokenPipeError:
         raise

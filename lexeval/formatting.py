@@ -1,15 +1,18 @@
 """Turning results into text: the only module that knows about output.
 
-Everything becomes a stream of :class:`Record` (key, measure, qid, value);
-renderers write records as trec_eval text, JSON lines, CSV, or a rich table.
+Results become a stream of :class:`Block`: consecutive lines that share a
+key (a run, or a pair ``A:B``), laid out query by query, measure by measure
+within a query, as trec_eval prints them. Writers format a whole block at
+once and write it straight away (``-q`` on a hundred runs is millions of
+lines, never held in memory): trec_eval text, JSON lines, CSV. The table
+for people reads the same blocks as :class:`Record` lines.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
+from itertools import chain
 from typing import Iterable, Iterator, NamedTuple
 
 import numpy as np
@@ -20,32 +23,40 @@ from .preferences import SIGN_PREFERENCES
 FLOAT, INTEGER, TEXT, QUOTED = "float", "int", "text", "quoted"
 
 
-class Record(NamedTuple):
-    """One output line. A NamedTuple: millions are made with -q."""
+class Block(NamedTuple):
+    """Output lines sharing a key: for each qid in turn, one line per name,
+    ``values[j][i]`` being measure ``names[j]`` of ``qids[i]``."""
 
-    key: str          # run name, or "A:B" for a pair
+    key: str                  # run name, or "A:B" for a pair
+    qids: list[str]           # query ids, or ["all"]
+    names: list[str]
+    values: list[list]        # (names) x (qids)
+    styles: list[str]         # per name: FLOAT, INTEGER, TEXT or QUOTED
+
+
+class Record(NamedTuple):
+    """One output line (for the table, and for reports)."""
+
+    key: str
     measure: str
-    qid: str          # query id or "all"
+    qid: str
     value: object
     style: str = FLOAT
 
     def text_value(self) -> str:
-        if self.style == FLOAT:
-            return "%6.4f" % self.value
-        if self.style == INTEGER:
-            return "%d" % self.value
-        if self.style == QUOTED:
-            return f"'{self.value}'"
-        return str(self.value)
+        return formatted([self.value], self.style)[0]
 
-    def plain_value(self):
-        """The value for JSON/CSV: a number where it is one."""
-        if self.style == FLOAT:
-            value = float(self.value)
-            return value if math.isfinite(value) else None
-        if self.style == INTEGER:
-            return int(self.value)
-        return str(self.value)
+
+def formatted(values: list, style: str) -> list[str]:
+    """trec_eval's text of each value: ``%6.4f`` floats, ``%d`` counts,
+    quoted relstrings, plain text."""
+    if style == FLOAT:
+        return ["%6.4f" % value for value in values]
+    if style == INTEGER:
+        return ["%d" % value for value in values]
+    if style == QUOTED:
+        return [f"'{value}'" for value in values]
+    return [str(value) for value in values]
 
 
 def _style(column) -> str:
@@ -54,31 +65,38 @@ def _style(column) -> str:
     return INTEGER if column.measure.integer else FLOAT
 
 
-def run_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
+# ---------------------------------------------------------------- blocks
+
+
+def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
     """Per-run blocks in command-line order: per-query lines (trec_eval's
     query order), then the summary under qid 'all'."""
     qids = evaluation.qids
+    query_columns = [c for c in evaluation.columns if c.measure.per_query] if per_query else []
     summaries = [(column, evaluation.summary(column)) for column in evaluation.columns
                  if column.measure.summary != "none"] if summary else []
     preference_summaries = [(name, *evaluation.run_preference_summary(name))
                             for name in evaluation.preference_names()] if summary else []
     for run_index, run in enumerate(evaluation.run_names):
-        if per_query:
-            query_columns = [(c.name, c.values[run_index].tolist(), _style(c))
-                             for c in evaluation.columns if c.measure.per_query]
-            for query_index in np.flatnonzero(evaluation.included[run_index]).tolist():
-                qid = qids[query_index]
-                for name, values, style in query_columns:
-                    yield Record(run, name, qid, values[query_index], style)
-        for column, values in summaries:
-            style = TEXT if column.measure.text else _style(column)
-            yield Record(run, column.name, "all", values[run_index], style)
-        for name, score, rank in preference_summaries:
-            yield Record(run, f"{name}_score", "all", score[run_index])
-            yield Record(run, f"{name}_rank", "all", rank[run_index], INTEGER)
+        if query_columns:
+            chosen = np.flatnonzero(evaluation.included[run_index])
+            yield Block(run, [qids[q] for q in chosen.tolist()], [c.name for c in query_columns],
+                        [c.values[run_index, chosen].tolist() for c in query_columns],
+                        [_style(c) for c in query_columns])
+        if summaries or preference_summaries:
+            names, values, styles = [], [], []
+            for column, summary_values in summaries:
+                names.append(column.name)
+                values.append([summary_values[run_index]])
+                styles.append(TEXT if column.measure.text else _style(column))
+            for name, score, rank in preference_summaries:
+                names += [f"{name}_score", f"{name}_rank"]
+                values += [[float(score[run_index])], [int(rank[run_index])]]
+                styles += [FLOAT, INTEGER]
+            yield Block(run, ["all"], names, values, styles)
 
 
-def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
+def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
     if there is one): per-query preferences, then their means (with wins,
     losses and ties for LP and LR) and p-values, then every metric's p."""
@@ -91,76 +109,144 @@ def pair_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iter
     for pair_index, (a, b) in enumerate(evaluation.pairs.tolist()):
         key = f"{names[a]}:{names[b]}"
         values = {name: v[rows[(a, b)]] for name, v in preferences.values.items()} if preferences else {}
-        if per_query:
-            listed = [(name, row.tolist()) for name, row in values.items()]
-            for query_index, qid in enumerate(qids):
-                for name, row in listed:
-                    yield Record(key, name, qid, row[query_index])
+        if per_query and values and qids:
+            yield Block(key, qids, list(values), [row.tolist() for row in values.values()], [FLOAT] * len(values))
         if not summary:
             continue
+        lines: list[tuple[str, object, str]] = []
         for name, row in values.items():
-            yield Record(key, name, "all", np.cumsum(row)[-1] / len(row) if len(row) else 0.0)
+            lines.append((name, float(np.cumsum(row)[-1] / len(row)) if len(row) else 0.0, FLOAT))
             if name in SIGN_PREFERENCES:
-                yield Record(key, f"{name}_win", "all", int((row > 0).sum()), INTEGER)
-                yield Record(key, f"{name}_loss", "all", int((row < 0).sum()), INTEGER)
-                yield Record(key, f"{name}_tie", "all", int((row == 0).sum()), INTEGER)
-            yield from _p_records(tests, key, name, pair_index)
+                lines += [(f"{name}_win", int((row > 0).sum()), INTEGER),
+                          (f"{name}_loss", int((row < 0).sum()), INTEGER),
+                          (f"{name}_tie", int((row == 0).sum()), INTEGER)]
+            lines += _p_lines(tests, name, pair_index)
         for column in evaluation.columns:
-            yield from _p_records(tests, key, column.name, pair_index)
+            lines += _p_lines(tests, column.name, pair_index)
+        if lines:
+            yield Block(key, ["all"], [n for n, _, _ in lines], [[v] for _, v, _ in lines],
+                        [style for _, _, style in lines])
 
 
-def _p_records(tests, key: str, name: str, pair_index: int) -> Iterator[Record]:
+def _p_lines(tests, name: str, pair_index: int) -> list[tuple[str, object, str]]:
     if tests is None or name not in tests.p:
-        return
-    yield Record(key, f"{name}_p", "all", tests.p[name][pair_index])
+        return []
+    lines = [(f"{name}_p", float(tests.p[name][pair_index]), FLOAT)]
     if name in tests.hsd_p:
-        yield Record(key, f"{name}_hsd_p", "all", tests.hsd_p[name][pair_index])
+        lines.append((f"{name}_hsd_p", float(tests.hsd_p[name][pair_index]), FLOAT))
+    return lines
 
 
-def all_records(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Record]:
+def all_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
     """Run blocks, then pair blocks (CONTRACT section 4 order)."""
-    yield from run_records(evaluation, per_query, summary)
-    yield from pair_records(evaluation, per_query, summary)
+    yield from run_blocks(evaluation, per_query, summary)
+    yield from pair_blocks(evaluation, per_query, summary)
 
 
-def write_text(records: Iterable[Record], out, with_key: bool) -> None:
-    """trec_eval's lines: ``%-22s\t%s\t%s``, preceded by ``key\t`` for
-    several runs. The loop is inlined: with -q it runs millions of times."""
-    lines = []
-    append = lines.append
-    for key, measure, qid, value, style in records:
-        if style == FLOAT:
-            text = "%6.4f" % value
-        elif style == INTEGER:
-            text = "%d" % value
-        elif style == QUOTED:
-            text = f"'{value}'"
-        else:
-            text = str(value)
-        if with_key:
-            append(f"{key}\t{measure:<22}\t{qid}\t{text}\n")
-        else:
-            append(f"{measure:<22}\t{qid}\t{text}\n")
-        if len(lines) >= 100_000:
-            out.write("".join(lines))
-            lines.clear()
-    out.write("".join(lines))
+def records(blocks: Iterable[Block]) -> Iterator[Record]:
+    """The lines of blocks, one Record each, in output order."""
+    for block in blocks:
+        for i, qid in enumerate(block.qids):
+            for name, values, style in zip(block.names, block.values, block.styles):
+                yield Record(block.key, name, qid, values[i], style)
 
 
-def write_json(records: Iterable[Record], out) -> None:
+def report_blocks(lines) -> Iterator[Block]:
+    """Report lines (report, measure, parameter, value) as blocks."""
+    for line in lines:
+        yield Block(line.report, [line.parameter], [line.measure], [[line.value]], [FLOAT])
+
+
+# ---------------------------------------------------------------- writers
+
+
+def _interleaved(block: Block, texts: list[list[str]]) -> str:
+    """Lines of a block in output order: query by query, names within."""
+    return "".join(chain.from_iterable(zip(*texts)))
+
+
+def text_chunk(block: Block, with_key: bool) -> str:
+    """trec_eval's lines, ``%-22s\t%s\t%s``, preceded by ``key\t`` for
+    several runs."""
+    prefix = f"{block.key}\t" if with_key else ""
+    texts = []
+    for name, values, style in zip(block.names, block.values, block.styles):
+        head = f"{prefix}{name:<22}\t"
+        texts.append([f"{head}{qid}\t{text}\n" for qid, text in zip(block.qids, formatted(values, style))])
+    return _interleaved(block, texts)
+
+
+def _json_value(value, style: str) -> str:
+    if style == FLOAT:
+        value = float(value)
+        return repr(value) if math.isfinite(value) else "null"
+    if style == INTEGER:
+        return str(int(value))
+    return json.dumps(str(value))
+
+
+def json_chunk(block: Block) -> str:
     """One JSON object per line: key, measure, qid, value."""
-    for r in records:
-        out.write(json.dumps({"key": r.key, "measure": r.measure, "qid": r.qid,
-                              "value": r.plain_value()}) + "\n")
+    key = json.dumps(block.key)
+    qids = [json.dumps(qid) for qid in block.qids]
+    texts = []
+    for name, values, style in zip(block.names, block.values, block.styles):
+        head = f'{{"key": {key}, "measure": {json.dumps(name)}, "qid": '
+        texts.append([f'{head}{qid}, "value": {_json_value(value, style)}}}\n' for qid, value in zip(qids, values)])
+    return _interleaved(block, texts)
 
 
-def write_csv(records: Iterable[Record], out) -> None:
-    """The same four columns as CSV, with a header."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["key", "measure", "qid", "value"])
-    for r in records:
-        value = r.plain_value()
-        writer.writerow([r.key, r.measure, r.qid, "" if value is None else value])
+def _csv_field(text: str) -> str:
+    if any(char in text for char in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_value(value, style: str) -> str:
+    if style == FLOAT:
+        value = float(value)
+        return repr(value) if math.isfinite(value) else ""
+    if style == INTEGER:
+        return str(int(value))
+    return _csv_field(str(value))
+
+
+CSV_HEADER = "key,measure,qid,value\n"
+
+
+def csv_chunk(block: Block) -> str:
+    """The same four columns as CSV (the header is written first, once)."""
+    key = _csv_field(block.key)
+    qids = [_csv_field(qid) for qid in block.qids]
+    texts = []
+    for name, values, style in zip(block.names, block.values, block.styles):
+        head = f"{key},{_csv_field(name)},"
+        texts.append([f"{head}{qid},{_csv_value(value, style)}\n" for qid, value in zip(qids, values)])
+    return _interleaved(block, texts)
+
+
+def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, draw_table=None) -> None:
+    """Write blocks to ``out`` as they come, in ``output_format`` (text,
+    json, csv, or table: ``draw_table(records, out)`` draws it)."""
+    if output_format == "table":
+        draw_table(records(blocks), out)
+        return
+    if output_format == "csv":
+        out.write(CSV_HEADER)
+    pending, size = [], 0
+    for block in blocks:
+        if output_format == "json":
+            chunk = json_chunk(block)
+        elif output_format == "csv":
+            chunk = csv_chunk(block)
+        else:
+            chunk = text_chunk(block, with_key)
+        pending.append(chunk)
+        size += len(chunk)
+        if size > 1 << 20:                      # write in pieces of about a megabyte
+            out.write("".join(pending))
+            pending, size = [], 0
+    out.write("".join(pending))
 
 
 def significance_markers(evaluation: Evaluation) -> dict[tuple[str, str], str]:
@@ -250,19 +336,3 @@ def write_report_table(records: Iterable[Record], out) -> None:
         skipped = [measure for measure in rows if measure not in compact]
         if skipped:
             console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")
-
-
-def render(records: Iterable[Record], output_format: str, with_key: bool, draw_table) -> str:
-    """All records as one string in ``output_format`` (text, json, csv or
-    table); ``draw_table(records, out)`` draws the table. Rendered whole so
-    that nothing is half-written if anything fails."""
-    buffer = io.StringIO()
-    if output_format == "json":
-        write_json(records, buffer)
-    elif output_format == "csv":
-        write_csv(records, buffer)
-    elif output_format == "table":
-        draw_table(records, buffer)
-    else:
-        write_text(records, buffer, with_key)
-    return buffer.getvalue()

@@ -76,27 +76,29 @@ def same_strings(a: ByteStrings, a_index: np.ndarray, a_head: np.ndarray,
 
 
 def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos: ByteStrings,
-                   head: np.ndarray) -> np.ndarray | None:
-    """Line indices (first, second) of a (group, docno) pair that occurs
-    twice, or None. ``group`` holds exact query numbers; equal hashes are
-    candidates, the bytes decide."""
+                   head: np.ndarray) -> tuple[bool, np.ndarray]:
+    """Whether some (group, docno) pair occurs on two lines, and the lines
+    whose (group, docno hash) another line shares with a different docno (a
+    hash clash; they need exact look-ups). ``group`` holds exact query
+    numbers; equal hashes are candidates, the bytes decide."""
     with np.errstate(over="ignore"):
         keys = mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
     ordered = np.sort(keys)
     if not (ordered[1:] == ordered[:-1]).any():
-        return None
+        return False, np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     twin = np.flatnonzero(keys[1:] == keys[:-1])
     first, second = order[twin], order[twin + 1]
-    same = (group[first] == group[second]) & \
-        same_strings(docnos, first, head[:, first], docnos, second, head[:, second])
+    shared = (group[first] == group[second]) & (docno_hash[first] == docno_hash[second])
+    first, second = first[shared], second[shared]
+    same = same_strings(docnos, first, head[:, first], docnos, second, head[:, second])
     if same.any():
-        return first[same], second[same]
-    # equal keys, different pairs, yet a third line may repeat one: group exactly
+        return True, np.zeros(0, dtype=np.int64)
     clashing = np.union1d(first, second)
+    # a group of three or more clashing lines may repeat one docno non-adjacently
     pairs = {(int(group[i]), docnos[int(i)]) for i in clashing.tolist()}
-    return (clashing, clashing) if len(pairs) < len(clashing) else None
+    return len(pairs) < len(clashing), clashing
 
 
 def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field: int, verb: str) -> None:
@@ -126,9 +128,9 @@ class JudgementIndex:
         counts = np.bincount(query, minlength=num_queries)
         self.bits = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64) + 1
         self.base = np.concatenate(([0], np.cumsum(2 ** self.bits))).astype(np.int64)
-        bucket = self.buckets(query, docno_hash)
-        self.starts = np.searchsorted(bucket, np.arange(self.base[-1] + 1)).astype(
-            np.int64 if len(query) >= 2 ** 31 else np.int32)
+        per_bucket = np.bincount(self.buckets(query, docno_hash), minlength=int(self.base[-1]))
+        self.starts = np.zeros(len(per_bucket) + 1, dtype=np.int64 if len(query) >= 2 ** 31 else np.int32)
+        np.cumsum(per_bucket, out=self.starts[1:])
 
     def buckets(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
         shift = (64 - self.bits[query]).astype(np.uint64)
@@ -220,17 +222,23 @@ def read_qrels(path: str) -> Qrels:
     query = rank[codes]
     docnos = columns["docno"]
     docno_hash, head = docnos.digest()
-    if repeated_pairs(query, docno_hash, docnos, head) is not None:
+    repeated, clashing = repeated_pairs(query, docno_hash, docnos, head)
+    if repeated:
         _first_repeat(path, [QRELS_LAYOUT], 0, 2, "is judged twice")
-    order = np.lexsort((docno_hash, query))
+    # sorted by query, then by the hash's top bits (all the index looks at)
+    query_bits = max(int(len(distinct_qids)).bit_length(), 1)
+    with np.errstate(over="ignore"):
+        order = np.argsort((query.astype(np.uint64) << np.uint64(64 - query_bits))
+                           | (docno_hash >> np.uint64(query_bits)), kind="stable")
+    row_of_line = np.empty(len(order), dtype=np.int64)
+    row_of_line[order] = np.arange(len(order))
+    clashes = {(int(query[line]), docnos[line]): int(row_of_line[line]) for line in clashing.tolist()}
     query, docno_hash, head, grades = query[order], docno_hash[order], head[:, order], columns["grade"][order]
-    twin = np.flatnonzero((docno_hash[1:] == docno_hash[:-1]) & (query[1:] == query[:-1]))
-    rows = np.union1d(twin, twin + 1)           # distinct documents whose hashes clash
-    clashes = {(int(query[row]), docnos[int(order[row])]): row for row in rows.tolist()}
     max_grade = max(int(grades.max()), 0)
     judged = grades >= 0
-    level_counts = np.zeros((len(distinct_qids), max_grade + 1), dtype=np.int64)
-    np.add.at(level_counts, (query[judged], grades[judged]), 1)
+    width = max_grade + 1
+    level_counts = np.bincount(query[judged] * width + grades[judged],
+                               minlength=len(distinct_qids) * width).reshape(len(distinct_qids), width)
     ordered_qids = [distinct_qids[i] for i in by_bytes]
     return Qrels(path=path, qids=[decode(q) for q in ordered_qids],
                  query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query.astype(np.int32),
@@ -289,7 +297,7 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
     unknown = [decode(q) for q, target in zip(run_qids, to_qrels.tolist()) if target < 0]
     docnos, scores = columns["docno"], columns["score"]
     docno_hash, head = docnos.digest()
-    if repeated_pairs(codes_of_qid, docno_hash, docnos, head) is not None:
+    if repeated_pairs(codes_of_qid, docno_hash, docnos, head)[0]:
         _first_repeat(path, RUN_LAYOUTS, 0, 2, "appears twice")
 
     query = to_qrels[codes_of_qid]

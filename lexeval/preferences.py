@@ -31,7 +31,7 @@ import numpy as np
 
 from .rankings import Rankings
 
-PREFERENCE_NAMES = ["LP", "rrLP", "LR", "rrLR"]
+from .names import PREFERENCE_NAMES  # noqa: E402
 PREFERENCE_SETS = {"all_prefs": tuple(PREFERENCE_NAMES)}
 DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
 SIGN_PREFERENCES = ("LP", "LR")        # these also get _win, _loss, _tie counts

@@ -31,13 +31,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy import stats
 
 from . import significance as sig
 from .preferences import SIGN_PREFERENCES
 from .rankings import Rankings
 
-REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
+from .names import REPORTS  # noqa: E402,F401  (re-exported)
 
 
 @dataclass
@@ -199,6 +198,7 @@ def stability(evaluation, data: MeasureMatrices, options: ReportOptions,
         agree = (sampled == full[:, None]).mean(axis=1)
         lines.append(ReportLine("stability", name, "all", float(agree.mean()) if agree.size else 0.0))
         if reference_order is not None and name != options.reference:
+            from scipy import stats
             tau = stats.kendalltau(data.scores[name].mean(axis=1), reference_order).statistic
             lines.append(ReportLine("stability", name, "tau", 0.0 if np.isnan(tau) else float(tau)))
     return lines
@@ -230,7 +230,9 @@ def degraded(r: Rankings, qrels, fraction: float, rng: np.random.Generator) -> R
     codes[hit] = -1
     level_counts = r.level_counts.copy()
     removed_query = row_query[position >= keep_count[row_query]]
-    np.subtract.at(level_counts, (removed_query, qrels.grades[removed]), 1)
+    width = level_counts.shape[1]
+    level_counts -= np.bincount(removed_query * width + qrels.grades[removed],
+                                minlength=level_counts.size).reshape(level_counts.shape)
     return replace(r, codes=codes, level_counts=level_counts)
 
 

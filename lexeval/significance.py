@@ -18,11 +18,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
-from scipy.interpolate import PchipInterpolator
 
-TESTS = ("t", "randomization", "none")
-CORRECTIONS = ("none", "holm", "bonferroni")
+from .names import CORRECTIONS, TESTS  # noqa: F401  (re-exported)
+
+from .distributions import binomial_lower_tail, t_two_sided
+
+# scipy (Tukey HSD's studentized range) is imported only where HSD is asked
+# for; the t and binomial tails of every default call are computed here.
 
 
 def one_sample_t(values: np.ndarray) -> np.ndarray:
@@ -36,7 +38,7 @@ def one_sample_t(values: np.ndarray) -> np.ndarray:
     p = np.ones(len(values))
     varies = spread > 0
     t = mean[varies] / (spread[varies] / np.sqrt(count))
-    p[varies] = 2 * stats.t.sf(np.abs(t), count - 1)
+    p[varies] = t_two_sided(t, count - 1)
     p[~varies & (mean != 0)] = 0.0          # every difference equal and non-zero
     return p
 
@@ -52,7 +54,7 @@ def sign_test(signs: np.ndarray) -> np.ndarray:
     losses = (signs < 0).sum(axis=1)
     trials = wins + losses
     smaller = np.minimum(wins, losses)
-    p = np.minimum(1.0, 2 * stats.binom.cdf(smaller, trials, 0.5))
+    p = np.minimum(1.0, 2 * binomial_lower_tail(smaller, trials))
     return np.where(trials == 0, 1.0, p)
 
 
@@ -104,7 +106,7 @@ class StudentizedRange:
     """
 
     GRID = 200
-    _grids: dict[tuple[int, float], tuple[np.ndarray, PchipInterpolator]] = {}
+    _grids: dict[tuple[int, float], tuple] = {}
 
     def __init__(self, groups: int, df: float):
         self.groups, self.df = groups, df
@@ -112,6 +114,7 @@ class StudentizedRange:
     def _exact(self, q: np.ndarray) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            from scipy import stats
             return np.clip(stats.studentized_range.sf(q, self.groups, self.df), 0.0, 1.0)
 
     def _grid(self):
@@ -123,6 +126,7 @@ class StudentizedRange:
             # spacing even in log(1 + q): dense where p changes, sparse in the tail
             grid = np.expm1(np.linspace(0.0, np.log1p(top), self.GRID))
             exact = self._exact(grid)
+            from scipy.interpolate import PchipInterpolator
             curve = PchipInterpolator(grid, np.log(np.maximum(exact, 1e-300)))
             self._grids[key] = (grid, curve)
         return self._grids[key]

@@ -42,7 +42,7 @@ _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 def _low_bytes_mask(count: np.ndarray) -> np.ndarray:
     """uint64 masks keeping the ``count`` lowest bytes (all 8 from 8 on,
     none at 0 or below)."""
-    return _MASKS[np.clip(count, 0, 8)]
+    return np.take(_MASKS, count, mode="clip")         # clip: below 0 is 0, above 8 is 8
 
 
 class ByteStrings:

@@ -93,8 +93,9 @@ def _open_binary(path: str):
 
 def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
     """Yield (block, first_line): line-aligned pieces of the file's text
-    (gzip undone, a leading byte-order mark dropped) and the 1-based number
-    of each piece's first line."""
+    (bytearrays, gzip undone, a leading byte-order mark dropped) and the
+    1-based number of each piece's first line. Each block is read in place:
+    no copy of the text is made here."""
     raw = _open_binary(path)
     try:
         stream = raw
@@ -108,27 +109,28 @@ def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
             stream = io.BufferedReader(_Prefixed(magic, raw))
         if magic == b"\x1f\x8b":
             stream = gzip.GzipFile(fileobj=stream)
-        line, carry, first, pending = 1, b"", True, b""
+        line, pending = 1, None
+        left = size_hint(path) if path != "-" and magic != b"\x1f\x8b" else None
         while True:
             try:
-                chunk = stream.read(block_bytes)
+                if left is not None:            # a plain file: read in place, no copy
+                    block = bytearray(min(block_bytes, left + 1))
+                    got = stream.readinto(block)
+                    left -= got
+                    del block[got:]
+                    full = got == block_bytes
+                else:
+                    block = stream.read(block_bytes)
+                    full = len(block) == block_bytes
+                if full:                        # finish the last line
+                    block += stream.readline()
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 raise InputError(path, f"not a valid gzip file ({exc})") from None
-            if first:
-                first = False
-                if chunk.startswith(BOM):
-                    chunk = chunk[len(BOM):]
-            if not chunk:
-                if carry:
-                    yield carry, line + pending.count(b"\n")
+            if pending is None and block.startswith(BOM):
+                block = block[len(BOM):]
+            if not block:
                 return
-            chunk = carry + chunk if carry else chunk
-            cut = chunk.rfind(b"\n") + 1
-            if cut == 0:
-                carry = chunk
-                continue
-            block, carry = chunk[:cut], chunk[cut:]
-            if pending:                         # counted only when a block follows it
+            if pending is not None:             # counted only when a block follows it
                 line += pending.count(b"\n")
             pending = block
             yield block, line
@@ -225,7 +227,7 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
     bad line."""
     lists: dict[str, list] = {}
     last: list[bytes] = []
-    for number, line in enumerate(block.split(b"\n"), start=first_line):
+    for number, line in enumerate(bytes(block).split(b"\n"), start=first_line):
         if line.endswith(b"\r"):
             line = line[:-1]
         trouble = check_line(line)
@@ -388,7 +390,7 @@ def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
             values[name] = array
     if not chosen:
         chosen.append(layout)
-    return values, _last_data_line(text).split(b" ")
+    return values, bytes(_last_data_line(text)).split(b" ")
 
 
 def _last_data_line(text: bytes) -> bytes:
@@ -449,7 +451,7 @@ def find_line(path: str, layouts: list[Layout], test) -> None:
     data line: for the errors only the whole file reveals (a document twice),
     which ``test`` raises at the right line."""
     for block, first_line in iter_blocks(path):
-        for number, line in enumerate(block.split(b"\n"), start=first_line):
+        for number, line in enumerate(bytes(block).split(b"\n"), start=first_line):
             fields = line.split()
             if fields and not fields[0].startswith(b"#"):
                 test(number, fields)

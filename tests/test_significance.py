@@ -180,3 +180,22 @@ def test_github_workflow_runs_the_gate_script():
     from conftest import ROOT
     workflow = (ROOT / "examples" / "ci" / "github-actions.yml").read_text()
     assert "bash examples/ci/gate.sh" in workflow and "pip install ." in workflow
+
+
+def test_t_and_binomial_tails_equal_scipy():
+    """lexeval computes the two tails itself (importing scipy.special costs
+    more than a small evaluation); they must equal scipy's."""
+    from scipy import special
+    from lexeval.distributions import binomial_lower_tail, t_two_sided
+    rng = np.random.default_rng(7)
+    for df in (2, 3, 5, 10, 24, 99, 224, 1000, 6979):
+        t = np.concatenate([rng.normal(0, 4, 500), [0.0, 1e-6, -3.0, 12.0, 35.0, np.inf]])
+        want = 2 * special.stdtr(df, -np.abs(t))
+        np.testing.assert_allclose(t_two_sided(t, df), want, rtol=1e-11, atol=1e-300)
+    for n in (1, 2, 7, 49, 225, 1000, 6980):
+        k = np.arange(-1, n + 2)
+        want = np.where(k < 0, 0.0, special.bdtr(np.clip(k, 0, n), n, 0.5))
+        np.testing.assert_allclose(binomial_lower_tail(k, n), want, rtol=1e-10, atol=1e-300)
+    # df = 1 has a closed form (scipy's own value is off by 3e-9 there)
+    t = np.array([1e-8, 0.5, 1.0, 3.0, 1e3])
+    np.testing.assert_allclose(t_two_sided(t, 1), 2 / np.pi * np.arctan(1 / t), rtol=1e-13)

@@ -1,0 +1,107 @@
+"""The two distributions every default call needs, without importing scipy.
+
+The paired t-test needs Student's t tail and the sign test the binomial tail;
+both are the regularized incomplete beta function I_x(a, b). scipy has it,
+but importing scipy.special costs a quarter of a second, more than a small
+evaluation itself; a CI gate runs on every commit. Computed here with the
+continued fraction of Numerical Recipes (section 6.4), vectorised, to about
+1e-14 relative error (the tests compare with scipy across the range).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_EPSILON = 1e-16
+_TINY = 1e-300
+_MAX_TERMS = 100_000
+
+
+def _log_beta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log B(a, b) elementwise; lgamma runs once per distinct (a, b)."""
+    pairs, inverse = np.unique(np.stack([a, b]), axis=1, return_inverse=True)
+    values = np.array([math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
+                       for x, y in zip(pairs[0].tolist(), pairs[1].tolist())])
+    return values[np.ravel(inverse)]
+
+
+def _continued_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The continued fraction of I_x(a, b) (modified Lentz), for x below
+    (a + 1) / (a + b + 2), where it converges quickly."""
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(x)
+    d = 1.0 - qab * x / qap
+    d = np.where(np.abs(d) < _TINY, _TINY, d)
+    d = 1.0 / d
+    h = d.copy()
+    active = np.arange(len(x))
+    for m in range(1, _MAX_TERMS):
+        if not len(active):
+            break
+        aa_, bb, xx = a[active], b[active], x[active]
+        m2 = 2 * m
+        coefficient = m * (bb - m) * xx / ((qam[active] + m2) * (aa_ + m2))
+        dd = 1.0 + coefficient * d[active]
+        dd = np.where(np.abs(dd) < _TINY, _TINY, dd)
+        cc = 1.0 + coefficient / c[active]
+        cc = np.where(np.abs(cc) < _TINY, _TINY, cc)
+        dd = 1.0 / dd
+        step = dd * cc
+        coefficient = -(aa_ + m) * (qab[active] + m) * xx / ((aa_ + m2) * (qap[active] + m2))
+        dd = 1.0 + coefficient * dd
+        dd = np.where(np.abs(dd) < _TINY, _TINY, dd)
+        cc = 1.0 + coefficient / cc
+        cc = np.where(np.abs(cc) < _TINY, _TINY, cc)
+        dd = 1.0 / dd
+        delta = dd * cc
+        h[active] *= step * delta
+        d[active], c[active] = dd, cc
+        active = active[np.abs(delta - 1.0) > _EPSILON]
+    return h
+
+
+def betainc(a, b, x, complement=None) -> np.ndarray:
+    """Regularized incomplete beta function I_x(a, b), a, b > 0, x in [0, 1].
+    ``complement`` is 1 - x when the caller knows it more precisely."""
+    if complement is None:
+        complement = 1.0 - np.asarray(x, dtype=np.float64)
+    a, b, x, y = (np.asarray(v, dtype=np.float64) for v in np.broadcast_arrays(a, b, x, complement))
+    shape = x.shape
+    a, b, x, y = a.ravel(), b.ravel(), x.ravel(), y.ravel()
+    out = np.where(x <= 0.0, 0.0, 1.0)
+    inside = np.flatnonzero((x > 0.0) & (y > 0.0))
+    if len(inside):
+        a_, b_, x_, y_ = a[inside], b[inside], x[inside], y[inside]
+        flip = x_ >= (a_ + 1.0) / (a_ + b_ + 2.0)          # use I_x(a, b) = 1 - I_(1-x)(b, a)
+        a2, b2 = np.where(flip, b_, a_), np.where(flip, a_, b_)
+        x2 = np.where(flip, y_, x_)
+        log_front = a2 * np.log(x2) + b2 * np.log1p(-x2) - _log_beta(a2, b2)
+        value = np.exp(log_front) * _continued_fraction(a2, b2, x2) / a2
+        out[inside] = np.where(flip, 1.0 - value, value)
+    return out.reshape(shape)
+
+
+def t_two_sided(t, df) -> np.ndarray:
+    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees
+    of freedom: P(|T| >= |t|)."""
+    t, df = np.broadcast_arrays(np.asarray(t, dtype=np.float64), np.asarray(df, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = df / (df + t * t)
+        complement = (t * t) / (df + t * t)       # 1 - x, without cancellation
+    infinite = np.isinf(t)
+    x, complement = np.where(infinite, 0.0, x), np.where(infinite, 1.0, complement)
+    return betainc(df / 2.0, np.full_like(df, 0.5), x, complement)
+
+
+def binomial_lower_tail(k, n) -> np.ndarray:
+    """P(X <= k) for X ~ Binomial(n, 1/2): I_(1/2)(n - k, k + 1); 1 when k >= n."""
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64))
+    out = np.ones(k.shape)
+    below = k < n
+    out[k < 0] = 0.0
+    inside = below & (k >= 0)
+    if inside.any():
+        out[inside] = betainc(n[inside] - k[inside], k[inside] + 1.0, np.full(int(inside.sum()), 0.5))
+    return out
