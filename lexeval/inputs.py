@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .strings import ByteStrings, decode, mix, shown
-from .textfile import BYTES, FLOAT, INTEGER, Layout, find_line, read_columns
+from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, mix, shown
+from .textfile import BYTES, FLOAT, INTEGER, Layout, column_blocks, find_line, read_columns, size_hint
 
 QRELS_LAYOUT = Layout("qrels", "qid iter docno grade",
                       ((0, "qid", BYTES), (2, "docno", BYTES), (3, "grade", INTEGER)), 4, 4)
@@ -75,25 +75,30 @@ def same_strings(a: ByteStrings, a_index: np.ndarray, a_head: np.ndarray,
     return same
 
 
-def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos: ByteStrings,
-                   head: np.ndarray) -> tuple[bool, np.ndarray]:
+def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos) -> tuple[bool, np.ndarray]:
     """Whether some (group, docno) pair occurs on two lines, and the lines
     whose (group, docno hash) another line shares with a different docno (a
     hash clash; they need exact look-ups). ``group`` holds exact query
-    numbers; equal hashes are candidates, the bytes decide."""
-    with np.errstate(over="ignore"):
-        keys = mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
-    ordered = np.sort(keys)
-    if not (ordered[1:] == ordered[:-1]).any():
+    numbers, ``docnos`` (ByteStrings or ChunkedByteStrings) line i's docno;
+    equal hashes are candidates, the bytes decide."""
+    def pair_keys():
+        with np.errstate(over="ignore"):
+            return mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
+    keys = pair_keys()
+    keys.sort()                                 # in place: no second array for huge runs
+    if not (keys[1:] == keys[:-1]).any():
         return False, np.zeros(0, dtype=np.int64)
+    keys = pair_keys()
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     twin = np.flatnonzero(keys[1:] == keys[:-1])
     first, second = order[twin], order[twin + 1]
+    del keys, order
     shared = (group[first] == group[second]) & (docno_hash[first] == docno_hash[second])
     first, second = first[shared], second[shared]
-    same = same_strings(docnos, first, head[:, first], docnos, second, head[:, second])
-    if same.any():
+    a, b = docnos.take(first), docnos.take(second)
+    every = np.arange(len(first))
+    if a.equal(every, b, every).any():
         return True, np.zeros(0, dtype=np.int64)
     clashing = np.union1d(first, second)
     # a group of three or more clashing lines may repeat one docno non-adjacently
@@ -222,7 +227,7 @@ def read_qrels(path: str) -> Qrels:
     query = rank[codes]
     docnos = columns["docno"]
     docno_hash, head = docnos.digest()
-    repeated, clashing = repeated_pairs(query, docno_hash, docnos, head)
+    repeated, clashing = repeated_pairs(query, docno_hash, docnos)
     if repeated:
         _first_repeat(path, [QRELS_LAYOUT], 0, 2, "is judged twice")
     # sorted by query, then by the hash's top bits (all the index looks at)
@@ -242,7 +247,8 @@ def read_qrels(path: str) -> Qrels:
     ordered_qids = [distinct_qids[i] for i in by_bytes]
     return Qrels(path=path, qids=[decode(q) for q in ordered_qids],
                  query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query.astype(np.int32),
-                 grades=grades.astype(np.int64), docnos=docnos, line_of_row=order, head=head,
+                 grades=grades.astype(np.int64), docnos=docnos,
+                 line_of_row=order.astype(np.int32 if len(order) < 2 ** 31 else np.int64), head=head,
                  lengths=docnos.lengths[order],
                  clashes=clashes, index=JudgementIndex(query, docno_hash, len(ordered_qids)),
                  level_counts=level_counts)
@@ -288,45 +294,101 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
     descending (byte-wise), exactly as trec_eval; the rank column is
     ignored. ``depth`` keeps only the top ``depth`` documents per query;
     ``keep_rows`` keeps each document's judgement row (``qrels_rows``).
-    """
-    columns = read_columns(path, RUN_LAYOUTS)
-    if columns.num_rows == 0:
-        raise InputError(path, "empty run: no result lines")
-    codes_of_qid, run_qids = distinct(columns["qid"])
-    to_qrels = np.array([qrels.query_of.get(q, -1) for q in run_qids], dtype=np.int64)
-    unknown = [decode(q) for q, target in zip(run_qids, to_qrels.tolist()) if target < 0]
-    docnos, scores = columns["docno"], columns["score"]
-    docno_hash, head = docnos.digest()
-    if repeated_pairs(codes_of_qid, docno_hash, docnos, head)[0]:
-        _first_repeat(path, RUN_LAYOUTS, 0, 2, "appears twice")
 
-    query = to_qrels[codes_of_qid]
+    The file is matched against the qrels one block at a time; what is kept
+    per line (query, score, judgement row, docno hash and bytes) is what
+    the ordering and the check for repeated documents need.
+    """
+    run_qids: dict[bytes, int] = {}
+    to_qrels: list[int] = []
+    size = size_hint(path)
+    code = score = row = docno_hash = None
+    docno_chunks: list[ByteStrings] = []
+    last: list[bytes] = []
+    for columns in prefetched(column_blocks(path, RUN_LAYOUTS)):
+        if code is None:                        # room for the whole file, judged by its first block
+            lines = int(columns.num_rows / max(columns.text_bytes, 1) * size * 1.05) + 16 if size else 1 << 16
+            code, score, row, docno_hash = (ArrayBuilder(dtype, lines)
+                                            for dtype in (np.int32, np.float64, np.int32, np.uint64))
+        block_code = _qid_codes(columns["qid"], run_qids)
+        to_qrels += [qrels.query_of.get(q, -1) for q in list(run_qids)[len(to_qrels):]]
+        query = np.asarray(to_qrels, dtype=np.int64)[block_code]
+        docnos = columns["docno"]
+        block_hash, head = docnos.digest()
+        block_row = np.full(len(block_code), -1, dtype=np.int32)
+        known = np.flatnonzero(query >= 0)
+        if len(known):
+            block_row[known] = qrels.rows_of(query[known], docnos, known, block_hash[known], head[:, known])
+        code.append(block_code)
+        score.append(columns["score"])
+        row.append(block_row)
+        docno_hash.append(block_hash)
+        docno_chunks.append(docnos)
+        last = columns.last_fields
+    if code is None:
+        raise InputError(path, "empty run: no result lines")
+    code, docno_hash = code.build(), docno_hash.build()
+    docnos = ChunkedByteStrings(docno_chunks)
+    if repeated_pairs(code, docno_hash, docnos)[0]:
+        _first_repeat(path, RUN_LAYOUTS, 0, 2, "appears twice")
+    del docno_hash
+    num_lines = len(code)
+    query = np.asarray(to_qrels, dtype=np.int32)[code]
+    del code
+    unknown = [decode(q) for q, target in zip(run_qids, to_qrels) if target < 0]
+    score, row = score.build(), row.build()
     kept = np.flatnonzero(query >= 0) if unknown else np.arange(len(query))
     if unknown:
-        query, scores, docno_hash, head = query[kept], scores[kept], docno_hash[kept], head[:, kept]
-    rows = qrels.rows_of(query, docnos, kept, docno_hash, head)
-    order = trec_order(query, scores, docnos, kept)
-    query, rows = query[order], rows[order]
-    grades = qrels.grades[np.maximum(rows, 0)] if len(qrels.grades) else np.zeros(len(rows), np.int64)
-    codes = np.where(rows >= 0, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS).astype(np.int16)
+        query, score, row = query[kept], score[kept], row[kept]
+    order = trec_order(query, score, docnos, kept)
+    del score, kept, docnos
+    if order is not None:
+        query, row = query[order], row[order]
+    del order
+    grades = qrels.grades[np.maximum(row, 0)] if len(qrels.grades) else np.zeros(len(row), np.int64)
+    codes16 = np.where(row >= 0, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS).astype(np.int16)
+    del grades
 
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     present = counts > 0
     if depth is not None and (counts > depth).any():
         first = np.concatenate(([0], np.cumsum(counts)))[query]
         keep = np.arange(len(query)) - first < depth
-        codes, rows = codes[keep], rows[keep]
+        codes16, row = codes16[keep], row[keep]
         counts = np.minimum(counts, depth)
-    tag = decode(columns.last_fields[5]) if len(columns.last_fields) >= 6 else ""
+    tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=run_name(path), tag=tag or run_name(path), path=path, present=present,
-                     counts=counts, codes=codes, qrels_rows=rows.astype(np.int32) if keep_rows else None,
-                     num_lines=columns.num_rows, unknown_qids=unknown[:3], num_unknown=len(unknown))
+                     counts=counts, codes=codes16, qrels_rows=row.astype(np.int32) if keep_rows else None,
+                     num_lines=num_lines, unknown_qids=unknown[:3], num_unknown=len(unknown))
 
 
-def trec_order(query: np.ndarray, scores: np.ndarray, docnos: ByteStrings, index: np.ndarray) -> np.ndarray:
+def prefetched(blocks):
+    """The same items, the next one read in a background thread while the
+    caller works on the current one (pyarrow and numpy release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+    iterator = iter(blocks)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(next, iterator, None)
+        while True:
+            item = pending.result()
+            if item is None:
+                return
+            pending = pool.submit(next, iterator, None)
+            yield item
+
+
+def _qid_codes(qids: ByteStrings, seen: dict[bytes, int]) -> np.ndarray:
+    """(n,) int32 index of each line's qid among the run's distinct qids
+    (first-seen order); ``seen`` grows with the new ones."""
+    local, distinct_qids = distinct(qids)
+    mapping = np.array([seen.setdefault(q, len(seen)) for q in distinct_qids], dtype=np.int32)
+    return mapping[local]
+
+
+def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray) -> np.ndarray | None:
     """Permutation putting lines in trec_eval's order: query, then score
-    descending, then docno descending (byte-wise). Line i's docno is
-    ``docnos[index[i]]``.
+    descending, then docno descending (byte-wise); None when the lines are
+    in that order already. Line i's docno is ``docnos[index[i]]``.
 
     Runs are usually written by query and descending score already; that is
     checked in linear time, and then only tied scores are ordered by docno.
@@ -334,27 +396,35 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos: ByteStrings, index
     """
     count = len(query)
     if count == 0:
-        return np.zeros(0, dtype=np.int64)
-    same_query = query[1:] == query[:-1]
-    starts = np.concatenate(([0], np.flatnonzero(~same_query) + 1))
-    block_query = query[starts]
-    if len(np.unique(block_query)) != len(block_query) or \
-            not np.all((scores[1:] <= scores[:-1]) | ~same_query):
-        order = np.lexsort((-scores, query))                 # stable
-    else:                                                    # move whole query blocks
-        lengths = np.diff(np.append(starts, count))
-        by_query = np.argsort(block_query, kind="stable")
-        moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
-                          lengths[by_query])
-        order = moved + np.arange(count)
-    ordered_query, ordered_scores = query[order], scores[order]
+        return None
+    boundaries = np.flatnonzero(query[1:] != query[:-1]) + 1       # where a query's block starts
+    block_query = query[np.concatenate(([0], boundaries))]
+    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1            # a score may rise only at a block start
+    grouped = len(np.unique(block_query)) == len(block_query)
+    if grouped and np.isin(rises, boundaries).all():
+        order = None
+        if not (block_query[1:] > block_query[:-1]).all():           # move whole blocks into query order
+            starts = np.concatenate(([0], boundaries))
+            lengths = np.diff(np.append(starts, count))
+            by_query = np.argsort(block_query, kind="stable")
+            moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
+                              lengths[by_query])
+            order = moved + np.arange(count)
+    else:
+        order = np.lexsort((-scores, query))                         # stable
+    ordered_query = query if order is None else query[order]
+    ordered_scores = scores if order is None else scores[order]
     tie = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
-    if tie.any():
-        tied = np.flatnonzero(tie)
-        members = np.union1d(tied, tied + 1)                 # positions in tied groups
-        rank = docnos.rank(index[order[members]])
+    del ordered_query, ordered_scores
+    tied = np.flatnonzero(tie)
+    if len(tied):
+        members = np.union1d(tied, tied + 1)                          # positions in tied groups
+        line = members if order is None else order[members]
+        rank = docnos.rank(index[line])
         position = np.searchsorted(members, tied)
-        if not (rank[position] > rank[position + 1]).all():  # not already docno-descending
+        if not (rank[position] > rank[position + 1]).all():           # not already docno-descending
             group = np.cumsum(np.concatenate(([True], ~tie)))[members]
-            order[members] = order[members][np.lexsort((-rank, group))]
+            if order is None:
+                order = np.arange(count)
+            order[members] = line[np.lexsort((-rank, group))]
     return order

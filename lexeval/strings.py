@@ -60,7 +60,7 @@ class ByteStrings:
     @classmethod
     def from_list(cls, strings: list[bytes]) -> "ByteStrings":
         lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
-        offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+        offsets = np.zeros(len(strings) + 1, dtype=np.int32 if lengths.sum() < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
         data = np.frombuffer(b"".join(strings) + bytes(_PAD), dtype=np.uint8)
         return cls(data, offsets)
@@ -107,8 +107,8 @@ class ByteStrings:
     def to_arrow(self):
         """A zero-copy pyarrow large_binary view (for arrow's kernels)."""
         import pyarrow as pa
-        return pa.Array.from_buffers(pa.large_binary(), len(self),
-                                     [None, pa.py_buffer(self.offsets), pa.py_buffer(self.data)])
+        kind = pa.binary() if self.offsets.dtype == np.int32 else pa.large_binary()
+        return pa.Array.from_buffers(kind, len(self), [None, pa.py_buffer(self.offsets), pa.py_buffer(self.data)])
 
     def _words(self) -> np.ndarray:
         """Every 8-byte little-endian word starting at every byte position."""
@@ -203,6 +203,42 @@ class ByteStrings:
                           dtype=np.int64) - 1
 
 
+class ChunkedByteStrings:
+    """ByteStrings read block by block, addressed as one sequence (so a
+    huge file never needs its identifiers copied into one buffer)."""
+
+    def __init__(self, chunks: list[ByteStrings]):
+        self.chunks = chunks
+        self.starts = np.concatenate(([0], np.cumsum([len(c) for c in chunks]))).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    def _locate(self, index: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.starts, index, side="right") - 1
+
+    def __getitem__(self, index: int) -> bytes:
+        chunk = int(self._locate(np.array([index]))[0])
+        return self.chunks[chunk][int(index - self.starts[chunk])]
+
+    def take(self, index: np.ndarray) -> ByteStrings:
+        """The strings at ``index``, in that order."""
+        index = np.asarray(index, dtype=np.int64)
+        if len(self.chunks) == 1:
+            return self.chunks[0].take(index)
+        chunk = self._locate(index)
+        order = np.argsort(chunk, kind="stable")
+        pieces = [self.chunks[c].take(index[order][chunk[order] == c] - self.starts[c])
+                  for c in np.unique(chunk).tolist()]
+        gathered = ByteStrings.concatenate(pieces) if pieces else ByteStrings.from_list([])
+        back = np.empty(len(index), dtype=np.int64)
+        back[order] = np.arange(len(index))
+        return gathered.take(back)
+
+    def rank(self, index: np.ndarray) -> np.ndarray:
+        return self.take(index).rank()
+
+
 class ArrayBuilder:
     """A 1-D numpy array grown piece by piece. Capacity is reserved up front
     (``np.empty``: pages never written cost no memory), so a good estimate
@@ -257,7 +293,8 @@ class ByteStringsBuilder:
 
     def build(self) -> ByteStrings:
         lengths = self._lengths.build()
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        # 4-byte offsets while the bytes allow: half the memory per string
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if len(self._data) < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
         return ByteStrings(self._data.build(), offsets)
 

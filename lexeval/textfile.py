@@ -24,6 +24,7 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
@@ -68,6 +69,7 @@ class Columns:
     values: dict[str, object]
     num_rows: int
     last_fields: list[bytes] = field(default_factory=list)   # fields of the last data line
+    text_bytes: int = 0                                       # bytes of text these lines came from
 
     def __getitem__(self, name: str):
         return self.values[name]
@@ -91,11 +93,12 @@ def _open_binary(path: str):
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
-def iter_blocks(path: str, block_bytes: int = BLOCK_BYTES):
+def iter_blocks(path: str, block_bytes: int | None = None):
     """Yield (block, first_line): line-aligned pieces of the file's text
     (bytearrays, gzip undone, a leading byte-order mark dropped) and the
     1-based number of each piece's first line. Each block is read in place:
     no copy of the text is made here."""
+    block_bytes = block_bytes or BLOCK_BYTES
     raw = _open_binary(path)
     try:
         stream = raw
@@ -405,36 +408,55 @@ def _last_data_line(text: bytes) -> bytes:
 # ---------------------------------------------------------------- whole files
 
 
-def read_columns(path: str, layouts: list[Layout], fast: bool = True) -> Columns:
-    """Every data line of the file at ``path`` as columns, in file order.
+def column_blocks(path: str, layouts: list[Layout], fast: bool = True) -> Iterator[Columns]:
+    """The file's data lines as columns, one block of the file at a time
+    (ByteStrings for identifiers, numpy arrays for numbers).
 
     The first data line decides the layout (the first of ``layouts`` that
     takes its column count); every other line must fit the same layout.
     ``fast=False`` forces the line-by-line path (tests compare the two).
     """
     chosen: list[Layout] = []
-    builders: dict[str, object] = {}
-    last: list[bytes] = []
-    size = size_hint(path)
     for block, first_line in iter_blocks(path):
         result = _fast_block(block, layouts, chosen) if fast else None
         if result is None:
             result = _slow_block(block, first_line, path, layouts, chosen)
+        size = len(block)
+        del block                                # the text is not needed any more
         values, tail = result
-        for name, value in values.items():
+        if not values:
+            continue
+        values = {name: value if isinstance(value, (np.ndarray, ByteStrings)) else ByteStrings.from_arrow(value)
+                  for name, value in values.items()}
+        _release_arrow_memory()
+        yield Columns(path, chosen[0], values, len(next(iter(values.values()))), tail, size)
+
+
+def _release_arrow_memory() -> None:
+    """Give pyarrow's freed blocks back to the system (its allocator keeps
+    them otherwise, and a big file's blocks would add up)."""
+    import sys
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
+
+
+def read_columns(path: str, layouts: list[Layout], fast: bool = True) -> Columns:
+    """Every data line of the file at ``path`` as columns, in file order
+    (see :func:`column_blocks`)."""
+    builders: dict[str, object] = {}
+    last: list[bytes] = []
+    layout = layouts[0]
+    size = size_hint(path)
+    for columns in column_blocks(path, layouts, fast):
+        layout, last = columns.layout, columns.last_fields
+        for name, value in columns.values.items():
             if name not in builders:
                 # a plain file's size bounds its identifiers' bytes and (over
                 # the shortest line, 8 bytes) its lines: reserved, not used
                 rows = size // 8 + 16 if size else 1 << 16
                 builders[name] = ArrayBuilder(value.dtype, rows) if isinstance(value, np.ndarray) \
                     else ByteStringsBuilder(size or 1 << 20, rows)
-            if isinstance(value, (np.ndarray, ByteStrings)):
-                builders[name].append(value)
-            else:
-                builders[name].append_arrow(value)
-        if tail:
-            last = tail
-    layout = chosen[0] if chosen else layouts[0]
+            builders[name].append(value)
     values = {}
     for _, name, kind in layout.columns:
         if name in builders:

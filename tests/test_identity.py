@@ -303,3 +303,25 @@ def test_repeated_documents_are_found_when_hashes_collide(monkeypatch, tmp_path)
     judged_twice = write(tmp_path / "qrels2", "1 0 a 1\n1 0 b 1\n1 0 a 0\n")
     result = run_cli([judged_twice, run])
     assert result.code == 2 and f"{judged_twice}:3: document 'a' is judged twice" in result.err
+
+
+def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path):
+    """Big files are read a block at a time; cut into tiny blocks, every
+    number, and every error's line number, must stay the same."""
+    import lexeval.textfile as textfile
+    qrels = CRANFIELD / "qrels.txt"
+    runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200", "tfidf_title")]
+    want = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
+    monkeypatch.setattr(textfile, "BLOCK_BYTES", 4093)
+    got = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
+    for a, b in zip(want.columns, got.columns):
+        np.testing.assert_array_equal(a.values, b.values, err_msg=a.name)
+    for name in ("LP", "rrLR"):
+        np.testing.assert_array_equal(want.preferences.values[name], got.preferences.values[name])
+    lines = (CRANFIELD / "runs-100" / "bm25okapi").read_text().splitlines()
+    bad = write(tmp_path / "bad", "\n".join(lines[:5000] + [lines[10]] + lines[5000:]) + "\n")
+    result = run_cli([qrels, bad])
+    assert result.code == 2 and f"{bad}:5001: document" in result.err and "(first on line 11)" in result.err
+    broken = write(tmp_path / "broken", "\n".join(lines[:7000] + ["1 Q0 x 1 1_0 t"] + lines[7000:]) + "\n")
+    result = run_cli([qrels, broken])
+    assert result.code == 2 and f"{broken}:7001: score '1_0' is not a number" in result.err
