@@ -18,7 +18,7 @@ from . import measures as m
 from . import significance as sig
 from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
-from .preferences import SIGN_PREFERENCES, Preferences, compute_preferences, rank_runs, run_pairs, run_scores
+from .preferences import SIGN_PREFERENCES, Preferences, add_to_runs, compute_preferences, rank_runs, run_pairs
 from .rankings import Rankings, build_rankings
 from .strings import shown
 
@@ -238,6 +238,7 @@ class Evaluation:
     compared: np.ndarray          # (Q,) bool
     preferences: Preferences | None = None   # (P, compared queries) pair preferences
     pairs: np.ndarray | None = None          # (P, 2) pairs printed and tested, command-line order
+    pair_summary: "PairSummary | None" = None
     tests: "PairTests | None" = None
     options: "SignificanceOptions | None" = None
     requests: list = field(default_factory=list)   # the measure requests computed
@@ -299,7 +300,7 @@ class Evaluation:
 
 
     def preference_names(self) -> list[str]:
-        return list(self.preferences.values) if self.preferences else []
+        return list(self.preferences.names) if self.preferences else []
 
     def reevaluate(self, rankings: Rankings) -> "Evaluation":
         """The same measures and preferences on other rankings (e.g. with
@@ -308,12 +309,10 @@ class Evaluation:
                                  SignificanceOptions(test="none"))
 
     def run_preference_scores(self, name: str) -> np.ndarray:
-        """(R, Q) each run's mean preference ``name`` against the others
-        (computed once per preference)."""
-        cache = self.__dict__.setdefault("_run_scores", {})
-        if name not in cache:
-            cache[name] = run_scores(self.preferences, name, len(self.run_names))
-        return cache[name]
+        """(R, Q) each run's mean preference ``name`` against the others."""
+        if self.pair_summary is None:
+            self.pair_summary = summarize_pairs(self, np.zeros(0, dtype=np.int64), None)
+        return self.pair_summary.run_scores[name]
 
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(R,) score (mean over queries) and rank (1 = best) for ``name``."""
@@ -376,6 +375,65 @@ def selected_pairs(run_names: list[str], baseline: str | None) -> np.ndarray:
     return pairs[(pairs[:, 0] == index) | (pairs[:, 1] == index)]
 
 
+@dataclass
+class PairSummary:
+    """Per printed pair (``Evaluation.pairs``) and preference: the mean over
+    compared queries, wins, losses and ties (P,) each; the raw p-values of
+    the preference tests (before correction); and every run's per-query
+    score (R, Q) against all other runs. One pass over all pairs, a block
+    at a time, makes them all."""
+
+    mean: dict[str, np.ndarray]
+    wins: dict[str, np.ndarray]
+    losses: dict[str, np.ndarray]
+    ties: dict[str, np.ndarray]
+    raw_p: dict[str, np.ndarray]
+    run_scores: dict[str, np.ndarray]
+
+
+def pair_rows(preferences: Preferences, pairs: np.ndarray) -> np.ndarray:
+    """Row of each of ``pairs`` in the preferences' pair list."""
+    runs = preferences.rankings.num_runs
+    a, b = pairs[:, 0], pairs[:, 1]
+    # pairs come from itertools.combinations: row of (a, b), a < b
+    return a * (2 * runs - a - 1) // 2 + (b - a - 1)
+
+
+def summarize_pairs(evaluation: Evaluation, pairs: np.ndarray, options: "SignificanceOptions | None") -> PairSummary:
+    """Means, counts and (with ``options``) raw test p-values of the
+    preferences of ``pairs``, and every run's scores; memory follows a block
+    of pairs, not all pairs x queries."""
+    preferences = evaluation.preferences
+    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    names = preferences.names
+    printed = np.full(len(preferences.pairs), -1, dtype=np.int64)
+    printed[pair_rows(preferences, pairs)] = np.arange(len(pairs))
+    shape = len(pairs)
+    mean = {name: np.zeros(shape) for name in names}
+    wins, losses, ties = ({name: np.zeros(shape, dtype=np.int64) for name in names} for _ in range(3))
+    raw_p = {name: np.ones(shape) for name in names} if options is not None else {}
+    totals = {name: np.zeros((runs, queries)) for name in names}
+    for rows, values, _ in preferences.blocks():
+        chosen = preferences.pair_array[rows]
+        slot = printed[rows]
+        shown = slot >= 0
+        for name, block in values.items():
+            add_to_runs(totals[name], chosen, block)
+            if not shown.any():
+                continue
+            rows_shown, where = block[shown], slot[shown]
+            if queries:   # added left to right, as the per-query lines read
+                mean[name][where] = np.cumsum(rows_shown, axis=1)[:, -1] / queries
+            wins[name][where] = (rows_shown > 0).sum(axis=1)
+            losses[name][where] = (rows_shown < 0).sum(axis=1)
+            ties[name][where] = (rows_shown == 0).sum(axis=1)
+            if options is not None:
+                raw_p[name][where] = sig.sign_test(rows_shown) if name in SIGN_PREFERENCES \
+                    else sig.one_sample_t(rows_shown)
+    run_scores = {name: total / max(runs - 1, 1) for name, total in totals.items()}
+    return PairSummary(mean, wins, losses, ties, raw_p, run_scores)
+
+
 def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: SignificanceOptions) -> PairTests:
     """Every tested measure's p-values for ``pairs``, corrected per measure."""
     p, hsd_p, difference = {}, {}, {}
@@ -393,22 +451,14 @@ def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: Signi
         p[column.name] = sig.correct(raw, options.correction)
         if options.hsd:
             hsd_p[column.name] = sig.tukey_hsd(values, pairs)
-    if evaluation.preferences is not None:
-        index = _pair_rows(evaluation.preferences, pairs)
-        for name, values in evaluation.preferences.values.items():
-            rows = values[index]
-            difference[name] = rows.mean(axis=1) if rows.shape[1] else np.zeros(len(pairs))
-            raw = sig.sign_test(rows) if name in SIGN_PREFERENCES else sig.one_sample_t(rows)
-            p[name] = sig.correct(raw, options.correction)
+    summary = evaluation.pair_summary
+    if summary is not None:
+        for name in evaluation.preference_names():
+            difference[name] = summary.mean[name]
+            p[name] = sig.correct(summary.raw_p[name], options.correction)
             if options.hsd:
-                hsd_p[name] = sig.tukey_hsd(evaluation.run_preference_scores(name), pairs)
+                hsd_p[name] = sig.tukey_hsd(summary.run_scores[name], pairs)
     return PairTests(p, hsd_p, difference)
-
-
-def _pair_rows(preferences: Preferences, pairs: np.ndarray) -> np.ndarray:
-    """Row of each of ``pairs`` in the preferences' pair list."""
-    lookup = {pair: row for row, pair in enumerate(preferences.pairs)}
-    return np.array([lookup[(int(a), int(b))] for a, b in pairs], dtype=np.int64)
 
 
 @dataclass
@@ -452,6 +502,9 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
         evaluation.preferences = compute_preferences(evaluation.comparison, preference_names)
     if rankings.num_runs > 1:
         evaluation.pairs = selected_pairs(rankings.run_names, options.baseline)
+        if evaluation.preferences is not None:
+            evaluation.pair_summary = summarize_pairs(evaluation, evaluation.pairs,
+                                                      options if options.test != "none" else None)
         if options.test != "none":
             evaluation.tests = compute_pair_tests(evaluation, evaluation.pairs, options)
     return evaluation

@@ -99,27 +99,38 @@ def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
 def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
     if there is one): per-query preferences, then their means (with wins,
-    losses and ties for LP and LR) and p-values, then every metric's p."""
+    losses and ties for LP and LR) and p-values, then every metric's p.
+    Per-query preferences are computed again a block of pairs at a time,
+    so that millions of pairs never sit in memory at once."""
     if evaluation.pairs is None:
         return
+    from .evaluation import pair_rows
     names, qids = evaluation.run_names, evaluation.compared_qids
-    preferences = evaluation.preferences
-    tests = evaluation.tests
-    rows = {pair: row for row, pair in enumerate(preferences.pairs)} if preferences else {}
-    for pair_index, (a, b) in enumerate(evaluation.pairs.tolist()):
+    preferences, pair_summary, tests = evaluation.preferences, evaluation.pair_summary, evaluation.tests
+    preference_names = evaluation.preference_names()
+    pairs = evaluation.pairs.tolist()
+    with_queries = per_query and bool(preference_names) and bool(qids)
+    blocks = preferences.blocks(pair_rows(preferences, evaluation.pairs)) if with_queries else iter(())
+    values: dict[str, np.ndarray] = {}
+    first_in_block, block_length = 0, 0
+    for pair_index, (a, b) in enumerate(pairs):
         key = f"{names[a]}:{names[b]}"
-        values = {name: v[rows[(a, b)]] for name, v in preferences.values.items()} if preferences else {}
-        if per_query and values and qids:
-            yield Block(key, qids, list(values), [row.tolist() for row in values.values()], [FLOAT] * len(values))
+        if with_queries:
+            if pair_index >= first_in_block + block_length:     # the next block of pairs
+                rows, values, _ = next(blocks)
+                first_in_block, block_length = pair_index, len(rows)
+            row = pair_index - first_in_block
+            yield Block(key, qids, preference_names, [values[name][row].tolist() for name in preference_names],
+                        [FLOAT] * len(preference_names))
         if not summary:
             continue
         lines: list[tuple[str, object, str]] = []
-        for name, row in values.items():
-            lines.append((name, float(np.cumsum(row)[-1] / len(row)) if len(row) else 0.0, FLOAT))
+        for name in preference_names:
+            lines.append((name, float(pair_summary.mean[name][pair_index]), FLOAT))
             if name in SIGN_PREFERENCES:
-                lines += [(f"{name}_win", int((row > 0).sum()), INTEGER),
-                          (f"{name}_loss", int((row < 0).sum()), INTEGER),
-                          (f"{name}_tie", int((row == 0).sum()), INTEGER)]
+                lines += [(f"{name}_win", int(pair_summary.wins[name][pair_index]), INTEGER),
+                          (f"{name}_loss", int(pair_summary.losses[name][pair_index]), INTEGER),
+                          (f"{name}_tie", int(pair_summary.ties[name][pair_index]), INTEGER)]
             lines += _p_lines(tests, name, pair_index)
         for column in evaluation.columns:
             lines += _p_lines(tests, column.name, pair_index)
@@ -261,8 +272,7 @@ def significance_markers(evaluation: Evaluation) -> dict[tuple[str, str], str]:
     baseline = evaluation.options.baseline
     markers = {}
     for measure, p in tests.p.items():
-        column = f"{measure}_score" if evaluation.preferences and measure in evaluation.preferences.values \
-            else measure
+        column = f"{measure}_score" if measure in evaluation.preference_names() else measure
         better = np.zeros(len(names), dtype=int)
         worse = np.zeros(len(names), dtype=int)
         significant = p < alpha

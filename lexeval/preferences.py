@@ -146,47 +146,6 @@ def run_pairs(num_runs: int) -> list[tuple[int, int]]:
     return list(combinations(range(num_runs), 2))
 
 
-@dataclass
-class Preferences:
-    """Per-query preferences of run A over run B for every pair.
-
-    values[name]: (P, Q) float, P = len(pairs); positive means A is better.
-    levels[name]: (P, Q) int, the recall level that decided LP or LR (0: tie).
-    """
-
-    pairs: list[tuple[int, int]]
-    values: dict[str, np.ndarray]
-    levels: dict[str, np.ndarray] = None
-
-
-def _decide(r: Rankings, lex: LexOrder) -> tuple[np.ndarray, np.ndarray]:
-    """Sign and deciding sequence element for all pairs x queries.
-
-    Items are segments (s = run * Q + query), grouped by query.
-    Returns sign (P, Q) (+1: A better) and element (P, Q), 1-based, NO_SPLIT
-    where tied.
-    """
-    runs, queries = r.num_runs, r.num_queries
-    pairs = np.array(run_pairs(runs), dtype=np.int64).reshape(-1, 2)
-    rank = lex.rank.reshape(runs, queries)
-    first, second = pairs[:, 0], pairs[:, 1]
-    sign = np.sign(rank[second] - rank[first])
-    # sorted position of each segment within its query (R items per query)
-    position = np.empty(runs * queries, dtype=np.int64)
-    position[lex.order] = np.arange(runs * queries) % runs
-    position = position.reshape(runs, queries)
-    split = lex.split.reshape(queries, runs)                 # by sorted position
-    query = np.broadcast_to(np.arange(queries), (len(pairs), queries)).ravel()
-    a, b = position[first].ravel(), position[second].ravel()
-    element = np.full(len(query), NO_SPLIT, dtype=np.int64)
-    differs = sign.ravel() != 0
-    if differs.any():
-        table = RangeMinimum(split[:, :-1])
-        low, high = np.minimum(a, b), np.maximum(a, b)
-        element[differs] = table.query(query[differs], low[differs], high[differs])
-    return sign, element.reshape(len(pairs), queries)
-
-
 def _reciprocal_at(r: Rankings, segments: np.ndarray, level: np.ndarray) -> np.ndarray:
     """1 / p_level of each segment's position vector (0 if unretrieved)."""
     retrieved = (level >= 1) & (level <= r.num_rel_ret[segments])
@@ -211,56 +170,149 @@ def lexirecall_sequences(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return sequence, starts, lengths
 
 
-def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
-    """LP, rrLP, LR and/or rrLR for every pair of runs and every query."""
-    runs, queries = r.num_runs, r.num_queries
-    pairs = run_pairs(runs)
-    if not pairs or not names or queries == 0:
-        return Preferences(pairs, {name: np.zeros((len(pairs), queries)) for name in names},
-                           {name: np.zeros((len(pairs), queries), dtype=np.int64) for name in ("LP", "LR")})
-    values: dict[str, np.ndarray] = {}
-    levels: dict[str, np.ndarray] = {}
-    pad = int(r.lengths.max(initial=0)) + 1                  # worse than any rank
-    pair_array = np.array(pairs, dtype=np.int64)
-    seg_a = pair_array[:, :1] * queries + np.arange(queries)  # (P, Q) segments of run A
-    seg_b = pair_array[:, 1:] * queries + np.arange(queries)
+class _Lex:
+    """One preference's per-query structures: every run's dense rank among
+    the runs, its sorted position, and the range-minimum table over the
+    split levels of neighbours (see :func:`lexicographic_order`)."""
 
-    if {"LP", "rrLP"} & set(names):
-        lex = lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)
-        sign, level = _decide(r, lex)
-        values["LP"] = sign.astype(np.float64)
-        levels["LP"] = np.where(sign != 0, level, 0)
-        values["rrLP"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
-                                  - _reciprocal_at(r, seg_b, level), 0.0)
+    def __init__(self, r: Rankings, lex: LexOrder):
+        runs, queries = r.num_runs, r.num_queries
+        self.rank = lex.rank.reshape(runs, queries)
+        position = np.empty(runs * queries, dtype=np.int64)
+        position[lex.order] = np.arange(runs * queries) % runs
+        self.position = position.reshape(runs, queries)
+        self.table = RangeMinimum(lex.split.reshape(queries, runs)[:, :-1])
 
-    if {"LR", "rrLR"} & set(names):
-        lex = lexicographic_order(r.segment_query, *lexirecall_sequences(r), pad)
-        sign, element = _decide(r, lex)
-        values["LR"] = sign.astype(np.float64)
-        k_a, k_b = r.num_rel_ret[seg_a], r.num_rel_ret[seg_b]
-        # element 1 is -k: counts differ, decided at the larger count's level;
-        # element e >= 2 is p_(k - e + 2)
-        level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
-        levels["LR"] = np.where(sign != 0, level, 0)
-        values["rrLR"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
-                                  - _reciprocal_at(r, seg_b, level), 0.0)
-    return Preferences(pairs, {name: values[name] for name in names}, levels)
+    def decide(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Sign (k, Q) (+1: the first run better) and deciding sequence
+        element (k, Q), 1-based, NO_SPLIT where tied, for k pairs."""
+        sign = np.sign(self.rank[second] - self.rank[first])
+        element = np.full(sign.shape, NO_SPLIT, dtype=np.int64)
+        pair, query = np.nonzero(sign)
+        if len(pair):
+            a, b = self.position[first[pair], query], self.position[second[pair], query]
+            element[pair, query] = self.table.query(query, np.minimum(a, b), np.maximum(a, b))
+        return sign, element
 
 
-def run_scores(preferences: Preferences, name: str, num_runs: int) -> np.ndarray:
-    """(R, Q) each run's mean preference ``name`` against every other run,
-    per query: one pass over the pairs (each pair adds to its two runs)."""
-    values = preferences.values[name]
-    pairs = np.array(preferences.pairs, dtype=np.int64).reshape(-1, 2)
-    total = np.zeros((num_runs, values.shape[1]))
-    if len(pairs) == 0 or values.shape[1] == 0:
-        return total
-    for side, sign in ((0, 1.0), (1, -1.0)):           # A gains the preference, B loses it
+class Preferences:
+    """Per-query preferences of run A over run B for every pair (A before B
+    on the command line), positive when A is better.
+
+    They are computed a block of pairs at a time (:meth:`block`), so memory
+    follows the block, not pairs x queries; ``values[name]`` (P, Q) and
+    ``levels[name]`` (P, Q) (the recall level that decided LP or LR, 0 for a
+    tie) give whole matrices when asked for.
+    """
+
+    BLOCK_CELLS = 1 << 21                     # pairs x queries per block
+
+    def __init__(self, r: Rankings, names: list[str]):
+        self.rankings = r
+        self.names = [name for name in PREFERENCE_NAMES if name in names]
+        self.pairs = run_pairs(r.num_runs)
+        self.pair_array = np.array(self.pairs, dtype=np.int64).reshape(-1, 2)
+        pad = int(r.lengths.max(initial=0)) + 1              # worse than any rank
+        empty = not self.pairs or r.num_queries == 0
+        self._lp = _Lex(r, lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)) \
+            if not empty and {"LP", "rrLP"} & set(self.names) else None
+        self._lr = _Lex(r, lexicographic_order(r.segment_query, *lexirecall_sequences(r), pad)) \
+            if not empty and {"LR", "rrLR"} & set(self.names) else None
+
+    @property
+    def block_size(self) -> int:
+        """Pairs per block."""
+        return max(1, self.BLOCK_CELLS // max(self.rankings.num_queries, 1))
+
+    def block(self, rows) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Values and deciding levels, (k, Q) each, of the pairs ``rows``
+        (indices into ``pairs``)."""
+        r = self.rankings
+        queries = r.num_queries
+        chosen = self.pair_array[rows]
+        first, second = chosen[:, 0], chosen[:, 1]
+        if len(chosen) == 0 or queries == 0 or (self._lp is None and self._lr is None):
+            shape = (len(chosen), queries)
+            families = [name for name in ("LP", "LR") if {name, "rr" + name} & set(self.names)]
+            return ({name: np.zeros(shape) for name in self.names},
+                    {name: np.zeros(shape, dtype=np.int64) for name in families})
+        values: dict[str, np.ndarray] = {}
+        levels: dict[str, np.ndarray] = {}
+        seg_a = first[:, None] * queries + np.arange(queries)     # (k, Q) segments of run A
+        seg_b = second[:, None] * queries + np.arange(queries)
+        if self._lp is not None:
+            sign, level = self._lp.decide(first, second)
+            values["LP"] = sign.astype(np.float64)
+            levels["LP"] = np.where(sign != 0, level, 0)
+            if "rrLP" in self.names:
+                values["rrLP"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
+                                          - _reciprocal_at(r, seg_b, level), 0.0)
+        if self._lr is not None:
+            sign, element = self._lr.decide(first, second)
+            values["LR"] = sign.astype(np.float64)
+            k_a, k_b = r.num_rel_ret[seg_a], r.num_rel_ret[seg_b]
+            # element 1 is -k: counts differ, decided at the larger count's level;
+            # element e >= 2 is p_(k - e + 2)
+            level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
+            levels["LR"] = np.where(sign != 0, level, 0)
+            if "rrLR" in self.names:
+                values["rrLR"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
+                                          - _reciprocal_at(r, seg_b, level), 0.0)
+        return {name: values[name] for name in self.names}, levels
+
+    def blocks(self, rows: np.ndarray | None = None):
+        """(rows, values, levels) for consecutive blocks of ``rows`` (all
+        pairs if None)."""
+        rows = np.arange(len(self.pairs)) if rows is None else np.asarray(rows, dtype=np.int64)
+        for start in range(0, len(rows), self.block_size):
+            chunk = rows[start:start + self.block_size]
+            yield (chunk, *self.block(chunk))
+
+    def _whole(self) -> None:
+        parts = list(self.blocks())
+        empty = self.block(np.zeros(0, dtype=np.int64))
+        self.__dict__["values"] = {name: np.concatenate([empty[0][name]] + [p[1][name] for p in parts])
+                                   for name in self.names}
+        self.__dict__["levels"] = {name: np.concatenate([empty[1][name]] + [p[2][name] for p in parts])
+                                   for name in empty[1]}
+
+    @property
+    def values(self) -> dict[str, np.ndarray]:
+        if "values" not in self.__dict__:
+            self._whole()
+        return self.__dict__["values"]
+
+    @property
+    def levels(self) -> dict[str, np.ndarray]:
+        if "levels" not in self.__dict__:
+            self._whole()
+        return self.__dict__["levels"]
+
+    def run_scores(self) -> dict[str, np.ndarray]:
+        """(R, Q) per preference: each run's mean preference against every
+        other run, per query; one pass over the pairs, a block at a time."""
+        runs, queries = self.rankings.num_runs, self.rankings.num_queries
+        totals = {name: np.zeros((runs, queries)) for name in self.names}
+        for rows, values, _ in self.blocks():
+            for name, block in values.items():
+                add_to_runs(totals[name], self.pair_array[rows], block)
+        return {name: total / max(runs - 1, 1) for name, total in totals.items()}
+
+
+def add_to_runs(total: np.ndarray, pairs: np.ndarray, values: np.ndarray) -> None:
+    """Add each pair's (Q,) values to its first run and subtract them from
+    its second: ``total`` (R, Q), ``pairs`` (k, 2), ``values`` (k, Q)."""
+    for side, sign in ((0, 1.0), (1, -1.0)):
         order = np.argsort(pairs[:, side], kind="stable")
         owner = pairs[order, side]
         starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
         total[owner[starts]] += sign * np.add.reduceat(values[order], starts, axis=0)
-    return total / max(num_runs - 1, 1)
+
+
+def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
+    """LP, rrLP, LR and/or rrLR for every pair of runs and every query
+    (computed when asked for, a block of pairs at a time)."""
+    return Preferences(r, names)
 
 
 def rank_runs(scores: np.ndarray) -> np.ndarray:

@@ -99,7 +99,7 @@ def _percent(mask: np.ndarray) -> float:
 
 def ties(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
     lines = [ReportLine("ties", name, "all", _percent(d == 0)) for name, d in data.differences.items()]
-    if evaluation.preferences is not None and "LP" in evaluation.preferences.values:
+    if evaluation.preferences is not None and "LP" in evaluation.preferences.names:
         lines += [ReportLine("ties", "LP_level", str(level), value)
                   for level, value in level_ties(evaluation.comparison)]
         decided = evaluation.preferences.levels["LP"]

@@ -133,3 +133,19 @@ def test_range_minimum_against_brute_force(rows, spans):
     got = table.query(row, start, stop)
     want = [matrix[r, s:e].min() for r, s, e in zip(row, start, stop)]
     assert got.tolist() == want
+
+
+def test_pairs_computed_in_small_blocks_print_the_same(monkeypatch):
+    """Preferences are computed a block of pairs at a time (bounded memory
+    for thousands of runs); tiny blocks must print exactly the same."""
+    from conftest import EXAMPLES
+    from lexeval.preferences import Preferences
+    qrels = EXAMPLES / "cranfield" / "qrels.txt.gz"
+    runs = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:5]
+    args = ["-q", "-m", "map", "-m", "all_prefs", "--hsd", qrels, *runs]
+    want = run_cli(args)
+    baseline = run_cli(args + ["--baseline", runs[2].name[:-3]])
+    monkeypatch.setattr(Preferences, "BLOCK_CELLS", 300)          # 1 pair per block with 225 queries
+    assert run_cli(args).out == want.out
+    assert run_cli(args + ["--baseline", runs[2].name[:-3]]).out == baseline.out
+    assert want.code == 0 and "LP_score" in want.out and "rrLR" in want.out
