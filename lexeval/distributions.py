@@ -21,9 +21,9 @@ _MAX_TERMS = 100_000
 
 def _log_beta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log B(a, b) elementwise; lgamma runs once per distinct (a, b)."""
-    pairs, inverse = np.unique(np.stack([a, b]), axis=1, return_inverse=True)
+    distinct, inverse = np.unique(a + 1j * b, return_inverse=True)    # one sort finds the pairs
     values = np.array([math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
-                       for x, y in zip(pairs[0].tolist(), pairs[1].tolist())])
+                       for x, y in zip(distinct.real.tolist(), distinct.imag.tolist())])
     return values[np.ravel(inverse)]
 
 

@@ -18,7 +18,7 @@ from . import measures as m
 from . import significance as sig
 from .errors import InputError, UsageError
 from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
-from .preferences import SIGN_PREFERENCES, Preferences, add_to_runs, compute_preferences, rank_runs, run_pairs
+from .preferences import SIGN_PREFERENCES, Preferences, RunSpread, compute_preferences, rank_runs, run_pairs
 from .rankings import Rankings, build_rankings
 from .strings import shown
 
@@ -414,11 +414,11 @@ def summarize_pairs(evaluation: Evaluation, pairs: np.ndarray, options: "Signifi
     raw_p = {name: np.ones(shape) for name in names} if options is not None else {}
     totals = {name: np.zeros((runs, queries)) for name in names}
     for rows, values, _ in preferences.blocks():
-        chosen = preferences.pair_array[rows]
+        spread = RunSpread(preferences.pair_array[rows])
         slot = printed[rows]
         shown = slot >= 0
         for name, block in values.items():
-            add_to_runs(totals[name], chosen, block)
+            spread.add(totals[name], block)
             if not shown.any():
                 continue
             rows_shown, where = block[shown], slot[shown]

@@ -24,13 +24,13 @@ FLOAT, INTEGER, TEXT, QUOTED = "float", "int", "text", "quoted"
 
 
 class Block(NamedTuple):
-    """Output lines sharing a key: for each qid in turn, one line per name,
-    ``values[j][i]`` being measure ``names[j]`` of ``qids[i]``."""
+    """Output lines by group: for each group i (a key and a qid) in turn,
+    one line per name, ``values[j][i]`` being measure ``names[j]`` there."""
 
-    key: str                  # run name, or "A:B" for a pair
-    qids: list[str]           # query ids, or ["all"]
+    keys: list[str]           # per group: a run name, or "A:B" for a pair
+    qids: list[str]           # per group: a query id, or "all"
     names: list[str]
-    values: list[list]        # (names) x (qids)
+    values: list[list]        # (names) x (groups)
     styles: list[str]         # per name: FLOAT, INTEGER, TEXT or QUOTED
 
 
@@ -80,7 +80,7 @@ def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
     for run_index, run in enumerate(evaluation.run_names):
         if query_columns:
             chosen = np.flatnonzero(evaluation.included[run_index])
-            yield Block(run, [qids[q] for q in chosen.tolist()], [c.name for c in query_columns],
+            yield Block([run] * len(chosen), [qids[q] for q in chosen.tolist()], [c.name for c in query_columns],
                         [c.values[run_index, chosen].tolist() for c in query_columns],
                         [_style(c) for c in query_columns])
         if summaries or preference_summaries:
@@ -93,7 +93,7 @@ def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
                 names += [f"{name}_score", f"{name}_rank"]
                 values += [[float(score[run_index])], [int(rank[run_index])]]
                 styles += [FLOAT, INTEGER]
-            yield Block(run, ["all"], names, values, styles)
+            yield Block([run], ["all"], names, values, styles)
 
 
 def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
@@ -110,41 +110,53 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
     preference_names = evaluation.preference_names()
     pairs = evaluation.pairs.tolist()
     with_queries = per_query and bool(preference_names) and bool(qids)
-    blocks = preferences.blocks(pair_rows(preferences, evaluation.pairs)) if with_queries else iter(())
+    if not with_queries:                        # summaries only: many pairs per block
+        if summary:
+            for start in range(0, len(pairs), 4096):
+                yield _pair_summary_block(evaluation, range(start, min(start + 4096, len(pairs))))
+        return
+    blocks = preferences.blocks(pair_rows(preferences, evaluation.pairs))
     values: dict[str, np.ndarray] = {}
     first_in_block, block_length = 0, 0
     for pair_index, (a, b) in enumerate(pairs):
-        key = f"{names[a]}:{names[b]}"
-        if with_queries:
-            if pair_index >= first_in_block + block_length:     # the next block of pairs
-                rows, values, _ = next(blocks)
-                first_in_block, block_length = pair_index, len(rows)
-            row = pair_index - first_in_block
-            yield Block(key, qids, preference_names, [values[name][row].tolist() for name in preference_names],
-                        [FLOAT] * len(preference_names))
-        if not summary:
-            continue
-        lines: list[tuple[str, object, str]] = []
-        for name in preference_names:
-            lines.append((name, float(pair_summary.mean[name][pair_index]), FLOAT))
-            if name in SIGN_PREFERENCES:
-                lines += [(f"{name}_win", int(pair_summary.wins[name][pair_index]), INTEGER),
-                          (f"{name}_loss", int(pair_summary.losses[name][pair_index]), INTEGER),
-                          (f"{name}_tie", int(pair_summary.ties[name][pair_index]), INTEGER)]
-            lines += _p_lines(tests, name, pair_index)
-        for column in evaluation.columns:
-            lines += _p_lines(tests, column.name, pair_index)
-        if lines:
-            yield Block(key, ["all"], [n for n, _, _ in lines], [[v] for _, v, _ in lines],
-                        [style for _, _, style in lines])
+        if pair_index >= first_in_block + block_length:         # the next block of pairs
+            rows, values, _ = next(blocks)
+            first_in_block, block_length = pair_index, len(rows)
+        row = pair_index - first_in_block
+        yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, preference_names,
+                    [values[name][row].tolist() for name in preference_names], [FLOAT] * len(preference_names))
+        if summary:
+            yield _pair_summary_block(evaluation, range(pair_index, pair_index + 1))
 
 
-def _p_lines(tests, name: str, pair_index: int) -> list[tuple[str, object, str]]:
+def _pair_summary_block(evaluation: Evaluation, indices: range) -> Block:
+    """The 'all' lines of the pairs ``indices`` (into ``evaluation.pairs``):
+    each preference's mean (with wins, losses and ties for LP and LR) and
+    p-values, then every metric's p."""
+    summary, tests = evaluation.pair_summary, evaluation.tests
+    names = evaluation.run_names
+    chosen = slice(indices.start, indices.stop)
+    keys = [f"{names[a]}:{names[b]}" for a, b in evaluation.pairs[chosen].tolist()]
+    lines: list[tuple[str, list, str]] = []
+    for name in evaluation.preference_names():
+        lines.append((name, summary.mean[name][chosen].tolist(), FLOAT))
+        if name in SIGN_PREFERENCES:
+            lines += [(f"{name}_win", summary.wins[name][chosen].tolist(), INTEGER),
+                      (f"{name}_loss", summary.losses[name][chosen].tolist(), INTEGER),
+                      (f"{name}_tie", summary.ties[name][chosen].tolist(), INTEGER)]
+        lines += _p_lines(tests, name, chosen)
+    for column in evaluation.columns:
+        lines += _p_lines(tests, column.name, chosen)
+    return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines], [v for _, v, _ in lines],
+                 [style for _, _, style in lines])
+
+
+def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
     if tests is None or name not in tests.p:
         return []
-    lines = [(f"{name}_p", float(tests.p[name][pair_index]), FLOAT)]
+    lines = [(f"{name}_p", tests.p[name][chosen].tolist(), FLOAT)]
     if name in tests.hsd_p:
-        lines.append((f"{name}_hsd_p", float(tests.hsd_p[name][pair_index]), FLOAT))
+        lines.append((f"{name}_hsd_p", tests.hsd_p[name][chosen].tolist(), FLOAT))
     return lines
 
 
@@ -157,34 +169,38 @@ def all_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
 def records(blocks: Iterable[Block]) -> Iterator[Record]:
     """The lines of blocks, one Record each, in output order."""
     for block in blocks:
-        for i, qid in enumerate(block.qids):
+        for i, (key, qid) in enumerate(zip(block.keys, block.qids)):
             for name, values, style in zip(block.names, block.values, block.styles):
-                yield Record(block.key, name, qid, values[i], style)
+                yield Record(key, name, qid, values[i], style)
 
 
 def report_blocks(lines) -> Iterator[Block]:
     """Report lines (report, measure, parameter, value) as blocks."""
     for line in lines:
-        yield Block(line.report, [line.parameter], [line.measure], [[line.value]], [FLOAT])
+        yield Block([line.report], [line.parameter], [line.measure], [[line.value]], [FLOAT])
 
 
 # ---------------------------------------------------------------- writers
 
 
-def _interleaved(block: Block, texts: list[list[str]]) -> str:
-    """Lines of a block in output order: query by query, names within."""
+def _interleaved(texts: list[list[str]]) -> str:
+    """Lines of a block in output order: group by group, names within."""
     return "".join(chain.from_iterable(zip(*texts)))
 
 
 def text_chunk(block: Block, with_key: bool) -> str:
     """trec_eval's lines, ``%-22s\t%s\t%s``, preceded by ``key\t`` for
     several runs."""
-    prefix = f"{block.key}\t" if with_key else ""
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
-        head = f"{prefix}{name:<22}\t"
-        texts.append([f"{head}{qid}\t{text}\n" for qid, text in zip(block.qids, formatted(values, style))])
-    return _interleaved(block, texts)
+        if with_key:    # key, then the measure padded, then qid and value
+            head = f"\t{name:<22}\t"
+            texts.append([f"{key}{head}{qid}\t{text}\n" for key, qid, text
+                          in zip(block.keys, block.qids, formatted(values, style))])
+        else:
+            head = f"{name:<22}\t"
+            texts.append([f"{head}{qid}\t{text}\n" for qid, text in zip(block.qids, formatted(values, style))])
+    return _interleaved(texts)
 
 
 def _json_value(value, style: str) -> str:
@@ -198,13 +214,14 @@ def _json_value(value, style: str) -> str:
 
 def json_chunk(block: Block) -> str:
     """One JSON object per line: key, measure, qid, value."""
-    key = json.dumps(block.key)
+    groups = [f'{{"key": {json.dumps(key)}, "measure": ' for key in block.keys]
     qids = [json.dumps(qid) for qid in block.qids]
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
-        head = f'{{"key": {key}, "measure": {json.dumps(name)}, "qid": '
-        texts.append([f'{head}{qid}, "value": {_json_value(value, style)}}}\n' for qid, value in zip(qids, values)])
-    return _interleaved(block, texts)
+        middle = f'{json.dumps(name)}, "qid": '
+        texts.append([f'{group}{middle}{qid}, "value": {_json_value(value, style)}}}\n'
+                      for group, qid, value in zip(groups, qids, values)])
+    return _interleaved(texts)
 
 
 def _csv_field(text: str) -> str:
@@ -227,13 +244,13 @@ CSV_HEADER = "key,measure,qid,value\n"
 
 def csv_chunk(block: Block) -> str:
     """The same four columns as CSV (the header is written first, once)."""
-    key = _csv_field(block.key)
+    keys = [_csv_field(key) for key in block.keys]
     qids = [_csv_field(qid) for qid in block.qids]
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
-        head = f"{key},{_csv_field(name)},"
-        texts.append([f"{head}{qid},{_csv_value(value, style)}\n" for qid, value in zip(qids, values)])
-    return _interleaved(block, texts)
+        middle = f",{_csv_field(name)},"
+        texts.append([f"{key}{middle}{qid},{_csv_value(value, style)}\n" for key, qid, value in zip(keys, qids, values)])
+    return _interleaved(texts)
 
 
 def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, draw_table=None) -> None:

@@ -294,19 +294,33 @@ class Preferences:
         runs, queries = self.rankings.num_runs, self.rankings.num_queries
         totals = {name: np.zeros((runs, queries)) for name in self.names}
         for rows, values, _ in self.blocks():
+            spread = RunSpread(self.pair_array[rows])
             for name, block in values.items():
-                add_to_runs(totals[name], self.pair_array[rows], block)
+                spread.add(totals[name], block)
         return {name: total / max(runs - 1, 1) for name, total in totals.items()}
 
 
-def add_to_runs(total: np.ndarray, pairs: np.ndarray, values: np.ndarray) -> None:
-    """Add each pair's (Q,) values to its first run and subtract them from
-    its second: ``total`` (R, Q), ``pairs`` (k, 2), ``values`` (k, Q)."""
-    for side, sign in ((0, 1.0), (1, -1.0)):
-        order = np.argsort(pairs[:, side], kind="stable")
-        owner = pairs[order, side]
-        starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
-        total[owner[starts]] += sign * np.add.reduceat(values[order], starts, axis=0)
+class RunSpread:
+    """Adds each pair's (Q,) values to its first run and subtracts them from
+    its second, for a block of pairs (k, 2); the grouping is worked out
+    once per block and reused for every preference."""
+
+    def __init__(self, pairs: np.ndarray):
+        self.sides = []
+        for side, sign in ((0, 1.0), (1, -1.0)):
+            owner = pairs[:, side]
+            order = None if (owner[1:] >= owner[:-1]).all() else np.argsort(owner, kind="stable")
+            owner = owner if order is None else owner[order]
+            starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+            self.sides.append((order, owner[starts], starts, sign))
+
+    def add(self, total: np.ndarray, values: np.ndarray) -> None:
+        """``total`` (R, Q) += the block's ``values`` (k, Q), signed by side."""
+        if len(values) == 0:
+            return
+        for order, runs, starts, sign in self.sides:
+            sums = np.add.reduceat(values if order is None else values[order], starts, axis=0)
+            total[runs] += sums if sign > 0 else -sums
 
 
 def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
