@@ -437,17 +437,21 @@ def summarize_pairs(evaluation: Evaluation, pairs: np.ndarray, options: "Signifi
 def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: SignificanceOptions) -> PairTests:
     """Every tested measure's p-values for ``pairs``, corrected per measure."""
     p, hsd_p, difference = {}, {}, {}
-    first, second = pairs[:, 0], pairs[:, 1]
+    queries = int(evaluation.compared.sum())
+    step = max(1, (1 << 21) // max(queries, 1))        # pairs per block: memory follows the block
     for column in evaluation.columns:
         if not testable(column):
             continue
         values = evaluation.compared_values(column).astype(np.float64)
-        gaps = values[first] - values[second]
-        difference[column.name] = gaps.mean(axis=1) if gaps.shape[1] else np.zeros(len(pairs))
-        if options.test == "randomization":
-            raw = sig.randomization(gaps, options.permutations, options.seed)
-        else:
-            raw = sig.one_sample_t(gaps)
+        mean, raw = np.zeros(len(pairs)), np.ones(len(pairs))
+        for start in range(0, len(pairs), step):
+            block = pairs[start:start + step]
+            gaps = values[block[:, 0]] - values[block[:, 1]]
+            if queries:
+                mean[start:start + step] = gaps.mean(axis=1)
+            raw[start:start + step] = sig.randomization(gaps, options.permutations, options.seed) \
+                if options.test == "randomization" else sig.one_sample_t(gaps)
+        difference[column.name] = mean
         p[column.name] = sig.correct(raw, options.correction)
         if options.hsd:
             hsd_p[column.name] = sig.tukey_hsd(values, pairs)
