@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Benchmarks of the calls users type (run by hand, not in CI).
+
+    python benchmarks/bench.py                 # every shape (generates data once, ~20 min)
+    python benchmarks/bench.py robust04 startup --repeat 5
+
+Each figure is the median of ``--repeat`` runs of the whole ``lexeval``
+process (wall seconds, peak resident memory of the process), beside a
+reference measured in the same run:
+
+- startup: ``lexeval --version``, ``--help``, and two Cranfield runs, beside
+  ``python -c pass`` (the interpreter alone);
+- robust04 (249 queries x 110 runs x 1,000): the default call, ``-q``,
+  three reports, and the reading alone (``-m num_q``), beside pyarrow's CSV
+  reader parsing the same files in as many processes (the parser's limit)
+  and, when pytrec_eval is installed, trec_eval's C code called once per run;
+- many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
+  msmarco (6,980 queries x 20 runs x 100, about one relevant per query),
+  recsys (100,000 users x 10 runs x 100): the default call;
+- q5000 (one 211 MB run of 5,000 queries x 1,000 with a 153 MB qrels) and
+  deep (one 2.2 GB run: 5,000 queries x 10,000): the default call, peak
+  memory beside the largest run file;
+- growth: the default call as runs, queries and depth double.
+
+Data sets are made with ../shared/bench/gen_trec.py into benchmarks/data/
+(ignored by git).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "data"
+GENERATOR = ROOT.parent / "shared" / "bench" / "gen_trec.py"
+LEXEVAL = [sys.executable, "-m", "lexeval"]
+
+SHAPES = {   # name: gen_trec.py arguments
+    "robust04": ["--queries", "249", "--runs", "110", "--depth", "1000"],
+    "many300": ["--queries", "50", "--runs", "300", "--depth", "100"],
+    "many1000": ["--queries", "50", "--runs", "1000", "--depth", "100"],
+    "msmarco": ["--queries", "6980", "--runs", "20", "--depth", "100", "--rel-mean", "1.1", "--judged-mean", "1.1"],
+    "recsys": ["--queries", "100000", "--runs", "10", "--depth", "100", "--rel-mean", "8", "--judged-mean", "8"],
+    "q5000": ["--queries", "5000", "--runs", "1", "--depth", "1000"],
+    "deep": ["--queries", "5000", "--runs", "1", "--depth", "10000"],
+    "growth-base": ["--queries", "125", "--runs", "20", "--depth", "500"],
+    "growth-runs": ["--queries", "125", "--runs", "40", "--depth", "500"],
+    "growth-queries": ["--queries", "250", "--runs", "20", "--depth", "500"],
+    "growth-depth": ["--queries", "125", "--runs", "20", "--depth", "1000"],
+}
+
+
+def dataset(name: str) -> tuple[str, list[str]]:
+    """(qrels, runs) of a shape, generated on first use."""
+    out = DATA / name
+    runs = sorted(glob.glob(str(out / "runs" / "*")))
+    if not (out / "qrels.txt").exists() or not runs:
+        print(f"generating {name} in {out} ...", file=sys.stderr)
+        subprocess.run([sys.executable, str(GENERATOR), "--out", str(out), *SHAPES[name]], check=True)
+        runs = sorted(glob.glob(str(out / "runs" / "*")))
+    return str(out / "qrels.txt"), runs
+
+
+def measure(command: list[str], repeat: int) -> tuple[float, float]:
+    """Median wall seconds and median peak resident memory (MB) of a command
+    run ``repeat`` times as its own process (output discarded)."""
+    walls, peaks = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        walls.append(time.perf_counter() - start)
+        peaks.append(usage.ru_maxrss / 1024)
+        if os.waitstatus_to_exitcode(status) not in (0, 1):
+            raise SystemExit(f"failed ({status}): {' '.join(command[:8])} ...")
+    return statistics.median(walls), statistics.median(peaks)
+
+
+def megabytes(paths: list[str]) -> float:
+    return sum(os.path.getsize(path) for path in paths) / 1e6
+
+
+PARSE_ONLY = """
+import sys
+from concurrent.futures import ProcessPoolExecutor
+import pyarrow as pa, pyarrow.csv as csv
+def parse(path):
+    with open(path, "rb") as handle:
+        data = handle.read()
+    table = csv.read_csv(pa.py_buffer(data), read_options=csv.ReadOptions(autogenerate_column_names=True),
+                         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                         convert_options=csv.ConvertOptions(column_types={"f4": pa.float64()}))
+    return table.num_rows
+with ProcessPoolExecutor(2) as pool:
+    print(sum(pool.map(parse, sys.argv[1:])))
+"""
+
+PYTREC_EVAL = """
+import sys, pytrec_eval
+def read(path, column, kind):
+    table = {}
+    with open(path) as handle:
+        for line in handle:
+            fields = line.split()
+            table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
+    return table
+qrels = read(sys.argv[1], 3, int)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "gm_map", "Rprec", "bpref", "recip_rank",
+                                                   "iprec_at_recall", "P", "num_ret", "num_rel", "num_rel_ret"})
+for path in sys.argv[2:]:
+    evaluator.evaluate(read(path, 4, float))
+"""
+
+
+def row(what: str, figure: str, reference: str = "") -> None:
+    print(f"| {what} | {figure} | {reference} |", flush=True)
+
+
+def startup(repeat: int) -> None:
+    cranfield = ROOT / "examples" / "cranfield"
+    python, _ = measure([sys.executable, "-c", "pass"], repeat)
+    for label, args in (("`lexeval --version`", ["--version"]), ("`lexeval --help`", ["--help"]),
+                        ("two Cranfield runs, default call",
+                         [str(cranfield / "qrels.txt.gz"), str(cranfield / "runs" / "bm25okapi.gz"),
+                          str(cranfield / "runs" / "lsi200.gz")])):
+        wall, peak = measure(LEXEVAL + args, repeat)
+        row(label, f"{wall:.2f} s", f"Python interpreter alone: {python:.2f} s")
+
+
+def robust04(repeat: int) -> None:
+    qrels, runs = dataset("robust04")
+    size = megabytes(runs)
+    parse, _ = measure([sys.executable, "-c", PARSE_ONLY, *runs], repeat)
+    reference = f"pyarrow CSV parse alone, 2 processes: {parse:.1f} s ({size / parse:.0f} MB/s)"
+    wall, peak = measure(LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
+    row(f"reading the 110 runs ({size:.0f} MB): `lexeval -m num_q`", f"{wall:.1f} s = {size / wall:.0f} MB/s, "
+        f"{peak:.0f} MB", reference)
+    trec = ""
+    if shutil.which(sys.executable) and subprocess.run([sys.executable, "-c", "import pytrec_eval"],
+                                                       capture_output=True).returncode == 0:
+        loop, _ = measure([sys.executable, "-c", PYTREC_EVAL, qrels, *runs], repeat)
+        trec = f"pytrec_eval (trec_eval's C code) once per run, official measures only: {loop:.1f} s"
+    default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
+    row("default call (official measures, LP/rrLP/LR, paired tests for 5,995 pairs)",
+        f"{default:.1f} s, {peak:.0f} MB", trec)
+    wall, peak = measure(LEXEVAL + ["-q", qrels, *runs], repeat)
+    row("`-q` (5.4 M lines)", f"{wall:.1f} s, {peak:.0f} MB", f"default call: {default:.1f} s")
+    wall, peak = measure(LEXEVAL + ["--report", "ties", "--report", "agreement", "--report", "discrimination",
+                                    qrels, *runs], repeat)
+    row("`--report ties --report agreement --report discrimination`", f"{wall:.1f} s, {peak:.0f} MB",
+        f"default call: {default:.1f} s")
+
+
+def default_call(name: str, label: str, repeat: int) -> None:
+    qrels, runs = dataset(name)
+    wall, peak = measure(LEXEVAL + [qrels, *runs], repeat)
+    reading, _ = measure(LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
+    row(label, f"{wall:.1f} s, {peak:.0f} MB", f"reading alone (`-m num_q`): {reading:.1f} s "
+        f"({megabytes(runs + [qrels]):.0f} MB of text)")
+
+
+def big_file(name: str, label: str, repeat: int) -> None:
+    qrels, runs = dataset(name)
+    largest = max(os.path.getsize(path) for path in runs) / 1e6
+    wall, peak = measure(LEXEVAL + [qrels, *runs], repeat)
+    row(label, f"{wall:.1f} s, {peak:.0f} MB peak",
+        f"run {largest:.0f} MB, qrels {os.path.getsize(qrels) / 1e6:.0f} MB; memory target "
+        f"2 x run + 300 MB = {2 * largest + 300:.0f} MB")
+
+
+def huge_docno(repeat: int) -> None:
+    folder = Path(tempfile.mkdtemp())
+    try:
+        figures = []
+        for docno in ("x" * 10_000_000, "xx"):
+            (folder / "qrels").write_text("".join(f"{q} 0 d{q} 1\n" for q in range(1, 31)) + f"1 0 {docno} 1\n")
+            lines = [f"{q} Q0 d{k} {k} {100 - k} t" for q in range(1, 31) for k in range(10)]
+            lines[0] = f"1 Q0 {docno} 0 1000 t"
+            (folder / "run").write_text("\n".join(lines) + "\n")
+            figures.append(measure(LEXEVAL + [str(folder / "qrels"), str(folder / "run")], repeat))
+        row("a 10 MB docno in a 300-line run and its qrels", f"{figures[0][0]:.2f} s, {figures[0][1]:.0f} MB",
+            f"the same files with a 2-byte docno: {figures[1][0]:.2f} s, {figures[1][1]:.0f} MB")
+    finally:
+        shutil.rmtree(folder)
+
+
+def growth(repeat: int) -> None:
+    base = None
+    for name, label in (("growth-base", "20 runs x 125 queries x 500"), ("growth-runs", "runs x 2"),
+                        ("growth-queries", "queries x 2"), ("growth-depth", "depth x 2")):
+        qrels, runs = dataset(name)
+        wall, peak = measure(LEXEVAL + [qrels, *runs], repeat)
+        base = base or wall
+        row(f"growth: {label}", f"{wall:.2f} s ({wall / base:.2f}x), {peak:.0f} MB",
+            f"{megabytes(runs):.0f} MB of runs")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("shapes", nargs="*", help="startup robust04 many300 many1000 msmarco recsys q5000 deep "
+                                                  "docno growth (default: all)")
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args()
+    chosen = options.shapes or ["startup", "robust04", "many300", "many1000", "msmarco", "recsys", "q5000",
+                                "deep", "docno", "growth"]
+    print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
+          "reference, same run |")
+    print("|---|---|---|")
+    for shape in chosen:
+        if shape == "startup":
+            startup(options.repeat)
+        elif shape == "robust04":
+            robust04(options.repeat)
+        elif shape == "many300":
+            default_call("many300", "300 runs x 50 queries x 100 (44,850 pairs)", options.repeat)
+        elif shape == "many1000":
+            default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", options.repeat)
+        elif shape == "msmarco":
+            default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", options.repeat)
+        elif shape == "recsys":
+            default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", options.repeat)
+        elif shape == "q5000":
+            big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", options.repeat)
+        elif shape == "deep":
+            big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", options.repeat)
+        elif shape == "docno":
+            huge_docno(options.repeat)
+        elif shape == "growth":
+            growth(options.repeat)
+        else:
+            parser.error(f"unknown shape {shape}")
+
+
+if __name__ == "__main__":
+    main()
