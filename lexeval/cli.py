@@ -135,6 +135,9 @@ def _fractions(_ctx, _param, value):
 @click.option("-c", "complete", is_flag=True,
               help="Average over every qrels query; a query missing from a run scores as an "
                    "empty ranking (and gets per-query lines with -q).")
+@click.option("-J", "judged_only", is_flag=True,
+              help="Judged documents only: unjudged documents are removed from every ranking "
+                   "(after -M) before anything is computed, as trec_eval's -J.")
 @click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True, help="Output format (table: for people).")
 @click.option("--test", "test", type=click.Choice(TESTS), default="t",
@@ -176,7 +179,7 @@ def _fractions(_ctx, _param, value):
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=_list_measures, help="List every measure with its defaults and exit.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
-def command(qrels, runs, measures, per_query, no_summary, level, depth, complete,
+def command(qrels, runs, measures, per_query, no_summary, level, depth, complete, judged_only,
             output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
             gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
     from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
@@ -187,7 +190,7 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
     try:
         evaluation = evaluate(qrels, list(runs), measures or None, level, depth, complete, jobs, options,
                               rarity_weight, extra_measures=list(gates) + ([reference] if reports else []),
-                              keep_rows="degradation" in reports,
+                              keep_rows="degradation" in reports, judged_only=judged_only,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)))
         gate_names = [name for gate in gates for name in output_names(gate)]
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []

@@ -17,113 +17,46 @@ import numpy as np
 from . import measures as m
 from . import significance as sig
 from .errors import InputError, UsageError
-from .inputs import ParsedRun, Qrels, read_qrels, read_run, run_name
+from .names import Selection, output_names, select_measures  # noqa: F401  (the library's names)
+from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_qrels, read_run, run_name
 from .preferences import SIGN_PREFERENCES, Preferences, RunSpread, compute_preferences, rank_runs, run_pairs
 from .rankings import Rankings, build_rankings
 from .strings import shown
 
-DEFAULT_SET = "official"
-
-# ir_measures-style spellings (case-insensitive): plain names, and NAME@k
-PLAIN_ALIASES = {"ap": "map", "rr": "recip_rank", "mrr": "recip_rank", "rprec": "Rprec"}
-CUTOFF_ALIASES = {"p": "P", "r": "recall", "recall": "recall", "ndcg": "ndcg_cut",
-                  "success": "success", "ap": "map_cut"}
-
-
-@dataclass
-class Selection:
-    """What to compute: per-run measure requests and pair preference names."""
-
-    metrics: list[m.MeasureRequest]
-    preferences: list[str] = field(default_factory=list)
-
-    @property
-    def needs_documents(self) -> bool:
-        """Whether a measure compares documents across runs (rareness)."""
-        return any(req.measure.needs_documents for req in self.metrics)
-
-
-def output_names(text: str) -> list[str]:
-    """The printed names a -m value stands for (P.5,10 -> P_5, P_10)."""
-    names = []
-    for item in _one_measure(text.strip()):
-        names.extend([item] if isinstance(item, str) else item.output_names())
-    return names
-
-
-def _one_measure(text: str) -> list[m.MeasureRequest] | list[str]:
-    """Requests named by one -m value (a name, name.params, set, or alias)."""
-    from .preferences import PREFERENCE_NAMES, PREFERENCE_SETS
-    if text in m.MEASURE_SETS:
-        return [m.request(name) for name in m.MEASURE_SETS[text]]
-    if text in PREFERENCE_SETS:
-        return list(PREFERENCE_SETS[text])
-    if text in PREFERENCE_NAMES:
-        return [text]
-    if text in m.MEASURE_BY_NAME:
-        return [m.request(text)]
-    base, dot, raw = text.partition(".")
-    if dot and base in m.MEASURE_BY_NAME:
-        return [m.request(base, raw)]
-    base, at, raw = text.partition("@")
-    if at and base.lower() in CUTOFF_ALIASES:
-        return [m.request(CUTOFF_ALIASES[base.lower()], raw)]
-    if text.lower() in PLAIN_ALIASES:
-        return [m.request(PLAIN_ALIASES[text.lower()])]
-    base, underscore, raw = text.rpartition("_")
-    if underscore and base in m.MEASURE_BY_NAME and \
-            m.MEASURE_BY_NAME[base].params in (m.CUTOFFS, m.FRACTIONS):
-        return [m.request(base, raw)]
-    raise UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
-
-
-def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1,
-                    extra: list[str] | tuple[str, ...] = ()) -> Selection:
-    """Parse -m values. With none given: trec_eval's official set, plus
-    LP, rrLP and LR when there are two or more runs. ``extra`` names (the
-    gate's measures) are added either way."""
-    from .preferences import DEFAULT_PREFERENCES, PREFERENCE_NAMES
-    if not names:
-        names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
-    names = list(names) + list(extra)
-    metrics: list[m.MeasureRequest] = []
-    preferences: list[str] = []
-    for text in names:
-        for item in _one_measure(text.strip()):
-            if isinstance(item, str):
-                if item not in preferences:
-                    preferences.append(item)
-            else:
-                metrics.append(item)
-    preferences.sort(key=PREFERENCE_NAMES.index)
-    return Selection(m.merge_requests(metrics), preferences)
-
-
 # ---------------------------------------------------------------- reading
 
 
-def check_paths(paths: list[str]) -> None:
+def sources_of(runs) -> list[Source]:
+    """Runs as given to :func:`evaluate`: a path or a table, a list of
+    them, or a dict {run name: path or table}."""
+    if isinstance(runs, dict):
+        return [Source(origin, str(name)) for name, origin in runs.items()]
+    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, (list, tuple)):
+        runs = [runs]
+    return [origin if isinstance(origin, Source) else Source(origin) for origin in runs]
+
+
+def check_sources(qrels: Source, runs: list[Source]) -> None:
     """Each file once, each run name once, standard input at most once."""
-    if sum(path == "-" for path in paths) > 1:
+    if sum(source.path == "-" for source in runs + [qrels] if source.is_file) > 1:
         raise UsageError("standard input ('-') can be read only once")
     files: dict[tuple[int, int], str] = {}
     names: dict[str, str] = {}
-    for path in paths:
-        if path != "-":
+    for source in runs:
+        if source.is_file and source.path != "-":
             try:
-                status = os.stat(path)
+                status = os.stat(source.path)
             except OSError:
                 status = None                       # reading it will say what is wrong
             if status is not None:
                 identity = (status.st_dev, status.st_ino)
                 if identity in files:
-                    raise InputError(path, f"the same file is given twice (also as {files[identity]})")
-                files[identity] = path
-        name = run_name(path)
-        if name in names:
-            raise InputError(path, f"two runs named '{name}' (also {names[name]}); "
-                                   "rename one file, run names come from file names")
-        names[name] = path
+                    raise InputError(source.path, f"the same file is given twice (also as {files[identity]})")
+                files[identity] = source.path
+        if source.name in names:
+            raise InputError(source.path, f"two runs named '{source.name}' (also {names[source.name]}); "
+                                          "rename one file, run names come from file names")
+        names[source.name] = source.path
 
 
 def _count(number: int, one: str, many: str) -> str:
@@ -171,12 +104,12 @@ def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> list[
 _WORKER_QRELS: Qrels | None = None
 
 
-def _read_run_in_worker(path: str, depth: int | None, keep_rows: bool) -> ParsedRun:
-    return read_run(path, _WORKER_QRELS, depth, keep_rows)
+def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
+    return read_run(source, _WORKER_QRELS, options)
 
 
-def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
-              jobs: int | None = None, progress=None, keep_rows: bool = False) -> list[ParsedRun]:
+def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions = ReadOptions(),
+              jobs: int | None = None, progress=None) -> list[ParsedRun]:
     """Parse runs, in parallel processes when there are several big files.
 
     ``progress(done, total)`` is called after each run (for a progress bar).
@@ -184,26 +117,26 @@ def read_runs(paths: list[str], qrels: Qrels, depth: int | None = None,
     global _WORKER_QRELS
     if jobs is None:
         jobs = os.cpu_count() or 1
-    big = sum(os.path.getsize(p) for p in paths if p != "-" and os.path.isfile(p)) > 50_000_000
-    if jobs <= 1 or len(paths) < 2 or not big or "-" in paths:
-        runs = []
-        for done, path in enumerate(paths, start=1):
-            runs.append(read_run(path, qrels, depth, keep_rows))
-            if progress:
-                progress(done, len(paths))
-        return runs
+    files = [source for source in sources if source.is_file and source.path != "-"]
+    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 50_000_000
     import multiprocessing
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return read_runs(paths, qrels, depth, jobs=1, progress=progress, keep_rows=keep_rows)
+    if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        runs = []
+        for done, source in enumerate(sources, start=1):
+            runs.append(read_run(source, qrels, options))
+            if progress:
+                progress(done, len(sources))
+        return runs
     _WORKER_QRELS = qrels  # inherited by forked workers
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(_read_run_in_worker, path, depth, keep_rows) for path in paths]
+        futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
         runs = []
         for done, future in enumerate(futures, start=1):
             runs.append(future.result())
             if progress:
-                progress(done, len(paths))
+                progress(done, len(sources))
     _WORKER_QRELS = None
     return runs
 
@@ -313,6 +246,35 @@ class Evaluation:
         if self.pair_summary is None:
             self.pair_summary = summarize_pairs(self, np.zeros(0, dtype=np.int64), None)
         return self.pair_summary.run_scores[name]
+
+    def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None):
+        """The results as a tidy table, one row per printed value: columns
+        run (None on pair rows), pair ("A:B", None on run rows), measure,
+        qid ("all" for summaries) and value. A pandas DataFrame, or a polars
+        one (``library="polars"``, or when pandas is not installed)."""
+        from .formatting import all_blocks, records
+        columns: dict[str, list] = {"run": [], "pair": [], "measure": [], "qid": [], "value": []}
+        runs = set(self.run_names)
+        for record in records(all_blocks(self, per_query, summary)):
+            is_run = record.key in runs
+            columns["run"].append(record.key if is_run else None)
+            columns["pair"].append(None if is_run else record.key)
+            columns["measure"].append(record.measure)
+            columns["qid"].append(record.qid)
+            value = record.value
+            columns["value"].append(value.item() if isinstance(value, np.generic) else value)
+        if library in (None, "pandas"):
+            try:
+                import pandas
+                return pandas.DataFrame(columns)
+            except ImportError:
+                if library == "pandas":
+                    raise
+        try:
+            import polars
+        except ImportError:
+            raise ImportError("to_frame() needs pandas or polars: pip install pandas") from None
+        return polars.DataFrame(columns, strict=False)
 
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(R,) score (mean over queries) and rank (1 = best) for ``name``."""
@@ -514,41 +476,63 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
     return evaluation
 
 
-def load(qrels_path: str, run_paths: list[str], level: int = 1, depth: int | None = None,
-         jobs: int | None = None, progress=None, warn=None, keep_rows: bool = False) -> Rankings:
+def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None = None,
+         progress=None, warn=None, keep_rows: bool = False, judged_only: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
-    ``keep_rows`` keeps document identities (for the rareness measures);
-    ``warn(text)`` receives the notes on dropped queries (default: stderr)."""
+
+    ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
+    top documents of each ranking (-M), ``judged_only`` then drops the
+    unjudged ones (-J); ``keep_rows`` keeps document identities (for the
+    rareness measures); ``warn(text)`` receives the notes on dropped queries
+    and file formats (default: standard error)."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
         raise UsageError("-l (relevance level) must be 0 or more")
-    check_paths(run_paths + ([qrels_path] if qrels_path == "-" else []))
-    qrels = read_qrels(qrels_path)
-    runs = read_runs(run_paths, qrels, depth, jobs, progress, keep_rows)
-    rankings = build_rankings(qrels, runs, level)
+    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels)
+    sources = sources_of(runs)
+    if not sources:
+        raise UsageError("no runs to evaluate")
+    check_sources(qrels_source, sources)
+    judgements = read_qrels(qrels_source)
+    parsed = read_runs(sources, judgements, ReadOptions(depth, judged_only, keep_rows), jobs, progress)
+    rankings = build_rankings(judgements, parsed, level)
     warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
-    for note in coverage_notes(qrels, runs, level):
+    for run in parsed:
+        if run.format != "run":
+            warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
+    for note in coverage_notes(judgements, parsed, level):
         warn(note)
     return rankings
 
 
-def evaluate(qrels_path: str, run_paths: list[str], measures=None, level: int = 1,
-             depth: int | None = None, complete: bool = False, jobs: int | None = None,
-             options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
-             extra_measures=(), keep_rows: bool = False, progress=None) -> Evaluation:
+def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = None, complete: bool = False,
+             jobs: int | None = None, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
+             extra_measures=(), keep_rows: bool = False, progress=None, judged_only: bool = False,
+             warn=None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
-    ``extra_measures`` are computed even when ``measures`` is None (the
-    defaults); ``keep_rows`` keeps document identities (needed by the
-    degradation report); ``progress(done, total)`` follows the reading.
+    ``qrels``: a path, or a table (pandas or polars DataFrame, pyarrow
+    Table) with columns qid, docno and relevance (or grade). ``runs``: a
+    path or table (columns qid, docno, score), a list of them, or a dict
+    {run name: path or table}. The other arguments are the command line's:
+    ``measures`` (-m values; None: the defaults), ``level`` (-l), ``depth``
+    (-M), ``complete`` (-c), ``judged_only`` (-J), ``options`` (the tests),
+    ``rarity_weight``. ``extra_measures`` are computed even when
+    ``measures`` is None; ``keep_rows`` keeps document identities (the
+    degradation report needs them); ``progress(done, total)`` follows the
+    reading; ``warn(text)`` receives notes (default: standard error).
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
+    >>> ev.to_frame()                    # run, pair, measure, qid, value  # doctest: +SKIP
     """
-    selection = select_measures(measures, len(run_paths), extra=extra_measures)
-    rankings = load(qrels_path, run_paths, level, depth, jobs, progress=progress,
-                    keep_rows=keep_rows or selection.needs_documents)
+    sources = sources_of(runs)
+    if not 0.0 <= rarity_weight <= 1.0:
+        raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
+    selection = select_measures(measures, len(sources), extra=extra_measures)
+    rankings = load(qrels, sources, level, depth, jobs, progress=progress, warn=warn,
+                    keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only)
     rankings.rarity_weight = rarity_weight
     return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options)

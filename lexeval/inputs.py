@@ -19,13 +19,16 @@ import numpy as np
 
 from .errors import InputError
 from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, mix, shown
-from .textfile import BYTES, FLOAT, INTEGER, Layout, column_blocks, find_line, read_columns, size_hint
+from .textfile import (BYTES, FLOAT, INTEGER, MAX_GRADE, Columns, Layout, column_blocks, find_line,
+                       read_columns, size_hint)
 
 QRELS_LAYOUT = Layout("qrels", "qid iter docno grade",
                       ((0, "qid", BYTES), (2, "docno", BYTES), (3, "grade", INTEGER)), 4, 4)
 RUN_LAYOUT = Layout("run", "qid iter docno rank score [tag]",
                     ((0, "qid", BYTES), (2, "docno", BYTES), (4, "score", FLOAT)), 5, None)
-RUN_LAYOUTS = [RUN_LAYOUT]
+MSMARCO_LAYOUT = Layout("MS MARCO", "qid docid rank",
+                        ((0, "qid", BYTES), (1, "docno", BYTES), (2, "rank", INTEGER)), 3, 3)
+RUN_LAYOUTS = [RUN_LAYOUT, MSMARCO_LAYOUT]
 
 NOT_IN_QRELS = -1       # trec_eval's RELVALUE_NONPOOL
 UNJUDGED = -2           # trec_eval's RELVALUE_UNJUDGED: in the qrels with a negative grade
@@ -104,6 +107,86 @@ def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos) -> tuple[b
     # a group of three or more clashing lines may repeat one docno non-adjacently
     pairs = {(int(group[i]), docnos[int(i)]) for i in clashing.tolist()}
     return len(pairs) < len(clashing), clashing
+
+
+class Source:
+    """Where lines come from: a file (path, or '-' for standard input), or
+    a table in memory (pandas, polars or pyarrow) with named columns."""
+
+    def __init__(self, origin, name: str | None = None):
+        self.origin = origin
+        self.is_file = isinstance(origin, (str, os.PathLike))
+        self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
+        self.name = name or (run_name(self.path) if self.is_file else "run")
+
+    def blocks(self, layouts: list[Layout], kind: str):
+        """Columns, a block at a time."""
+        if self.is_file:
+            yield from column_blocks(self.path, layouts)
+        else:
+            yield table_columns(self.origin, kind, self.path, layouts[0])
+
+    def size(self) -> int:
+        return size_hint(self.path) if self.is_file else 0
+
+    def first_repeat(self, layouts: list[Layout], docno_field: int, verb: str) -> None:
+        """Raise at the second line (or row) naming a (qid, docno)."""
+        if self.is_file:
+            _first_repeat(self.path, layouts, 0, docno_field, verb)
+        columns = table_columns(self.origin, "qrels" if verb == "is judged twice" else "run", self.path,
+                                layouts[0])
+        seen: dict[tuple[bytes, bytes], int] = {}
+        for row, key in enumerate(zip(columns["qid"].to_list(), columns["docno"].to_list())):
+            if key in seen:
+                raise InputError(self.path, f"row {row}: document '{shown(key[1])}' {verb} for query "
+                                            f"'{shown(key[0])}' (first in row {seen[key]})")
+            seen[key] = row
+
+
+#: column names accepted in tables, first choice first (PyTerrier, ir_measures, ir_datasets)
+TABLE_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id", "docid"), "score": ("score",),
+                 "grade": ("relevance", "grade", "label")}
+
+
+def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
+    """A pandas or polars DataFrame, or a pyarrow Table, as Columns: qid
+    and docno as byte strings (UTF-8), score (runs) or grade (qrels)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    if not isinstance(table, pa.Table):
+        if hasattr(table, "to_arrow"):                       # polars
+            table = table.to_arrow()
+        elif hasattr(table, "columns") and hasattr(table, "dtypes"):     # pandas
+            table = pa.Table.from_pandas(table, preserve_index=False)
+        else:
+            raise InputError(where, f"cannot read a {type(table).__name__}: give a path, or a pandas or "
+                                    "polars DataFrame or a pyarrow Table")
+    wanted = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "grade")
+    values = {}
+    for name in wanted:
+        column = next((c for c in TABLE_COLUMNS[name] if c in table.column_names), None)
+        if column is None:
+            raise InputError(where, f"no column {' or '.join(repr(c) for c in TABLE_COLUMNS[name])} "
+                                    f"(columns: {', '.join(table.column_names)})")
+        data = table.column(column)
+        if data.null_count:
+            raise InputError(where, f"column '{column}' has missing values")
+        if name in ("qid", "docno"):
+            text = data if pa.types.is_string(data.type) or pa.types.is_large_string(data.type) \
+                or pa.types.is_binary(data.type) else pc.cast(data, pa.string())
+            values[name] = ByteStrings.from_arrow(pc.cast(text, pa.binary()) if not pa.types.is_binary(text.type)
+                                                  else text)
+        elif name == "score":
+            scores = np.asarray(pc.cast(data, pa.float64()).to_numpy(), dtype=np.float64)
+            if np.isnan(scores).any():
+                raise InputError(where, f"row {int(np.flatnonzero(np.isnan(scores))[0])}: score is NaN")
+            values[name] = scores
+        else:
+            try:
+                values[name] = np.asarray(pc.cast(data, pa.int64()).to_numpy(), dtype=np.int64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise InputError(where, f"column '{column}' does not hold integer grades") from None
+    return Columns(where, layout, values, table.num_rows)
 
 
 def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field: int, verb: str) -> None:
@@ -215,9 +298,17 @@ class Qrels:
         return np.where(same, rows, -1)
 
 
-def read_qrels(path: str) -> Qrels:
-    """Parse a qrels file (``qid iter docno grade``, exactly four columns)."""
-    columns = read_columns(path, [QRELS_LAYOUT])
+def read_qrels(origin) -> Qrels:
+    """Parse qrels: a file (``qid iter docno grade``, exactly four columns)
+    or a table (columns qid, docno, relevance or grade)."""
+    source = origin if isinstance(origin, Source) else Source(origin)
+    path = source.path
+    if source.is_file:
+        columns = read_columns(path, [QRELS_LAYOUT])
+    else:
+        columns = table_columns(source.origin, "qrels", path, QRELS_LAYOUT)
+        if len(columns["grade"]) and np.abs(columns["grade"]).max() > MAX_GRADE:
+            raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
     if columns.num_rows == 0:
         raise InputError(path, "no judgements (empty qrels file)")
     codes, distinct_qids = distinct(columns["qid"])
@@ -229,7 +320,7 @@ def read_qrels(path: str) -> Qrels:
     docno_hash, head = docnos.digest()
     repeated, clashing = repeated_pairs(query, docno_hash, docnos)
     if repeated:
-        _first_repeat(path, [QRELS_LAYOUT], 0, 2, "is judged twice")
+        source.first_repeat([QRELS_LAYOUT], 2, "is judged twice")
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)
     with np.errstate(over="ignore"):
@@ -281,35 +372,49 @@ class ParsedRun:
     num_lines: int
     unknown_qids: list[str]          # the run's queries the qrels lack, first few, file order
     num_unknown: int                 # how many such queries
+    format: str = "run"              # the file's layout: "run" (TREC) or "MS MARCO"
 
     @property
     def offsets(self) -> np.ndarray:
         return np.concatenate(([0], np.cumsum(self.counts)))
 
 
-def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool = False) -> ParsedRun:
-    """Parse a run file (``qid iter docno rank score [tag]``) against qrels.
+@dataclass(frozen=True)
+class ReadOptions:
+    """How rankings are cut: ``depth`` keeps the top documents of each
+    (trec_eval's -M), ``judged_only`` then drops unjudged ones (-J), and
+    ``keep_rows`` keeps each document's judgement row (``qrels_rows``)."""
+
+    depth: int | None = None
+    judged_only: bool = False
+    keep_rows: bool = False
+
+
+def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
+    """Parse a run against qrels: a file (``qid iter docno rank score [tag]``,
+    or MS MARCO's ``qid docid rank``, where score = -rank keeps the order) or
+    a table (columns qid, docno, score).
 
     Documents are ordered per query by score descending, ties by docno
     descending (byte-wise), exactly as trec_eval; the rank column is
-    ignored. ``depth`` keeps only the top ``depth`` documents per query;
-    ``keep_rows`` keeps each document's judgement row (``qrels_rows``).
-
-    The file is matched against the qrels one block at a time; what is kept
-    per line (query, score, judgement row, docno hash and bytes) is what
-    the ordering and the check for repeated documents need.
+    ignored. The lines are matched against the qrels one block at a time;
+    what is kept per line (query, score, judgement row, docno hash and bytes)
+    is what the ordering and the check for repeated documents need.
     """
+    source = origin if isinstance(origin, Source) else Source(origin, name)
+    path, size = source.path, source.size()
     run_qids: dict[bytes, int] = {}
     to_qrels: list[int] = []
-    size = size_hint(path)
     code = score = row = docno_hash = None
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
-    for columns in prefetched(column_blocks(path, RUN_LAYOUTS)):
+    layout = RUN_LAYOUT
+    for columns in prefetched(source.blocks(RUN_LAYOUTS, "run")):
         if code is None:                        # room for the whole file, judged by its first block
             lines = int(columns.num_rows / max(columns.text_bytes, 1) * size * 1.05) + 16 if size else 1 << 16
             code, score, row, docno_hash = (ArrayBuilder(dtype, lines)
                                             for dtype in (np.int32, np.float64, np.int32, np.uint64))
+        layout = columns.layout
         block_code = _qid_codes(columns["qid"], run_qids)
         to_qrels += [qrels.query_of.get(q, -1) for q in list(run_qids)[len(to_qrels):]]
         query = np.asarray(to_qrels, dtype=np.int64)[block_code]
@@ -320,7 +425,7 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
         if len(known):
             block_row[known] = qrels.rows_of(query[known], docnos, known, block_hash[known], head[:, known])
         code.append(block_code)
-        score.append(columns["score"])
+        score.append(-columns["rank"].astype(np.float64) if layout is MSMARCO_LAYOUT else columns["score"])
         row.append(block_row)
         docno_hash.append(block_hash)
         docno_chunks.append(docnos)
@@ -330,7 +435,7 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
     code, docno_hash = code.build(), docno_hash.build()
     docnos = ChunkedByteStrings(docno_chunks)
     if repeated_pairs(code, docno_hash, docnos)[0]:
-        _first_repeat(path, RUN_LAYOUTS, 0, 2, "appears twice")
+        source.first_repeat(RUN_LAYOUTS, 2 if layout is RUN_LAYOUT else 1, "appears twice")
     del docno_hash
     num_lines = len(code)
     query = np.asarray(to_qrels, dtype=np.int32)[code]
@@ -346,20 +451,25 @@ def read_run(path: str, qrels: Qrels, depth: int | None = None, keep_rows: bool 
         query, row = query[order], row[order]
     del order
     grades = qrels.grades[np.maximum(row, 0)] if len(qrels.grades) else np.zeros(len(row), np.int64)
-    codes16 = np.where(row >= 0, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS).astype(np.int16)
+    codes = np.where(row >= 0, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS).astype(np.int16)
     del grades
 
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     present = counts > 0
-    if depth is not None and (counts > depth).any():
+    keep = None
+    if options.depth is not None and (counts > options.depth).any():       # -M first, as trec_eval
         first = np.concatenate(([0], np.cumsum(counts)))[query]
-        keep = np.arange(len(query)) - first < depth
-        codes16, row = codes16[keep], row[keep]
-        counts = np.minimum(counts, depth)
+        keep = np.arange(len(query)) - first < options.depth
+    if options.judged_only:                                                  # then -J
+        keep = (codes >= 0) if keep is None else keep & (codes >= 0)
+    if keep is not None:
+        query, codes, row = query[keep], codes[keep], row[keep]
+        counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     tag = decode(last[5]) if len(last) >= 6 else ""
-    return ParsedRun(name=run_name(path), tag=tag or run_name(path), path=path, present=present,
-                     counts=counts, codes=codes16, qrels_rows=row.astype(np.int32) if keep_rows else None,
-                     num_lines=num_lines, unknown_qids=unknown[:3], num_unknown=len(unknown))
+    return ParsedRun(name=source.name, tag=tag or source.name, path=path, present=present,
+                     counts=counts, codes=codes, qrels_rows=row.astype(np.int32) if options.keep_rows else None,
+                     num_lines=num_lines, unknown_qids=unknown[:3], num_unknown=len(unknown),
+                     format=layout.name)
 
 
 def prefetched(blocks):

@@ -106,6 +106,13 @@ def recip_rank(r: Rankings, _=()) -> np.ndarray:
     return _ratio(1.0, r.first_rel_rank)
 
 
+def recip_rank_cut(r: Rankings, cutoffs) -> np.ndarray:
+    """recip_rank.k (MRR@k, RR@k): 1 / rank of the first relevant document
+    if it is in the top k, else 0 (MS MARCO's official measure at k = 10)."""
+    first = r.first_rel_rank
+    return _per_cutoff(lambda k: _ratio(1.0, np.where(first <= k, first, 0)), cutoffs)
+
+
 def precision(r: Rankings, cutoffs) -> np.ndarray:
     """P.k: relevant in the top k, over k."""
     return _per_cutoff(lambda k: _rel_within(r, k) / k, cutoffs)
@@ -198,6 +205,13 @@ def inferred_ap(r: Rankings, _=()) -> np.ndarray:
 def unjudged(r: Rankings, cutoffs) -> np.ndarray:
     """unj.k: fraction of the top k not judged."""
     return _per_cutoff(lambda k: r.count_within(r.unjudged, k) / k, cutoffs)
+
+
+def judged(r: Rankings, cutoffs) -> np.ndarray:
+    """judged.k (Judged@k): fraction of the top k that is in the qrels (any
+    grade), over k or the ranking's length if shorter (as ir_measures)."""
+    in_qrels = r.codes != -1
+    return _per_cutoff(lambda k: _ratio(r.count_within(in_qrels, k), np.minimum(r.lengths, k)), cutoffs)
 
 
 # ---------------------------------------------------------------- set measures
@@ -475,10 +489,19 @@ def _persistence(pairs) -> float:
     return persistence
 
 
+BINARY = "binary"   # rbp's parameter for ir_measures' RBP: gain 1 if relevant, else 0
+
+
 def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     """rbp: (1 - p) * sum of gain * p^(rank - 1); p = 0.9 unless ``p=..``.
-    Gains outside [0, 1] are rescaled to it (per query, over its grades)."""
+    Gains outside [0, 1] are rescaled to it (per query, over its grades);
+    with the ``binary`` parameter (ir_measures' RBP) a relevant document
+    gains 1 and any other 0."""
     persistence = _persistence(pairs)
+    if any(name == BINARY for name, _ in pairs):
+        power = _powers(persistence, int(r.lengths.max(initial=0)))
+        index, segment, rank = r.locate(r.relevant)
+        return (1.0 - persistence) * np.bincount(segment, weights=power[rank - 1], minlength=r.num_segments)
     gains = Gains(pairs)
     num_grades = r.level_counts.shape[1]
     grade_gain = gains.of_grades(num_grades)
@@ -599,6 +622,12 @@ class Measure:
     zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
     needs_documents: bool = False     # compares documents across runs (rareness)
     help: str = field(default="", compare=False)
+    label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
+    cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
+
+    @property
+    def stem(self) -> str:
+        return self.label or self.name
 
 
 def _doc(function) -> str:
@@ -623,7 +652,7 @@ MEASURES: tuple[Measure, ...] = (
          help="Geometric mean over queries of average precision (summary only)."),
     _row("Rprec", r_precision),
     _row("bpref", bpref),
-    _row("recip_rank", recip_rank),
+    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut"),
     _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS),
     _row("P", precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS),
     _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, text=True),
@@ -654,6 +683,9 @@ MEASURES: tuple[Measure, ...] = (
     _row("rbp", rank_biased_precision, params=GAINS),
     _row("rbp_resid", rbp_residual, params=GAINS),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
+    # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
+    _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank"),
+    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20)),
     # measures from the seeds that trec_eval lacks
     _row("tse", total_search_efficiency),
     _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True),
@@ -686,6 +718,7 @@ class MeasureRequest:
     measure: Measure
     values: tuple = ()
     raw: str | None = None    # parameter text as given (names VALUES/GAINS outputs)
+    level: int | None = None  # this measure's own relevance level (ir_measures' rel=), else -l's
 
     @property
     def name(self) -> str:
@@ -693,17 +726,22 @@ class MeasureRequest:
 
     def output_names(self) -> list[str]:
         """The names printed for this request, one per output column."""
-        kind = self.measure.params
+        kind, stem = self.measure.params, self.measure.stem
         if kind == CUTOFFS:
-            return [f"{self.name}_{int(value)}" for value in self.values]
-        if kind == FRACTIONS:
-            return [f"{self.name}_{value:3.2f}" for value in self.values]
-        if kind in (VALUES, GAINS) and self.raw is not None:
-            return [f"{self.name}_{self.raw}"]
-        return [self.name]
+            names = [f"{stem}_{int(value)}" for value in self.values]
+        elif kind == FRACTIONS:
+            names = [f"{stem}_{value:3.2f}" for value in self.values]
+        elif kind in (VALUES, GAINS) and self.raw is not None:
+            names = [f"{stem}_{self.raw}"]
+        else:
+            names = [stem]
+        return names if self.level is None else [f"{name}(rel={self.level})" for name in names]
 
     def compute(self, rankings: Rankings) -> np.ndarray:
         """(S, k) values: one column per output name."""
+        if self.level is not None and self.level != rankings.level:
+            from dataclasses import replace
+            rankings = replace(rankings, level=self.level)
         values = self.measure.compute(rankings, self.values)
         return values.reshape(len(values), -1)
 
@@ -754,27 +792,29 @@ def parse_params(measure: Measure, raw: str) -> tuple:
     return tuple(values)
 
 
-def request(name: str, raw: str | None = None) -> MeasureRequest:
+def request(name: str, raw: str | None = None, level: int | None = None) -> MeasureRequest:
     """A MeasureRequest for a table measure, with defaults when raw is None."""
     measure = MEASURE_BY_NAME[name]
     if raw is None:
-        return MeasureRequest(measure, measure.defaults)
-    return MeasureRequest(measure, parse_params(measure, raw), raw)
+        return MeasureRequest(measure, measure.defaults, None, level)
+    return MeasureRequest(measure, parse_params(measure, raw), raw, level)
 
 
 def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
     """One request per measure, in table order; cutoffs asked for twice are
     united (``-m P.5 -m P.10`` gives P_5 and P_10), otherwise the first
     explicit parameters win, as in trec_eval."""
-    chosen: dict[str, MeasureRequest] = {}
+    chosen: dict[tuple, MeasureRequest] = {}
     for req in requests:
-        old = chosen.get(req.name)
+        key = (req.name, req.level)
+        old = chosen.get(key)
         if old is None or (old.raw is None and req.raw is not None):
-            chosen[req.name] = req
+            chosen[key] = req
         elif req.raw is not None and req.measure.params in (CUTOFFS, FRACTIONS):
             values = tuple(sorted(set(old.values) | set(req.values)))
-            chosen[req.name] = MeasureRequest(req.measure, values, ",".join(map(str, values)))
-    return sorted(chosen.values(), key=lambda req: MEASURE_ORDER[req.name])
+            chosen[key] = MeasureRequest(req.measure, values, ",".join(map(str, values)), req.level)
+    return sorted(chosen.values(), key=lambda req: (MEASURE_ORDER[req.name], req.level is not None,
+                                                    req.level or 0))
 
 
 def geometric_mean_log(values: np.ndarray) -> np.ndarray:

@@ -1,9 +1,168 @@
-"""Names the command line offers, without importing numpy or scipy (so
-that ``lexeval --help`` starts fast): tests, corrections, reports, output
-formats and the pair preferences."""
+"""Every name a user types, in one place: measures in trec_eval's syntax
+(``P.5,10``, ``ndcg_cut.10``, output names like ``P_10``) and in
+ir_measures' (``nDCG@10``, ``P(rel=2)@10``, ``RR@10``, ``RBP(p=0.8)``),
+sets, preferences, tests, corrections, reports and formats.
+
+Names go in, typed measure requests come out (:func:`parse_measure`); the
+command line, the library and the output all use them, so a measure prints
+under one name whatever spelling asked for it. The constants below import
+nothing heavy, so that ``lexeval --help`` starts at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
 
 TESTS = ("t", "randomization", "none")
 CORRECTIONS = ("none", "holm", "bonferroni")
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
 FORMATS = ("text", "json", "csv", "table")
 PREFERENCE_NAMES = ("LP", "rrLP", "LR", "rrLR")
+PREFERENCE_SETS = {"all_prefs": PREFERENCE_NAMES}
+DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
+DEFAULT_SET = "official"
+
+#: ir_measures names (case-insensitive) -> (lexeval measure without a cutoff,
+#: lexeval measure with one); None where ir_measures has no such form.
+IR_MEASURES: dict[str, tuple[str | None, str | None]] = {
+    "ndcg": ("ndcg", "ndcg_cut"),
+    "ap": ("map", "map_cut"),
+    "rr": ("recip_rank", "recip_rank_cut"),
+    "mrr": ("recip_rank", "recip_rank_cut"),
+    "p": ("set_P", "P"),
+    "r": ("set_recall", "recall"),
+    "recall": ("set_recall", "recall"),
+    "success": (None, "success"),
+    "judged": (None, "judged"),
+    "iprec": (None, "iprec_at_recall"),
+    "rprec": ("Rprec", None),
+    "bpref": ("bpref", None),
+    "infap": ("infAP", None),
+    "numret": ("num_ret", None),
+    "numrel": ("num_rel", None),
+    "numrelret": ("num_rel_ret", None),
+    "rbp": ("rbp", None),
+    "setp": ("set_P", None),
+    "setr": ("set_recall", None),
+    "setf": ("set_F", None),
+}
+
+_IR_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?")
+
+
+@dataclass
+class Selection:
+    """What to compute: per-run measure requests and pair preference names."""
+
+    metrics: list = field(default_factory=list)      # MeasureRequest
+    preferences: list[str] = field(default_factory=list)
+
+    @property
+    def needs_documents(self) -> bool:
+        """Whether a measure compares documents across runs (rareness)."""
+        return any(req.measure.needs_documents for req in self.metrics)
+
+
+def _unknown(text: str):
+    from .errors import UsageError
+    return UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
+
+
+def parse_measure(text: str) -> list:
+    """The requests one -m value names: MeasureRequests, or preference names
+    (str). Raises UsageError for anything else."""
+    from . import measures as m
+    from .errors import UsageError
+    text = text.strip()
+    if text in m.MEASURE_SETS:
+        return [m.request(name) for name in m.MEASURE_SETS[text]]
+    if text in PREFERENCE_SETS:
+        return list(PREFERENCE_SETS[text])
+    if text in PREFERENCE_NAMES:
+        return [text]
+    if text in m.MEASURE_BY_NAME:                              # trec_eval: NAME
+        return [m.request(text)]
+    base, dot, raw = text.partition(".")
+    if dot and base in m.MEASURE_BY_NAME:                      # trec_eval: NAME.PARAMS
+        measure = m.MEASURE_BY_NAME[base]
+        return [m.request(measure.cutoff_form or base, raw)]
+    found = _ir_measure(text)                                   # ir_measures: Name(p=v)@k
+    if found is not None:
+        return [found]
+    base, underscore, raw = text.rpartition("_")                # an output name: P_10, recip_rank_10
+    if underscore and base in m.MEASURE_BY_NAME:
+        measure = m.MEASURE_BY_NAME[base]
+        if measure.cutoff_form:
+            return [m.request(measure.cutoff_form, raw)]
+        if measure.params in (m.CUTOFFS, m.FRACTIONS):
+            return [m.request(base, raw)]
+    if "(" in text or "@" in text:
+        raise UsageError(f"unknown measure '{text}': not a measure lexeval knows in ir_measures' syntax "
+                         "(lexeval --list-measures shows them all)")
+    raise _unknown(text)
+
+
+def _ir_measure(text: str):
+    """A request from ir_measures' syntax, or None if ``text`` is not in it."""
+    from . import measures as m
+    from .errors import UsageError
+    match = _IR_SYNTAX.fullmatch(text)
+    if not match or match["name"].lower() not in IR_MEASURES:
+        return None
+    plain, with_cutoff = IR_MEASURES[match["name"].lower()]
+    level, raw_params = None, []
+    for part in filter(None, (match["params"] or "").split(",")):
+        key, equals, value = (piece.strip() for piece in part.partition("="))
+        if not equals:
+            raise UsageError(f"measure '{text}': parameters are name=value, got '{part}'")
+        if key == "rel":
+            try:
+                level = int(value)
+            except ValueError:
+                raise UsageError(f"measure '{text}': rel must be an integer grade, got '{value}'") from None
+            if level < 0:
+                raise UsageError(f"measure '{text}': rel must be 0 or more")
+        elif key == "p" and plain == "rbp":
+            raw_params.append(f"p={value}")
+        else:
+            raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
+    if match["cutoff"]:
+        if with_cutoff is None:
+            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
+        return m.request(with_cutoff, match["cutoff"], level)
+    if plain is None:
+        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
+    if plain == "rbp":          # ir_measures' RBP: binary gains at rel (1), p = 0.8 by default
+        raw = raw_params[0] if raw_params else "p=0.8"
+        request = m.request("rbp", raw, 1 if level is None else level)
+        return m.MeasureRequest(request.measure, request.values + ((m.BINARY, 1.0),), raw, request.level)
+    return m.request(plain, ",".join(raw_params) or None, level)
+
+
+def output_names(text: str) -> list[str]:
+    """The printed names a -m value stands for (P.5,10 -> P_5, P_10)."""
+    names = []
+    for item in parse_measure(text):
+        names.extend([item] if isinstance(item, str) else item.output_names())
+    return names
+
+
+def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1,
+                    extra: list[str] | tuple[str, ...] = ()) -> Selection:
+    """Parse -m values. With none given: trec_eval's official set, plus
+    LP, rrLP and LR when there are two or more runs. ``extra`` names (the
+    gate's measures) are added either way."""
+    from . import measures as m
+    if not names:
+        names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
+    metrics, preferences = [], []
+    for text in list(names) + list(extra):
+        for item in parse_measure(text):
+            if isinstance(item, str):
+                if item not in preferences:
+                    preferences.append(item)
+            else:
+                metrics.append(item)
+    preferences.sort(key=PREFERENCE_NAMES.index)
+    return Selection(m.merge_requests(metrics), preferences)

@@ -31,9 +31,7 @@ import numpy as np
 
 from .rankings import Rankings
 
-from .names import PREFERENCE_NAMES  # noqa: E402
-PREFERENCE_SETS = {"all_prefs": tuple(PREFERENCE_NAMES)}
-DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
+from .names import DEFAULT_PREFERENCES, PREFERENCE_NAMES, PREFERENCE_SETS  # noqa: E402,F401
 SIGN_PREFERENCES = ("LP", "LR")        # these also get _win, _loss, _tie counts
 
 NO_SPLIT = np.iinfo(np.int64).max      # adjacent vectors that are identical

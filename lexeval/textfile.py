@@ -283,10 +283,8 @@ def _choose_layout(path: str, number: int, count: int, layouts: list[Layout]) ->
     for layout in layouts:
         if layout.accepts(count):
             return layout
-    if len(layouts) == 1:
-        raise _problem(path, number, layouts[0].wrong_count(count))
-    described = ", or ".join(f"{lay.name}: {lay.description}" for lay in layouts)
-    raise _problem(path, number, f"{count} columns fit no known format ({described})")
+    others = "".join(f"; {lay.name} files have {lay.min_columns} ({lay.description})" for lay in layouts[1:])
+    raise _problem(path, number, layouts[0].wrong_count(count) + others)
 
 
 # ---------------------------------------------------------------- the fast path
