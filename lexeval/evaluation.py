@@ -306,10 +306,24 @@ class SignificanceOptions:
     test: str = "t"                 # t | randomization | none
     permutations: int = 10_000
     seed: int | None = 0
-    correction: str = "none"        # none | holm | bonferroni
+    correction: str = "none"        # none | holm | holm-sidak | bonferroni | bh
     hsd: bool = False
     alpha: float = 0.05
     baseline: str | None = None     # test only this run against each other run
+    ci: bool = False                # confidence intervals and effect sizes of differences
+    confidence: float = 0.95
+    resamples: int = 2000           # bootstrap resamples for the intervals
+
+    def __post_init__(self):
+        from .names import CORRECTIONS, TESTS
+        if self.test not in TESTS:
+            raise UsageError(f"unknown test '{self.test}' (one of {', '.join(TESTS)})")
+        if self.correction not in CORRECTIONS:
+            raise UsageError(f"unknown correction '{self.correction}' (one of {', '.join(CORRECTIONS)})")
+        if not 0.0 <= self.alpha <= 1.0:                       # also refuses NaN
+            raise UsageError(f"alpha must be in [0, 1], got {self.alpha}")
+        if not 0.0 < self.confidence < 1.0:
+            raise UsageError(f"confidence must be in (0, 1), got {self.confidence}")
 
 
 @dataclass
@@ -319,6 +333,9 @@ class PairTests:
     p: dict[str, np.ndarray]
     hsd_p: dict[str, np.ndarray]
     mean_difference: dict[str, np.ndarray]   # A minus B (preferences: mean preference of A)
+    ci_low: dict[str, np.ndarray] = field(default_factory=dict)     # with --ci
+    ci_high: dict[str, np.ndarray] = field(default_factory=dict)
+    effect: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def testable(column: Column) -> bool:
@@ -351,6 +368,9 @@ class PairSummary:
     ties: dict[str, np.ndarray]
     raw_p: dict[str, np.ndarray]
     run_scores: dict[str, np.ndarray]
+    ci_low: dict[str, np.ndarray] = field(default_factory=dict)     # with --ci: percentile bootstrap
+    ci_high: dict[str, np.ndarray] = field(default_factory=dict)
+    effect: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def pair_rows(preferences: Preferences, pairs: np.ndarray) -> np.ndarray:
@@ -374,6 +394,8 @@ def summarize_pairs(evaluation: Evaluation, pairs: np.ndarray, options: "Signifi
     mean = {name: np.zeros(shape) for name in names}
     wins, losses, ties = ({name: np.zeros(shape, dtype=np.int64) for name in names} for _ in range(3))
     raw_p = {name: np.ones(shape) for name in names} if options is not None else {}
+    with_ci = options is not None and options.ci
+    low, high, effect = ({name: np.full(shape, np.nan) for name in names} if with_ci else {} for _ in range(3))
     totals = {name: np.zeros((runs, queries)) for name in names}
     for rows, values, _ in preferences.blocks():
         spread = RunSpread(preferences.pair_array[rows])
@@ -392,13 +414,18 @@ def summarize_pairs(evaluation: Evaluation, pairs: np.ndarray, options: "Signifi
             if options is not None:
                 raw_p[name][where] = sig.sign_test(rows_shown) if name in SIGN_PREFERENCES \
                     else sig.one_sample_t(rows_shown)
+            if with_ci:
+                low[name][where], high[name][where] = sig.bootstrap_interval(
+                    rows_shown, options.confidence, options.resamples, options.seed)
+                effect[name][where] = sig.effect_size(rows_shown)
     run_scores = {name: total / max(runs - 1, 1) for name, total in totals.items()}
-    return PairSummary(mean, wins, losses, ties, raw_p, run_scores)
+    return PairSummary(mean, wins, losses, ties, raw_p, run_scores, low, high, effect)
 
 
 def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: SignificanceOptions) -> PairTests:
     """Every tested measure's p-values for ``pairs``, corrected per measure."""
     p, hsd_p, difference = {}, {}, {}
+    ci_low, ci_high, effect = {}, {}, {}
     queries = int(evaluation.compared.sum())
     step = max(1, (1 << 21) // max(queries, 1))        # pairs per block: memory follows the block
     for column in evaluation.columns:
@@ -406,6 +433,8 @@ def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: Signi
             continue
         values = evaluation.compared_values(column).astype(np.float64)
         mean, raw = np.zeros(len(pairs)), np.ones(len(pairs))
+        if options.ci:
+            low, high, size = (np.full(len(pairs), np.nan) for _ in range(3))
         for start in range(0, len(pairs), step):
             block = pairs[start:start + step]
             gaps = values[block[:, 0]] - values[block[:, 1]]
@@ -413,7 +442,14 @@ def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: Signi
                 mean[start:start + step] = gaps.mean(axis=1)
             raw[start:start + step] = sig.randomization(gaps, options.permutations, options.seed) \
                 if options.test == "randomization" else sig.one_sample_t(gaps)
+            if options.ci:
+                low[start:start + step], high[start:start + step] = \
+                    sig.bootstrap_interval(gaps, options.confidence, options.resamples, options.seed) \
+                    if options.test == "randomization" else sig.t_interval(gaps, options.confidence)
+                size[start:start + step] = sig.effect_size(gaps)
         difference[column.name] = mean
+        if options.ci:
+            ci_low[column.name], ci_high[column.name], effect[column.name] = low, high, size
         p[column.name] = sig.correct(raw, options.correction)
         if options.hsd:
             hsd_p[column.name] = sig.tukey_hsd(values, pairs)
@@ -424,7 +460,10 @@ def compute_pair_tests(evaluation: Evaluation, pairs: np.ndarray, options: Signi
             p[name] = sig.correct(summary.raw_p[name], options.correction)
             if options.hsd:
                 hsd_p[name] = sig.tukey_hsd(summary.run_scores[name], pairs)
-    return PairTests(p, hsd_p, difference)
+            if options.ci:
+                ci_low[name], ci_high[name], effect[name] = \
+                    summary.ci_low[name], summary.ci_high[name], summary.effect[name]
+    return PairTests(p, hsd_p, difference, ci_low, ci_high, effect)
 
 
 @dataclass

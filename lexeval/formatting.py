@@ -20,7 +20,7 @@ import numpy as np
 from .evaluation import Evaluation
 from .preferences import SIGN_PREFERENCES
 
-FLOAT, INTEGER, TEXT, QUOTED = "float", "int", "text", "quoted"
+FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
 
 
 class Block(NamedTuple):
@@ -52,6 +52,8 @@ def formatted(values: list, style: str) -> list[str]:
     quoted relstrings, plain text."""
     if style == FLOAT:
         return ["%6.4f" % value for value in values]
+    if style == PVALUE:         # small p-values stay readable: 1.581e-10, not 0.0000
+        return ["%.4g" % value for value in values]
     if style == INTEGER:
         return ["%d" % value for value in values]
     if style == QUOTED:
@@ -152,11 +154,17 @@ def _pair_summary_block(evaluation: Evaluation, indices: range) -> Block:
 
 
 def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
+    """A measure's test lines for some pairs: p, HSD p, and with --ci the
+    interval of the mean difference and the standardized effect size."""
     if tests is None or name not in tests.p:
         return []
-    lines = [(f"{name}_p", tests.p[name][chosen].tolist(), FLOAT)]
+    lines = [(f"{name}_p", tests.p[name][chosen].tolist(), PVALUE)]
     if name in tests.hsd_p:
-        lines.append((f"{name}_hsd_p", tests.hsd_p[name][chosen].tolist(), FLOAT))
+        lines.append((f"{name}_hsd_p", tests.hsd_p[name][chosen].tolist(), PVALUE))
+    if name in tests.effect:
+        lines += [(f"{name}_ci_low", tests.ci_low[name][chosen].tolist(), FLOAT),
+                  (f"{name}_ci_high", tests.ci_high[name][chosen].tolist(), FLOAT),
+                  (f"{name}_effect", tests.effect[name][chosen].tolist(), FLOAT)]
     return lines
 
 
@@ -204,7 +212,7 @@ def text_chunk(block: Block, with_key: bool) -> str:
 
 
 def _json_value(value, style: str) -> str:
-    if style == FLOAT:
+    if style in (FLOAT, PVALUE):
         value = float(value)
         return repr(value) if math.isfinite(value) else "null"
     if style == INTEGER:
@@ -231,7 +239,7 @@ def _csv_field(text: str) -> str:
 
 
 def _csv_value(value, style: str) -> str:
-    if style == FLOAT:
+    if style in (FLOAT, PVALUE):
         value = float(value)
         return repr(value) if math.isfinite(value) else ""
     if style == INTEGER:

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 
 TESTS = ("t", "randomization", "none")
-CORRECTIONS = ("none", "holm", "bonferroni")
+CORRECTIONS = ("none", "holm", "holm-sidak", "bonferroni", "bh")
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
-FORMATS = ("text", "json", "csv", "table")
+FORMATS = ("text", "json", "csv", "table", "latex", "markdown")
 PREFERENCE_NAMES = ("LP", "rrLP", "LR", "rrLR")
 PREFERENCE_SETS = {"all_prefs": PREFERENCE_NAMES}
 DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")

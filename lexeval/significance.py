@@ -81,20 +81,75 @@ def randomization(differences: np.ndarray, permutations: int = 10_000, seed: int
 
 
 def correct(p: np.ndarray, method: str) -> np.ndarray:
-    """Adjust one measure's p-values over all pairs: holm or bonferroni."""
+    """Adjust one measure's p-values over all pairs (family-wise: bonferroni,
+    holm, holm-sidak; false discovery rate: bh, Benjamini-Hochberg)."""
     p = np.asarray(p, dtype=np.float64)
     count = len(p)
     if method == "none" or count == 0:
         return p
     if method == "bonferroni":
         return np.minimum(1.0, p * count)
-    if method == "holm":
-        order = np.argsort(p, kind="stable")
-        stepped = np.maximum.accumulate((count - np.arange(count)) * p[order])
-        adjusted = np.empty(count)
-        adjusted[order] = np.minimum(1.0, stepped)
-        return adjusted
-    raise ValueError(f"unknown correction '{method}'")
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "holm":                      # step down: (m - i + 1) p_(i), made monotone
+        stepped = np.maximum.accumulate((count - np.arange(count)) * ranked)
+    elif method == "holm-sidak":              # step down: 1 - (1 - p_(i))^(m - i + 1)
+        stepped = np.maximum.accumulate(-np.expm1((count - np.arange(count)) * np.log1p(-ranked)))
+    elif method == "bh":                      # step up: m p_(i) / i, made monotone from the top
+        stepped = np.minimum.accumulate((count * ranked / np.arange(1, count + 1))[::-1])[::-1]
+    else:
+        raise ValueError(f"unknown correction '{method}'")
+    adjusted = np.empty(count)
+    adjusted[order] = np.minimum(1.0, stepped)
+    return adjusted
+
+
+def effect_size(differences: np.ndarray) -> np.ndarray:
+    """(P,) standardized effect size of each row of paired differences
+    (P, Q): the mean over the standard deviation (Cohen's d_z); 0 when every
+    difference is 0, +-inf when all are equal and not 0."""
+    differences = np.asarray(differences, dtype=np.float64)
+    count = differences.shape[1]
+    mean = differences.mean(axis=1) if count else np.zeros(len(differences))
+    spread = differences.std(axis=1, ddof=1) if count > 1 else np.zeros(len(differences))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = mean / spread
+    return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
+
+
+def t_interval(differences: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P,) each, the t-based confidence interval of each row's mean
+    difference: mean +- t_((1 + c)/2, n - 1) sd / sqrt(n); NaN with fewer
+    than two queries."""
+    from scipy.special import stdtrit      # only --ci needs the t quantile
+    differences = np.asarray(differences, dtype=np.float64)
+    count = differences.shape[1]
+    if count < 2:
+        return np.full(len(differences), np.nan), np.full(len(differences), np.nan)
+    mean = differences.mean(axis=1)
+    half = stdtrit(count - 1, (1 + confidence) / 2) * differences.std(axis=1, ddof=1) / np.sqrt(count)
+    return mean - half, mean + half
+
+
+def bootstrap_interval(differences: np.ndarray, confidence: float, resamples: int = 2000,
+                       seed: int | None = 0, chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """(P,) each, the percentile bootstrap interval of each row's mean: the
+    queries are resampled with replacement ``resamples`` times (the same
+    resamples for every row, from ``seed``)."""
+    differences = np.asarray(differences, dtype=np.float64)
+    pairs, count = differences.shape
+    if count < 1 or pairs == 0:
+        return np.full(pairs, np.nan), np.full(pairs, np.nan)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, count, size=(resamples, count))
+    cells = (np.arange(resamples)[:, None] * count + picks).ravel()      # how often each query is drawn
+    weights = np.bincount(cells, minlength=resamples * count).reshape(resamples, count) / count
+    quantiles = ((1 - confidence) / 2, (1 + confidence) / 2)
+    low, high = np.empty(pairs), np.empty(pairs)
+    for start in range(0, pairs, chunk):
+        means = differences[start:start + chunk] @ weights.T                # (chunk, resamples)
+        low[start:start + chunk], high[start:start + chunk] = np.quantile(means, quantiles, axis=1)
+    return low, high
 
 
 class StudentizedRange:
