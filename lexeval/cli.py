@@ -13,6 +13,8 @@ from .names import CORRECTIONS, FORMATS, PREFERENCE_NAMES, REPORTS, TESTS
 # Everything heavier (numpy, pyarrow, scipy) is imported inside the command,
 # so that --version and --help answer at once.
 
+TABLE_FORMATS = ("table", "latex", "markdown")
+
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
 and compare every pair of runs with lexiprecision and lexirecall.
 
@@ -43,21 +45,65 @@ Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input.
 """
 
 
+PREFERENCE_HELP = {
+    "LP": "lexiprecision: the first recall level where two runs' relevant ranks differ decides (+1 A, -1 B).",
+    "rrLP": "1/p_A - 1/p_B at lexiprecision's deciding level (1/missing = 0).",
+    "LR": "lexirecall: more relevant retrieved wins; equal counts: compare from the lowest relevant up.",
+    "rrLR": "1/p_A - 1/p_B at lexirecall's deciding level.",
+}
+SYNTAX = {"utility": "utility.1,-1,0,0", "set_F": "set_F.0.5", "relstring": "relstring.20",
+          "11pt_avg": "11pt_avg.0.25,0.5,0.75", "rbp": "rbp.p=0.95", "rbp_resid": "rbp_resid.p=0.95"}
+
+
+def measure_syntax(measure) -> str:
+    """How to ask for a measure with parameters, e.g. P.5,10 or ndcg.1=3,2=9."""
+    if measure.name in SYNTAX:
+        return SYNTAX[measure.name]
+    if measure.params in ("cutoffs", "fractions"):
+        shown = measure.defaults[:2] if len(measure.defaults) > 1 else (measure.defaults or (10,))
+        return f"{measure.stem}." + ",".join(f"{v:g}" for v in shown)
+    if measure.params == "gains":
+        return f"{measure.name}.1=3,2=9"
+    return measure.name
+
+
+def measure_description(measure) -> str:
+    """The measure's description: its help, or its function's docstring's
+    first paragraph, without the leading 'name:'."""
+    text = " ".join(measure.help.split())
+    if measure.compute is not None and measure.compute.__doc__ and not measure.help_is_set:
+        paragraph = measure.compute.__doc__.strip().split("\n\n")[0]
+        text = " ".join(paragraph.replace("``", "").split())
+    head, colon, rest = text.partition(": ")
+    if colon and head.split(".")[0].split(" ")[0] in (measure.name, measure.stem):
+        starts_a_word = rest[:2].isalpha() and rest[:2].islower()        # not "a*relret", not "nDCG"
+        text = rest[:1].upper() + rest[1:] if starts_a_word else rest
+    if measure.defaults and measure.params in ("cutoffs", "fractions", "values"):
+        text += " Default: " + ",".join(f"{v:g}" for v in measure.defaults) + "."
+    return text
+
+
 def _list_measures(ctx, _param, value):
     if not value or ctx.resilient_parsing:
         return
+    import shutil
+    import textwrap
     from .measures import MEASURE_SETS, MEASURES
-    lines = ["Per-run measures (trec_eval names; -m NAME or -m NAME.PARAMS):"]
+    width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
+
+    def entry(name: str, description: str) -> list[str]:
+        return textwrap.wrap(description, width, initial_indent=f"  {name:<24}  ", subsequent_indent=" " * 28)
+    lines = ["Per-run measures: -m NAME, or with parameters as shown (trec_eval's syntax):"]
     for measure in MEASURES:
-        params = ""
-        if measure.defaults:
-            params = "." + ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in measure.defaults)
-        elif measure.params == "gains":
-            params = "[.level=gain,...]"
-        lines.append(f"  {measure.name + params:<42} {measure.help}")
-    lines.append("Pair preferences (two or more runs):")
-    lines.append("  " + ", ".join(PREFERENCE_NAMES))
-    lines.append("Sets: " + ", ".join(list(MEASURE_SETS) + ["all_prefs"]))
+        lines += entry(measure_syntax(measure), measure_description(measure))
+    lines += ["", "ir_measures' names work too: nDCG@10, AP, AP@100, RR@10, R@1000, P(rel=2)@10,",
+              "Judged@10, Success@1, Rprec, Bpref, infAP, NumRet, NumRel, NumRelRet, RBP(p=0.8);",
+              "output keeps trec_eval's names (README: \"Measure names\").", "",
+              "Pair preferences (two or more runs): -m NAME"]
+    for name in PREFERENCE_NAMES:
+        lines += entry(name, PREFERENCE_HELP[name])
+    lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + ["all_prefs"])
+              + " (default: official, plus LP, rrLP, LR with two or more runs)"]
     click.echo("\n".join(lines))
     ctx.exit(0)
 
@@ -150,6 +196,14 @@ def _fractions(_ctx, _param, value):
               show_default=True, help="Adjust each measure's p-values over all pairs printed.")
 @click.option("--alpha", type=Real(0, 1), default=0.05, show_default=True,
               help="Significance level for the gate and the table's markers.")
+@click.option("--ci", "intervals", is_flag=True,
+              help="Also confidence intervals of every tested difference (<measure>_ci_low, _ci_high) and "
+                   "standardized effect sizes (<measure>_effect: mean difference over its standard deviation); "
+                   "t-based with --test t, percentile bootstrap over queries otherwise and for preferences.")
+@click.option("--confidence", type=Real(0, 1), default=0.95, show_default=True, metavar="C",
+              help="Confidence level of --ci.")
+@click.option("--resamples", type=click.IntRange(min=10), default=2000, show_default=True, metavar="N",
+              help="Bootstrap resamples of the queries for --ci (seeded by --seed).")
 @click.option("--hsd", is_flag=True,
               help="Also Tukey HSD p-values (<measure>_hsd_p), two-way ANOVA over runs and queries.")
 @click.option("--baseline", metavar="RUN", default=None,
@@ -180,12 +234,15 @@ def _fractions(_ctx, _param, value):
               callback=_list_measures, help="List every measure with its defaults and exit.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete, judged_only,
-            output_format, test, permutations, seed, correction, alpha, hsd, baseline, gates,
+            output_format, test, permutations, seed, correction, alpha, intervals, confidence, resamples, hsd,
+            baseline, gates,
             gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
     from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
-    _check_usage(runs, test, gates, baseline, reports, plot_dir)
+    _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, per_query, no_summary,
+                 intervals, confidence)
     options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
-                                  hsd=hsd, alpha=alpha, baseline=baseline)
+                                  hsd=hsd, alpha=alpha, baseline=baseline, ci=intervals, confidence=confidence,
+                                  resamples=resamples)
     bar, stop = _progress_reporter()
     try:
         evaluation = evaluate(qrels, list(runs), measures or None, level, depth, complete, jobs, options,
@@ -215,8 +272,18 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
         raise GateFailed()
 
 
-def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
+def _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, per_query, no_summary,
+                 intervals, confidence) -> None:
     """Option combinations that cannot work, before any file is read."""
+    if output_format in TABLE_FORMATS and per_query:
+        raise UsageError(f"-q with --format {output_format}: the table shows summary values; "
+                         "use text, json or csv for per-query lines")
+    if output_format in TABLE_FORMATS and no_summary:
+        raise UsageError(f"-n with --format {output_format}: the table is made of summary values")
+    if intervals and test == "none":
+        raise UsageError("--ci needs the tests: use --test t or --test randomization")
+    if confidence <= 0 or confidence >= 1:
+        raise UsageError("--confidence must be between 0 and 1 (e.g. 0.95)")
     if gates and not baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
     if gates and test == "none":
@@ -232,29 +299,37 @@ def _check_usage(runs, test, gates, baseline, reports, plot_dir) -> None:
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
-    """Runs' and pairs' lines in the chosen format, written as produced."""
-    from .formatting import all_blocks, significance_markers, write, write_table
-    note = ""
-    if evaluation.tests is not None:
-        alpha = evaluation.options.alpha
-        note = (f"▲/▼: significantly better/worse than the baseline (p < {alpha})"
-                if evaluation.options.baseline else
-                f"▲k ▼j: significantly better than k runs, worse than j (p < {alpha})")
-
-    def draw_table(records, out):
-        write_table(records, out, significance_markers(evaluation), evaluation.run_names, note)
+    """Runs' and pairs' lines (text, json, csv: written as produced), or a
+    table of summary values (table, latex, markdown)."""
+    if output_format in TABLE_FORMATS:
+        from .tables import latex, markdown, screen_tables, summary_table
+        table = summary_table(evaluation, for_paper=output_format != "table")
+        if output_format == "table":
+            _emit(lambda out: screen_tables(table, out))
+        else:
+            _emit(lambda out: out.write((latex if output_format == "latex" else markdown)(table)))
+        return
+    from .formatting import all_blocks, write
     _emit(lambda out: write(all_blocks(evaluation, per_query, summary), output_format, out,
-                            len(evaluation.run_names) > 1, draw_table))
+                            len(evaluation.run_names) > 1))
 
 
 def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
-    """Reports as four-column records (report, measure, parameter, value)."""
-    from .formatting import report_blocks, write, write_report_table
+    """Reports as four-column records (report, measure, parameter, value),
+    or as tables."""
     if plot_dir:
         from .plots import write_plots
         for path in write_plots(lines, plot_dir):
             click.echo(f"lexeval: wrote {path}", err=True)
-    _emit(lambda out: write(report_blocks(lines), output_format, out, True, write_report_table))
+    if output_format == "table":
+        from .tables import screen_report_tables
+        _emit(lambda out: screen_report_tables(lines, out))
+    elif output_format in TABLE_FORMATS:
+        from .tables import report_tables
+        _emit(lambda out: out.write(report_tables(lines, output_format)))
+    else:
+        from .formatting import report_blocks, write
+        _emit(lambda out: write(report_blocks(lines), output_format, out, True))
 
 
 def _emit(produce) -> None:

@@ -261,12 +261,9 @@ def csv_chunk(block: Block) -> str:
     return _interleaved(texts)
 
 
-def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, draw_table=None) -> None:
+def write(blocks: Iterable[Block], output_format: str, out, with_key: bool) -> None:
     """Write blocks to ``out`` as they come, in ``output_format`` (text,
-    json, csv, or table: ``draw_table(records, out)`` draws it)."""
-    if output_format == "table":
-        draw_table(records(blocks), out)
-        return
+    json or csv)."""
     if output_format == "csv":
         out.write(CSV_HEADER)
     pending, size = [], 0
@@ -283,91 +280,3 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, draw
             out.write("".join(pending))
             pending, size = [], 0
     out.write("".join(pending))
-
-
-def significance_markers(evaluation: Evaluation) -> dict[tuple[str, str], str]:
-    """Markers for the table, per (run, column): with a baseline, '▲'/'▼'
-    when the run is significantly better/worse than it; otherwise '▲k ▼j':
-    significantly better than k runs, worse than j (p < alpha)."""
-    tests, pairs = evaluation.tests, evaluation.pairs
-    if tests is None or pairs is None:
-        return {}
-    names = evaluation.run_names
-    alpha = evaluation.options.alpha
-    baseline = evaluation.options.baseline
-    markers = {}
-    for measure, p in tests.p.items():
-        column = f"{measure}_score" if measure in evaluation.preference_names() else measure
-        better = np.zeros(len(names), dtype=int)
-        worse = np.zeros(len(names), dtype=int)
-        significant = p < alpha
-        ahead = tests.mean_difference[measure] > 0                       # A better than B
-        for (a, b), sig, a_ahead in zip(pairs.tolist(), significant, ahead):
-            if not sig:
-                continue
-            winner, loser = (a, b) if a_ahead else (b, a)
-            better[winner] += 1
-            worse[loser] += 1
-        for index, run in enumerate(names):
-            if baseline is not None:
-                text = "" if run == baseline else ("▲" if better[index] else "▼" if worse[index] else "")
-            else:
-                text = " ".join(part for part in (f"▲{better[index]}" if better[index] else "",
-                                                  f"▼{worse[index]}" if worse[index] else "") if part)
-            if text:
-                markers[(run, column)] = text
-    return markers
-
-
-def write_table(records: Iterable[Record], out, markers: dict | None = None,
-                run_names: list[str] | None = None, note: str = "") -> None:
-    """A rich table for people: one row per run, one column per measure,
-    summary values with significance markers."""
-    from rich.console import Console
-    from rich.table import Table
-
-    markers = markers or {}
-    rows: dict[str, dict[str, str]] = {}
-    measures: list[str] = []
-    for r in records:
-        if r.qid != "all" or (run_names is not None and r.key not in run_names):
-            continue
-        if r.measure not in measures:
-            measures.append(r.measure)
-        mark = markers.get((r.key, r.measure), "")
-        rows.setdefault(r.key, {})[r.measure] = r.text_value().strip() + (f" {mark}" if mark else "")
-    table = Table(title="lexeval", caption=note or None)
-    table.add_column("run", style="bold")
-    for name in measures:
-        table.add_column(name, justify="right")
-    for key, values in rows.items():
-        table.add_row(key, *[values.get(name, "") for name in measures])
-    Console(file=out, width=max(100, 14 * (len(measures) + 1))).print(table)
-
-
-def write_report_table(records: Iterable[Record], out) -> None:
-    """Reports for people: one table per report, measures as rows and
-    parameters as columns. Per-level rows (many columns) are left to the
-    text output and --plot."""
-    from rich.console import Console
-    from rich.table import Table
-
-    by_report: dict[str, dict[str, dict[str, str]]] = {}
-    for r in records:
-        by_report.setdefault(r.key, {}).setdefault(r.measure, {})[r.qid] = r.text_value().strip()
-    console = Console(file=out, width=120)
-    for report, rows in by_report.items():
-        compact = {measure: values for measure, values in rows.items() if len(values) <= 12}
-        parameters: list[str] = []
-        for values in compact.values():
-            parameters += [p for p in values if p not in parameters]
-        table = Table(title=report)
-        table.add_column("measure", style="bold")
-        for parameter in parameters:
-            table.add_column(parameter, justify="right")
-        for measure, values in compact.items():
-            table.add_row(measure, *[values.get(p, "") for p in parameters])
-        console.print(table)
-        skipped = [measure for measure in rows if measure not in compact]
-        if skipped:
-            console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")

@@ -189,7 +189,9 @@ def bpref(r: Rankings, _=()) -> np.ndarray:
 
 
 def inferred_ap(r: Rankings, _=()) -> np.ndarray:
-    """infAP (Yilmaz and Aslam 2006)."""
+    """infAP: inferred average precision (Yilmaz and Aslam 2006), average
+    precision estimated from a sampled pool (grade -1: in the pool, not
+    judged)."""
     above = (r.rel_rank - 1).astype(np.float64)                  # documents ranked above
     rel_above = r.rel_ordinal - 1
     nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
@@ -493,10 +495,10 @@ BINARY = "binary"   # rbp's parameter for ir_measures' RBP: gain 1 if relevant, 
 
 
 def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
-    """rbp: (1 - p) * sum of gain * p^(rank - 1); p = 0.9 unless ``p=..``.
-    Gains outside [0, 1] are rescaled to it (per query, over its grades);
-    with the ``binary`` parameter (ir_measures' RBP) a relevant document
-    gains 1 and any other 0."""
+    """rbp: rank-biased precision, (1 - p) * sum of gain * p^(rank - 1),
+    persistence p = 0.9 unless rbp.p=...; gains outside [0, 1] are rescaled
+    to it (per query, over its grades). ir_measures' RBP (binary gains, p =
+    0.8) is RBP(p=0.8)."""
     persistence = _persistence(pairs)
     if any(name == BINARY for name, _ in pairs):
         power = _powers(persistence, int(r.lengths.max(initial=0)))
@@ -531,7 +533,7 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
 
 def rbp_residual(r: Rankings, pairs=()) -> np.ndarray:
     """rbp_resid: how much rbp could still rise if the unjudged documents
-    had the highest gain; persistence p = 0.9 unless ``p=..``."""
+    had the highest gain; persistence p = 0.9 unless rbp_resid.p=...."""
     persistence = _persistence(pairs)
     power = _powers(persistence, int(r.lengths.max(initial=0)))
     _, segment, rank = r.locate(r.unjudged)
@@ -622,6 +624,7 @@ class Measure:
     zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
     needs_documents: bool = False     # compares documents across runs (rareness)
     help: str = field(default="", compare=False)
+    help_is_set: bool = field(default=False, compare=False)   # help given in the table, not the docstring
     label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
     cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
 
@@ -635,7 +638,8 @@ def _doc(function) -> str:
 
 
 def _row(name, compute, **options) -> Measure:
-    return Measure(name, compute, help=options.pop("help", None) or _doc(compute), **options)
+    given = options.pop("help", None)
+    return Measure(name, compute, help=given or _doc(compute), help_is_set=given is not None, **options)
 
 
 #: Every per-run measure, in trec_eval's order (output follows this order).

@@ -93,8 +93,9 @@ def correct(p: np.ndarray, method: str) -> np.ndarray:
     ranked = p[order]
     if method == "holm":                      # step down: (m - i + 1) p_(i), made monotone
         stepped = np.maximum.accumulate((count - np.arange(count)) * ranked)
-    elif method == "holm-sidak":              # step down: 1 - (1 - p_(i))^(m - i + 1)
-        stepped = np.maximum.accumulate(-np.expm1((count - np.arange(count)) * np.log1p(-ranked)))
+    elif method == "holm-sidak":              # step down: 1 - (1 - p_(i))^(m - i + 1), without cancellation
+        with np.errstate(divide="ignore"):
+            stepped = np.maximum.accumulate(-np.expm1((count - np.arange(count)) * np.log1p(-ranked)))
     elif method == "bh":                      # step up: m p_(i) / i, made monotone from the top
         stepped = np.minimum.accumulate((count * ranked / np.arange(1, count + 1))[::-1])[::-1]
     else:

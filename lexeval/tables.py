@@ -1,0 +1,368 @@
+"""Summary tables: LaTeX and Markdown for papers, and a table for people
+that fits the terminal. Like :mod:`lexeval.formatting`, only output.
+
+One :class:`SummaryTable` holds what every table shows: each run's summary
+value per measure, the best value per measure, and which differences are
+significant. With a baseline, a run that differs from it (p < alpha after
+correction) is marked (a dagger in papers, up/down arrows on screen);
+without one, each run carries the letters of the runs it is significantly
+better than (runs are lettered a, b, c... in command-line order, as ranx
+does).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .evaluation import Evaluation, testable
+from .formatting import formatted
+
+TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
+CORRECTION_NAMES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "Bonferroni",
+                    "bh": "Benjamini-Hochberg"}
+
+
+def letter(index: int) -> str:
+    """a, b, ..., z, aa, ab, ...: a run's letter."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = string.ascii_lowercase[rest] + letters
+    return letters
+
+
+@dataclass
+class Cell:
+    text: str                       # the value as printed (%6.4f, trimmed)
+    best: bool = False
+    better_than: list[int] = field(default_factory=list)    # runs this one is significantly better than
+    worse_than: list[int] = field(default_factory=list)
+    half_width: float | None = None  # of the interval of the difference from the baseline
+
+
+@dataclass
+class SummaryTable:
+    """Runs (rows) by measures (columns) of summary values."""
+
+    runs: list[str]
+    measures: list[str]
+    cells: dict[str, list[Cell]]    # measure -> one cell per run
+    baseline: int | None
+    caption: str
+
+    def marker(self, run: int, measure: str, style: str) -> str:
+        """The significance mark of a cell: ``paper`` (dagger, letters) or
+        ``screen`` (arrows with counts)."""
+        cell = self.cells[measure][run]
+        if self.baseline is not None:
+            if run == self.baseline or not (cell.better_than or cell.worse_than):
+                return ""
+            if style == "paper":
+                return "†"
+            return "▲" if cell.better_than else "▼"
+        if style == "paper":
+            return "".join(letter(other) for other in sorted(cell.better_than))
+        parts = [f"▲{len(cell.better_than)}" if cell.better_than else "",
+                 f"▼{len(cell.worse_than)}" if cell.worse_than else ""]
+        return " ".join(part for part in parts if part)
+
+
+def summary_table(evaluation: Evaluation, for_paper: bool) -> SummaryTable:
+    """The table of an evaluation: for papers, the real-valued measures and
+    preference scores; for the screen, every summary value."""
+    runs = evaluation.run_names
+    measures: list[str] = []
+    cells: dict[str, list[Cell]] = {}
+    tested: dict[str, str] = {}                  # printed column -> tested measure
+    for column in evaluation.columns:
+        if column.measure.summary == "none" or (for_paper and not testable(column)):
+            continue
+        values = evaluation.summary(column)
+        style = "text" if column.measure.text else "int" if column.measure.integer else "float"
+        cells[column.name] = [Cell(text.strip()) for text in formatted(list(values), style)]
+        measures.append(column.name)
+        if testable(column):
+            tested[column.name] = column.name
+            _mark_best(cells[column.name], np.asarray(values, dtype=np.float64))
+    for name in evaluation.preference_names():
+        score, rank = evaluation.run_preference_summary(name)
+        label = f"{name}_score"
+        cells[label] = [Cell(text.strip()) for text in formatted(list(score), "float")]
+        measures.append(label)
+        tested[label] = name
+        _mark_best(cells[label], score)
+        if not for_paper:
+            cells[f"{name}_rank"] = [Cell(str(int(value))) for value in rank]
+            measures.append(f"{name}_rank")
+    baseline = runs.index(evaluation.options.baseline) if evaluation.options and evaluation.options.baseline \
+        else None
+    _mark_significance(evaluation, cells, tested, baseline)
+    return SummaryTable(runs, measures, cells, baseline, caption(evaluation, baseline, screen=not for_paper))
+
+
+def _mark_best(cells: list[Cell], values: np.ndarray) -> None:
+    if len(values) > 1 and np.isfinite(values).any():
+        best = np.nanmax(values)
+        for cell, value in zip(cells, values):
+            cell.best = bool(value == best)
+
+
+def _mark_significance(evaluation: Evaluation, cells: dict[str, list[Cell]], tested: dict[str, str],
+                       baseline: int | None) -> None:
+    tests, pairs = evaluation.tests, evaluation.pairs
+    if tests is None or pairs is None:
+        return
+    alpha = evaluation.options.alpha
+    for label, measure in tested.items():
+        if measure not in tests.p:
+            continue
+        significant = tests.p[measure] < alpha
+        ahead = tests.mean_difference[measure] > 0                  # A better than B
+        for row, (a, b) in enumerate(pairs.tolist()):
+            if significant[row]:
+                winner, loser = (a, b) if ahead[row] else (b, a)
+                cells[label][winner].better_than.append(loser)
+                cells[label][loser].worse_than.append(winner)
+            if baseline is not None and measure in tests.effect:
+                other = b if a == baseline else a
+                low, high = tests.ci_low[measure][row], tests.ci_high[measure][row]
+                cells[label][other].half_width = float(high - low) / 2
+
+
+def caption(evaluation: Evaluation, baseline: int | None, screen: bool = False) -> str:
+    """What the marks mean: the tests, the correction, alpha, the letters
+    (``screen``: the arrows of the table for people)."""
+    options = evaluation.options
+    if evaluation.tests is None:
+        return "Best value per column in bold."
+    test = TEST_NAMES.get(options.test, options.test)
+    if options.test == "randomization":
+        test += f" ({options.permutations:,} permutations)"
+    parts = [f"{test[0].upper()}{test[1:]} for metrics"]
+    if evaluation.preference_names():
+        parts.append("sign test for LP and LR, one-sample t-test for rrLP and rrLR")
+    text = "; ".join(parts)
+    if options.correction != "none":
+        text += f"; {CORRECTION_NAMES[options.correction]} correction over the pairs"
+    text += f"; alpha = {options.alpha:g}. Best value per column in bold."
+    runs = evaluation.run_names
+    if baseline is not None:
+        text += (f" ▲/▼: significantly better/worse than the baseline, {runs[baseline]}." if screen else
+                 f" † differs significantly from the baseline, {runs[baseline]}.")
+        if options.ci and not screen:
+            text += (f" ± half-width of the {options.confidence:.0%} interval of the difference from the "
+                     "baseline.")
+    else:
+        text += (" ▲k ▼j: significantly better than k runs, worse than j." if screen else
+                 " Superscripts: the runs a run is significantly better than.")
+    return text
+
+
+# ---------------------------------------------------------------- papers
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text).replace("†", r"$^\dagger$") \
+        .replace("±", r"$\pm$").replace("α", r"$\alpha$")
+
+
+def _transposed(table: SummaryTable) -> bool:
+    """Measures as rows when there are many more of them than runs."""
+    return len(table.measures) > max(6, len(table.runs))
+
+
+def _paper_cell(table: SummaryTable, run: int, measure: str, style: dict) -> str:
+    cell = table.cells[measure][run]
+    text = style["bold"](cell.text) if cell.best else cell.text
+    if cell.half_width is not None and np.isfinite(cell.half_width):
+        text += style["plus_minus"] + f"{cell.half_width:.4f}"
+    mark = table.marker(run, measure, "paper")
+    if mark == "†":
+        return text + style["dagger"]
+    return text + (style["superscript"](mark) if mark else "")
+
+
+def _run_label(table: SummaryTable, run: int) -> str:
+    name = table.runs[run]
+    if table.baseline is not None:
+        return f"{name} (baseline)" if run == table.baseline else name
+    return f"({letter(run)}) {name}"
+
+
+def _grid(table: SummaryTable, style: dict) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a paper table, in the better orientation; cells
+    are final (escaped) text."""
+    escape = style["escape"]
+    runs = range(len(table.runs))
+    if _transposed(table):
+        header = ["Measure"] + [escape(_run_label(table, run)) for run in runs]
+        rows = [[escape(measure)] + [_paper_cell(table, run, measure, style) for run in runs]
+                for measure in table.measures]
+    else:
+        header = ["Run"] + [escape(measure) for measure in table.measures]
+        rows = [[escape(_run_label(table, run))] + [_paper_cell(table, run, measure, style)
+                                                     for measure in table.measures] for run in runs]
+    return header, rows
+
+
+LATEX = {"escape": latex_escape, "bold": lambda text: r"\textbf{" + text + "}", "plus_minus": r" $\pm$ ",
+         "dagger": r"$^\dagger$", "superscript": lambda letters: f"$^{{{letters}}}$"}
+MARKDOWN = {"escape": lambda text: text.replace("|", "\\|"), "bold": lambda text: f"**{text}**",
+            "plus_minus": " ± ", "dagger": "†", "superscript": lambda letters: f"<sup>{letters}</sup>"}
+
+
+def latex(table: SummaryTable) -> str:
+    """A LaTeX table (booktabs) for a paper; \\input it, or paste it."""
+    return latex_tabular(*_grid(table, LATEX), latex_escape(table.caption))
+
+
+def latex_tabular(header: list[str], rows: list[list[str]], caption_text: str) -> str:
+    """A table environment from final (escaped) cells."""
+    lines = ["% lexeval: needs \\usepackage{booktabs}", r"\begin{table}[t]", r"\centering",
+             r"\caption{" + caption_text + "}", r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+             r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(table: SummaryTable) -> str:
+    """A Markdown (GitHub) table, with the caption under it."""
+    return markdown_table(*_grid(table, MARKDOWN), table.caption)
+
+
+def markdown_table(header: list[str], rows: list[list[str]], caption_text: str) -> str:
+    """A pipe table from final (escaped) cells, the caption in italics below."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * (len(header) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + f"\n\n*{caption_text}*\n"
+
+
+# ---------------------------------------------------------------- reports
+
+
+def report_grids(lines) -> list[tuple[str, list[str], list[list[str]], list[str]]]:
+    """Per report: (name, header, rows, measures left out); measures as
+    rows, parameters as columns; one value per recall level (many columns)
+    is left to the text output and --plot."""
+    by_report: dict[str, dict[str, dict[str, str]]] = {}
+    for line in lines:
+        by_report.setdefault(line.report, {}).setdefault(line.measure, {})[line.parameter] = "%.4f" % line.value
+    grids = []
+    for report, rows in by_report.items():
+        compact = {measure: values for measure, values in rows.items() if len(values) <= 12}
+        parameters: list[str] = []
+        for values in compact.values():
+            parameters += [p for p in values if p not in parameters]
+        grids.append((report, ["measure"] + parameters,
+                      [[measure] + [values.get(p, "") for p in parameters] for measure, values in compact.items()],
+                      [measure for measure in rows if measure not in compact]))
+    return grids
+
+
+def report_tables(lines, output_format: str) -> str:
+    """Every report as a LaTeX or Markdown table."""
+    style = LATEX if output_format == "latex" else MARKDOWN
+    out = []
+    for report, header, rows, skipped in report_grids(lines):
+        text = f"Report: {report} (percentages in 0-100)." + \
+            (f" Per-level lines ({', '.join(skipped)}) are in the text output." if skipped else "")
+        header = [style["escape"](cell) for cell in header]
+        rows = [[style["escape"](cell) for cell in row] for row in rows]
+        out.append(latex_tabular(header, rows, latex_escape(text)) if output_format == "latex" else
+                   f"### {report}\n\n" + markdown_table(header, rows, text))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the screen
+
+
+def screen_tables(table: SummaryTable, out, width: int | None = None) -> None:
+    """Rich tables that fit the terminal: runs as rows and measures as
+    columns; when that is too wide, measures as rows and runs as columns;
+    when that is too wide too, the measures are split over several tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=out, width=width) if width else Console(file=out)
+    width = console.width
+
+    def text(run: int, measure: str) -> str:
+        cell = table.cells[measure][run]
+        mark = table.marker(run, measure, "screen")
+        return cell.text + (f" {mark}" if mark else "")
+
+    def measure_width(measure: str) -> int:
+        return max([len(measure)] + [len(text(run, measure)) for run in range(len(table.runs))]) + 3
+
+    run_width = max(len(run) for run in table.runs + ["run"]) + 4
+    wide = run_width + sum(measure_width(measure) for measure in table.measures) + 1
+    if wide <= width or not table.measures:
+        groups = [table.measures]
+    else:
+        tall = max(len(m) for m in table.measures) + 4 + sum(
+            max(len(run), *(len(text(r, m)) for m in table.measures)) + 3
+            for r, run in enumerate(table.runs)) + 1
+        if tall <= width:
+            _print_transposed(console, table, text)
+            console.print(table.caption, style="dim")
+            return
+        groups, group, used = [], [], run_width + 1
+        for measure in table.measures:                          # fill each table up to the width
+            size = measure_width(measure)
+            if group and used + size > width:
+                groups.append(group)
+                group, used = [], run_width + 1
+            group.append(measure)
+            used += size
+        groups.append(group)
+    for group in groups:
+        grid = Table()
+        grid.add_column("run", style="bold", no_wrap=True)
+        for measure in group:
+            grid.add_column(measure, justify="right", no_wrap=True)
+        for run, name in enumerate(table.runs):
+            grid.add_row(name, *[_screen_cell(table, run, measure, text) for measure in group])
+        console.print(grid)
+    console.print(table.caption, style="dim")
+
+
+def _screen_cell(table: SummaryTable, run: int, measure: str, text) -> str:
+    value = text(run, measure)
+    return f"[bold]{value}[/bold]" if table.cells[measure][run].best else value
+
+
+def _print_transposed(console, table: SummaryTable, text) -> None:
+    from rich.table import Table
+    grid = Table()
+    grid.add_column("measure", style="bold", no_wrap=True)
+    for run in table.runs:
+        grid.add_column(run, justify="right", no_wrap=True)
+    for measure in table.measures:
+        grid.add_row(measure, *[_screen_cell(table, run, measure, text) for run in range(len(table.runs))])
+    console.print(grid)
+
+
+def screen_report_tables(lines, out, width: int | None = None) -> None:
+    """Reports for people: one table per report, measures as rows."""
+    from rich.console import Console
+    from rich.table import Table
+    console = Console(file=out, width=width) if width else Console(file=out)
+    for report, header, rows, skipped in report_grids(lines):
+        grid = Table(title=report)
+        grid.add_column(header[0], style="bold", no_wrap=True)
+        for name in header[1:]:
+            grid.add_column(name, justify="right", no_wrap=True)
+        for row in rows:
+            grid.add_row(*row)
+        console.print(grid)
+        if skipped:
+            console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")
