@@ -53,10 +53,10 @@ SHAPES = {   # name: gen_trec.py arguments
     "recsys": ["--queries", "100000", "--runs", "10", "--depth", "100", "--rel-mean", "8", "--judged-mean", "8"],
     "q5000": ["--queries", "5000", "--runs", "1", "--depth", "1000"],
     "deep": ["--queries", "5000", "--runs", "1", "--depth", "10000"],
-    "growth-base": ["--queries", "125", "--runs", "20", "--depth", "500"],
-    "growth-runs": ["--queries", "125", "--runs", "40", "--depth", "500"],
-    "growth-queries": ["--queries", "250", "--runs", "20", "--depth", "500"],
-    "growth-depth": ["--queries", "125", "--runs", "20", "--depth", "1000"],
+    "growth-base": ["--queries", "250", "--runs", "20", "--depth", "1000"],
+    "growth-runs": ["--queries", "250", "--runs", "40", "--depth", "1000"],
+    "growth-queries": ["--queries", "500", "--runs", "20", "--depth", "1000"],
+    "growth-depth": ["--queries", "250", "--runs", "20", "--depth", "2000"],
 }
 
 
@@ -196,7 +196,7 @@ def huge_docno(repeat: int) -> None:
 
 def growth(repeat: int) -> None:
     base = None
-    for name, label in (("growth-base", "20 runs x 125 queries x 500"), ("growth-runs", "runs x 2"),
+    for name, label in (("growth-base", "20 runs x 250 queries x 1,000"), ("growth-runs", "runs x 2"),
                         ("growth-queries", "queries x 2"), ("growth-depth", "depth x 2")):
         qrels, runs = dataset(name)
         wall, peak = measure(LEXEVAL + [qrels, *runs], repeat)
@@ -216,29 +216,23 @@ def main() -> None:
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
+    repeat = options.repeat
+    runners = {
+        "startup": lambda: startup(repeat),
+        "robust04": lambda: robust04(repeat),
+        "many300": lambda: default_call("many300", "300 runs x 50 queries x 100 (44,850 pairs)", repeat),
+        "many1000": lambda: default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", repeat),
+        "msmarco": lambda: default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", repeat),
+        "recsys": lambda: default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
+        "q5000": lambda: big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", repeat),
+        "deep": lambda: big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", repeat),
+        "docno": lambda: huge_docno(repeat),
+        "growth": lambda: growth(repeat),
+    }
     for shape in chosen:
-        if shape == "startup":
-            startup(options.repeat)
-        elif shape == "robust04":
-            robust04(options.repeat)
-        elif shape == "many300":
-            default_call("many300", "300 runs x 50 queries x 100 (44,850 pairs)", options.repeat)
-        elif shape == "many1000":
-            default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", options.repeat)
-        elif shape == "msmarco":
-            default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", options.repeat)
-        elif shape == "recsys":
-            default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", options.repeat)
-        elif shape == "q5000":
-            big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", options.repeat)
-        elif shape == "deep":
-            big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", options.repeat)
-        elif shape == "docno":
-            huge_docno(options.repeat)
-        elif shape == "growth":
-            growth(options.repeat)
-        else:
+        if shape not in runners:
             parser.error(f"unknown shape {shape}")
+        runners[shape]()
 
 
 if __name__ == "__main__":

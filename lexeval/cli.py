@@ -20,15 +20,18 @@ and compare every pair of runs with lexiprecision and lexirecall.
 
 \b
 QRELS  judgements: qid iter docno grade
-RUN    results:    qid iter docno rank score [tag]   (one or more; '-' = stdin, .gz ok)
+RUN    results:    qid iter docno rank score [tag], or MS MARCO's qid docid rank
+       (one or more; '-' = stdin, .gz ok; identifiers compared byte for byte)
 
 \b
 Examples:
   lexeval qrels.txt run.txt                 trec_eval's default measures
   lexeval -q -m map -m P.5,10 qrels run     per-query lines, chosen measures
+  lexeval -m nDCG@10 -m RR@10 qrels run     ir_measures' names work too
   lexeval -m all_trec qrels run             every trec_eval measure
   lexeval qrels bm25 dense                  both runs, plus LP/rrLP/LR per pair
   lexeval --format table qrels runs/*       a table for people
+  lexeval --format latex --baseline bm25 --ci qrels bm25 dense   a table for a paper
 
 With one RUN the output is trec_eval's own text (measure, qid, value).
 With two or more, each line starts with the run name, or 'A:B' for a pair,
@@ -170,8 +173,10 @@ def _fractions(_ctx, _param, value):
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Measure to compute (repeatable): trec_eval names and parameters "
-                   "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9), sets (official, all_trec, set, seeds, all_prefs), "
-                   "preferences (LP, rrLP, LR, rrLR). Default: official (+ LP, rrLP, LR with 2+ runs).")
+                   "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9  recip_rank.10), ir_measures' names (nDCG@10  AP  "
+                   "RR@10  P(rel=2)@10  Judged@10), sets (official, all_trec, set, seeds, all_prefs), "
+                   "preferences (LP, rrLP, LR, rrLR). Default: official (+ LP, rrLP, LR with 2+ runs). "
+                   "--list-measures shows them all.")
 @click.option("-q", "per_query", is_flag=True, help="Also print a line per query.")
 @click.option("-n", "no_summary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-l", "level", type=int, default=1, show_default=True, metavar="LEVEL",
@@ -185,7 +190,9 @@ def _fractions(_ctx, _param, value):
               help="Judged documents only: unjudged documents are removed from every ranking "
                    "(after -M) before anything is computed, as trec_eval's -J.")
 @click.option("--format", "output_format", type=click.Choice(FORMATS),
-              default="text", show_default=True, help="Output format (table: for people).")
+              default="text", show_default=True,
+              help="Output format: text (trec_eval's), json and csv (four columns); table (for people, "
+                   "fitted to the terminal), latex and markdown (a table of summary values for a paper).")
 @click.option("--test", "test", type=click.Choice(TESTS), default="t",
               show_default=True, help="Paired test for per-run metrics (none: no p-values).")
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -231,13 +238,15 @@ def _fractions(_ctx, _param, value):
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
-              callback=_list_measures, help="List every measure with its defaults and exit.")
+              callback=_list_measures, help="List every measure with its syntax, defaults and a description, "
+                                            "and exit.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete, judged_only,
             output_format, test, permutations, seed, correction, alpha, intervals, confidence, resamples, hsd,
             baseline, gates,
             gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
-    from .evaluation import SignificanceOptions, evaluate, gate_failures, output_names
+    from .evaluation import SignificanceOptions, evaluate, gate_failures
+    from .names import output_names
     _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, per_query, no_summary,
                  intervals, confidence)
     options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,

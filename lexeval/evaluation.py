@@ -17,8 +17,8 @@ import numpy as np
 from . import measures as m
 from . import significance as sig
 from .errors import InputError, UsageError
-from .names import Selection, output_names, select_measures  # noqa: F401  (the library's names)
-from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_qrels, read_run, run_name
+from .names import select_measures
+from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_qrels, read_run
 from .preferences import SIGN_PREFERENCES, Preferences, RunSpread, compute_preferences, rank_runs, run_pairs
 from .rankings import Rankings, build_rankings
 from .strings import shown

@@ -108,7 +108,7 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
         return
     from .evaluation import pair_rows
     names, qids = evaluation.run_names, evaluation.compared_qids
-    preferences, pair_summary, tests = evaluation.preferences, evaluation.pair_summary, evaluation.tests
+    preferences = evaluation.preferences
     preference_names = evaluation.preference_names()
     pairs = evaluation.pairs.tolist()
     with_queries = per_query and bool(preference_names) and bool(qids)
@@ -211,13 +211,22 @@ def text_chunk(block: Block, with_key: bool) -> str:
     return _interleaved(texts)
 
 
-def _json_value(value, style: str) -> str:
+def _number(value, style: str) -> str | None:
+    """A numeric value's exact text for JSON and CSV (None: not finite);
+    text values are returned as they are."""
     if style in (FLOAT, PVALUE):
         value = float(value)
-        return repr(value) if math.isfinite(value) else "null"
+        return repr(value) if math.isfinite(value) else None
     if style == INTEGER:
         return str(int(value))
-    return json.dumps(str(value))
+    return str(value)
+
+
+def _json_value(value, style: str) -> str:
+    text = _number(value, style)
+    if style in (TEXT, QUOTED):
+        return json.dumps(text)
+    return "null" if text is None else text
 
 
 def json_chunk(block: Block) -> str:
@@ -239,12 +248,8 @@ def _csv_field(text: str) -> str:
 
 
 def _csv_value(value, style: str) -> str:
-    if style in (FLOAT, PVALUE):
-        value = float(value)
-        return repr(value) if math.isfinite(value) else ""
-    if style == INTEGER:
-        return str(int(value))
-    return _csv_field(str(value))
+    text = _number(value, style)
+    return "" if text is None else _csv_field(text)
 
 
 CSV_HEADER = "key,measure,qid,value\n"
@@ -257,7 +262,8 @@ def csv_chunk(block: Block) -> str:
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
         middle = f",{_csv_field(name)},"
-        texts.append([f"{key}{middle}{qid},{_csv_value(value, style)}\n" for key, qid, value in zip(keys, qids, values)])
+        texts.append([f"{key}{middle}{qid},{_csv_value(value, style)}\n"
+                      for key, qid, value in zip(keys, qids, values)])
     return _interleaved(texts)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, mix, shown
+from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, mix, numbers, shown
 from .textfile import (BYTES, FLOAT, INTEGER, MAX_GRADE, Columns, Layout, column_blocks, find_line,
                        read_columns, size_hint)
 
@@ -56,10 +56,10 @@ def distinct(strings: ByteStrings) -> tuple[np.ndarray, list[bytes]]:
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64), []
     runs = pc.run_end_encode(strings.to_arrow())
-    ends = np.asarray(runs.run_ends.to_numpy(), dtype=np.int64)
+    ends = numbers(runs.run_ends).astype(np.int64)
     if len(ends) > len(strings) // 8 + 16:     # not in blocks: hash them all
         encoded = pc.dictionary_encode(strings.to_arrow())
-        return np.asarray(encoded.indices.to_numpy(), dtype=np.int64), encoded.dictionary.to_pylist()
+        return numbers(encoded.indices).astype(np.int64), encoded.dictionary.to_pylist()
     seen: dict[bytes, int] = {}
     block_code = np.array([seen.setdefault(value, len(seen)) for value in runs.values.to_pylist()],
                           dtype=np.int64)
@@ -177,13 +177,13 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
             values[name] = ByteStrings.from_arrow(pc.cast(text, pa.binary()) if not pa.types.is_binary(text.type)
                                                   else text)
         elif name == "score":
-            scores = np.asarray(pc.cast(data, pa.float64()).to_numpy(), dtype=np.float64)
+            scores = numbers(pc.cast(data, pa.float64()))
             if np.isnan(scores).any():
                 raise InputError(where, f"row {int(np.flatnonzero(np.isnan(scores))[0])}: score is NaN")
             values[name] = scores
         else:
             try:
-                values[name] = np.asarray(pc.cast(data, pa.int64()).to_numpy(), dtype=np.int64)
+                values[name] = numbers(pc.cast(data, pa.int64()))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 raise InputError(where, f"column '{column}' does not hold integer grades") from None
     return Columns(where, layout, values, table.num_rows)

@@ -29,9 +29,9 @@ from itertools import combinations
 
 import numpy as np
 
+from .names import PREFERENCE_NAMES
 from .rankings import Rankings
 
-from .names import DEFAULT_PREFERENCES, PREFERENCE_NAMES, PREFERENCE_SETS  # noqa: E402,F401
 SIGN_PREFERENCES = ("LP", "LR")        # these also get _win, _loss, _tie counts
 
 NO_SPLIT = np.iinfo(np.int64).max      # adjacent vectors that are identical

@@ -36,7 +36,6 @@ from . import significance as sig
 from .preferences import SIGN_PREFERENCES
 from .rankings import Rankings
 
-from .names import REPORTS  # noqa: E402,F401  (re-exported)
 
 
 @dataclass

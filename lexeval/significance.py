@@ -19,12 +19,11 @@ import warnings
 
 import numpy as np
 
-from .names import CORRECTIONS, TESTS  # noqa: F401  (re-exported)
-
 from .distributions import binomial_lower_tail, t_two_sided
 
-# scipy (Tukey HSD's studentized range) is imported only where HSD is asked
-# for; the t and binomial tails of every default call are computed here.
+# scipy is imported only where it is needed (Tukey HSD's studentized range,
+# the t quantile of --ci): the t and binomial tails of every default call
+# are computed in lexeval.distributions.
 
 
 def one_sample_t(values: np.ndarray) -> np.ndarray:

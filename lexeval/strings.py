@@ -45,6 +45,31 @@ def _low_bytes_mask(count: np.ndarray) -> np.ndarray:
     return np.take(_MASKS, count, mode="clip")         # clip: below 0 is 0, above 8 is 8
 
 
+def numbers(array) -> np.ndarray:
+    """A pyarrow numeric array (or chunked array) without nulls as numpy,
+    read from its buffers: pyarrow's own ``to_numpy`` imports pandas when it
+    is installed, which costs more than a small evaluation."""
+    import pyarrow as pa
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    dtype = _NUMPY_TYPES[str(array.type)]
+    parts = [np.frombuffer(chunk.buffers()[1], dtype=dtype)[chunk.offset:chunk.offset + len(chunk)]
+             for chunk in chunks if len(chunk)]
+    return np.concatenate(parts) if len(parts) > 1 else parts[0].copy() if parts else np.zeros(0, dtype)
+
+
+_NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+                "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "float": np.float32,
+                "double": np.float64}
+
+
+def arrow_indices(index) -> object:
+    """int64 positions as a pyarrow array, without a copy (and without the
+    pandas import ``pa.array`` brings)."""
+    import pyarrow as pa
+    index = np.ascontiguousarray(index, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(index), [None, pa.py_buffer(index)])
+
+
 class ByteStrings:
     """n byte strings end to end: ``data`` (uint8, followed by 8 zero bytes
     of padding) and ``offsets`` (n + 1,) int64; string i is
@@ -102,7 +127,7 @@ class ByteStrings:
     def take(self, index: np.ndarray) -> "ByteStrings":
         """The strings at ``index`` (an int array), in that order."""
         import pyarrow as pa
-        return ByteStrings.from_arrow(self.to_arrow().take(pa.array(np.asarray(index, dtype=np.int64))))
+        return ByteStrings.from_arrow(self.to_arrow().take(arrow_indices(index)))
 
     def to_arrow(self):
         """A zero-copy pyarrow large_binary view (for arrow's kernels)."""
@@ -198,8 +223,8 @@ class ByteStrings:
         import pyarrow.compute as pc
         chosen = self.to_arrow()
         if index is not None:
-            chosen = chosen.take(pa.array(np.asarray(index, dtype=np.int64)))
-        return np.asarray(pc.rank(chosen, sort_keys="ascending", tiebreaker="dense").to_numpy(),
+            chosen = chosen.take(arrow_indices(index))
+        return np.asarray(numbers(pc.rank(chosen, sort_keys="ascending", tiebreaker="dense")),
                           dtype=np.int64) - 1
 
 

@@ -181,7 +181,8 @@ def _transposed(table: SummaryTable) -> bool:
 
 def _paper_cell(table: SummaryTable, run: int, measure: str, style: dict) -> str:
     cell = table.cells[measure][run]
-    text = style["bold"](cell.text) if cell.best else cell.text
+    text = style["number"](cell.text)
+    text = style["bold"](text) if cell.best else text
     if cell.half_width is not None and np.isfinite(cell.half_width):
         text += style["plus_minus"] + f"{cell.half_width:.4f}"
     mark = table.marker(run, measure, "paper")
@@ -213,9 +214,11 @@ def _grid(table: SummaryTable, style: dict) -> tuple[list[str], list[list[str]]]
     return header, rows
 
 
-LATEX = {"escape": latex_escape, "bold": lambda text: r"\textbf{" + text + "}", "plus_minus": r" $\pm$ ",
+LATEX = {"escape": latex_escape, "number": lambda text: "$-$" + text[1:] if text.startswith("-") else text,
+         "bold": lambda text: r"\textbf{" + text + "}", "plus_minus": r" $\pm$ ",
          "dagger": r"$^\dagger$", "superscript": lambda letters: f"$^{{{letters}}}$"}
-MARKDOWN = {"escape": lambda text: text.replace("|", "\\|"), "bold": lambda text: f"**{text}**",
+MARKDOWN = {"escape": lambda text: text.replace("|", "\\|"), "number": lambda text: text,
+            "bold": lambda text: f"**{text}**",
             "plus_minus": " ± ", "dagger": "†", "superscript": lambda letters: f"<sup>{letters}</sup>"}
 
 
@@ -226,7 +229,8 @@ def latex(table: SummaryTable) -> str:
 
 def latex_tabular(header: list[str], rows: list[list[str]], caption_text: str) -> str:
     """A table environment from final (escaped) cells."""
-    lines = ["% lexeval: needs \\usepackage{booktabs}", r"\begin{table}[t]", r"\centering",
+    lines = ["% lexeval: needs \\usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small",
+             r"\setlength{\tabcolsep}{4pt}",
              r"\caption{" + caption_text + "}", r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
              r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     lines += [" & ".join(row) + r" \\" for row in rows]

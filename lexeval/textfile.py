@@ -29,7 +29,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import InputError
-from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, shown
+from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, numbers, shown
 
 BLOCK_BYTES = 64 << 20
 _ARROW_THREADS = True         # pyarrow parses a block on every core (off in worker processes)
@@ -78,19 +78,24 @@ class Columns:
 # ---------------------------------------------------------------- raw blocks
 
 
+def _read_error(path: str, exc: OSError) -> InputError:
+    """What an operating system error means for the user."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(path, "is a directory, not a file")
+    if isinstance(exc, PermissionError):
+        return InputError(path, "cannot read: permission denied")
+    return InputError(path, f"cannot read: {exc.strerror or exc}")
+
+
 def _open_binary(path: str):
     if path == "-":
         return sys.stdin.buffer
     try:
         return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
-    except PermissionError:
-        raise InputError(path, "cannot read: permission denied") from None
     except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise _read_error(path, exc) from None
 
 
 def iter_blocks(path: str, block_bytes: int | None = None):
@@ -137,12 +142,8 @@ def iter_blocks(path: str, block_bytes: int | None = None):
                 line += pending.count(b"\n")
             pending = block
             yield block, line
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
-    except PermissionError:
-        raise InputError(path, "cannot read: permission denied") from None
     except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise _read_error(path, exc) from None
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
@@ -383,7 +384,7 @@ def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
         if kind == BYTES:
             values[name] = column                       # copied once, by the builder
         else:
-            array = column.to_numpy()
+            array = numbers(column)
             if kind == FLOAT and np.isnan(array).any():
                 return None                                  # the slow path names the line
             if name == "grade" and len(array) and np.abs(array).max() > MAX_GRADE:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import CRANFIELD, EXAMPLES, run_cli, write
 from lexeval import evaluate
-from lexeval.inputs import QRELS_LAYOUT, RUN_LAYOUTS
+from lexeval.inputs import RUN_LAYOUTS
 from lexeval.strings import ByteStrings
 from lexeval.textfile import read_columns
 
