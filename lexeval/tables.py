@@ -137,6 +137,8 @@ def caption(evaluation: Evaluation, baseline: int | None, screen: bool = False) 
     """What the marks mean: the tests, the correction, alpha, the letters
     (``screen``: the arrows of the table for people)."""
     options = evaluation.options
+    if len(evaluation.run_names) < 2:
+        return "Summary values over the queries."
     if evaluation.tests is None:
         return "Best value per column in bold."
     test = TEST_NAMES.get(options.test, options.test)
@@ -193,6 +195,8 @@ def _paper_cell(table: SummaryTable, run: int, measure: str, style: dict) -> str
 
 def _run_label(table: SummaryTable, run: int) -> str:
     name = table.runs[run]
+    if len(table.runs) == 1:
+        return name
     if table.baseline is not None:
         return f"{name} (baseline)" if run == table.baseline else name
     return f"({letter(run)}) {name}"
