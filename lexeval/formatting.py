@@ -229,16 +229,25 @@ def _json_value(value, style: str) -> str:
     return "null" if text is None else text
 
 
-def json_chunk(block: Block) -> str:
-    """One JSON object per line: key, measure, qid, value."""
-    groups = [f'{{"key": {json.dumps(key)}, "measure": ' for key in block.keys]
-    qids = [json.dumps(qid) for qid in block.qids]
+def _chunk(block: Block, quote, value_text, line) -> str:
+    """A block as JSON or CSV lines: ``quote`` encodes identifiers and names
+    (once each), ``value_text(value, style)`` the values, ``line(key,
+    name, qid, value)`` makes a line."""
+    keys = [quote(key) for key in block.keys]
+    qids = [quote(qid) for qid in block.qids]
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
-        middle = f'{json.dumps(name)}, "qid": '
-        texts.append([f'{group}{middle}{qid}, "value": {_json_value(value, style)}}}\n'
-                      for group, qid, value in zip(groups, qids, values)])
+        name_text = quote(name)
+        texts.append([line(key, name_text, qid, value_text(value, style))
+                      for key, qid, value in zip(keys, qids, values)])
     return _interleaved(texts)
+
+
+def json_chunk(block: Block) -> str:
+    """One JSON object per line: key, measure, qid, value."""
+    def line(key, name, qid, value):
+        return f'{{"key": {key}, "measure": {name}, "qid": {qid}, "value": {value}}}\n'
+    return _chunk(block, json.dumps, _json_value, line)
 
 
 def _csv_field(text: str) -> str:
@@ -257,14 +266,7 @@ CSV_HEADER = "key,measure,qid,value\n"
 
 def csv_chunk(block: Block) -> str:
     """The same four columns as CSV (the header is written first, once)."""
-    keys = [_csv_field(key) for key in block.keys]
-    qids = [_csv_field(qid) for qid in block.qids]
-    texts = []
-    for name, values, style in zip(block.names, block.values, block.styles):
-        middle = f",{_csv_field(name)},"
-        texts.append([f"{key}{middle}{qid},{_csv_value(value, style)}\n"
-                      for key, qid, value in zip(keys, qids, values)])
-    return _interleaved(texts)
+    return _chunk(block, _csv_field, _csv_value, lambda key, name, qid, value: f"{key},{name},{qid},{value}\n")
 
 
 def write(blocks: Iterable[Block], output_format: str, out, with_key: bool) -> None:

@@ -258,16 +258,39 @@ class Preferences:
                                           - _reciprocal_at(r, seg_b, level), 0.0)
         return {name: values[name] for name in self.names}, levels
 
+    KEEP_CELLS = 1 << 23                      # whole matrices up to this size are kept once computed
+
     def blocks(self, rows: np.ndarray | None = None):
         """(rows, values, levels) for consecutive blocks of ``rows`` (all
-        pairs if None)."""
-        rows = np.arange(len(self.pairs)) if rows is None else np.asarray(rows, dtype=np.int64)
+        pairs if None). The first pass over all pairs keeps the whole
+        matrices when they are small, so that each pair's work is done once;
+        bigger ones are computed again when asked for."""
+        whole = rows is None
+        rows = np.arange(len(self.pairs)) if whole else np.asarray(rows, dtype=np.int64)
+        if "values" in self.__dict__:
+            for start in range(0, len(rows), self.block_size):
+                chunk = rows[start:start + self.block_size]
+                yield (chunk, {name: v[chunk] for name, v in self.values.items()},
+                       {name: v[chunk] for name, v in self.levels.items()})
+            return
+        keep = whole and len(rows) * self.rankings.num_queries * len(self.names) <= self.KEEP_CELLS
+        parts = []
         for start in range(0, len(rows), self.block_size):
             chunk = rows[start:start + self.block_size]
-            yield (chunk, *self.block(chunk))
+            part = (chunk, *self.block(chunk))
+            if keep:
+                parts.append(part)
+            yield part
+        if keep:
+            self._keep(parts)
 
     def _whole(self) -> None:
         parts = list(self.blocks())
+        if "values" not in self.__dict__:
+            self._keep(parts)
+
+    def _keep(self, parts) -> None:
+        """Keep the whole matrices made of ``parts`` (every block, in order)."""
         empty = self.block(np.zeros(0, dtype=np.int64))
         self.__dict__["values"] = {name: np.concatenate([empty[0][name]] + [p[1][name] for p in parts])
                                    for name in self.names}

@@ -126,7 +126,6 @@ class ByteStrings:
 
     def take(self, index: np.ndarray) -> "ByteStrings":
         """The strings at ``index`` (an int array), in that order."""
-        import pyarrow as pa
         return ByteStrings.from_arrow(self.to_arrow().take(arrow_indices(index)))
 
     def to_arrow(self):
@@ -219,7 +218,6 @@ class ByteStrings:
     def rank(self, index: np.ndarray | None = None) -> np.ndarray:
         """Dense byte-wise rank (0 = smallest; equal strings share a rank)
         of the strings at ``index`` (all if None), as strcmp orders them."""
-        import pyarrow as pa
         import pyarrow.compute as pc
         chosen = self.to_arrow()
         if index is not None:
