@@ -10,8 +10,10 @@ reference measured in the same run:
 
 - startup: ``lexeval --version``, ``--help``, and two Cranfield runs, beside
   ``python -c pass`` (the interpreter alone);
-- robust04 (249 queries x 110 runs x 1,000): the default call, ``-q``,
-  three reports, and the reading alone (``-m num_q``), beside pyarrow's CSV
+- robust04 (249 queries x 110 runs x 1,000): the default call (and its
+  phases as ``--timings`` reports them: reading in MB/s measured inside the
+  default call), ``-q``, three reports, and the reading alone
+  (``-m num_q``), beside pyarrow's CSV
   reader parsing the same files in as many processes (the parser's limit)
   and, when pytrec_eval is installed, trec_eval's C code called once per run;
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
@@ -86,6 +88,14 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(peaks)
 
 
+def phases(command: list[str]) -> str:
+    """The ``--timings`` line of one run of ``command``: where the time of
+    the default call goes (reading with MB/s, measures, pairs, output)."""
+    done = subprocess.run(command + ["--timings"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = [line for line in done.stderr.splitlines() if "timings:" in line]
+    return lines[-1].split("timings: ", 1)[1] if lines else "(no timings line)"
+
+
 def megabytes(paths: list[str]) -> float:
     return sum(os.path.getsize(path) for path in paths) / 1e6
 
@@ -153,6 +163,8 @@ def robust04(repeat: int) -> None:
     default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
     row("default call (official measures, LP/rrLP/LR, paired tests for 5,995 pairs)",
         f"{default:.1f} s, {peak:.0f} MB", trec)
+    row("the default call's phases (`--timings`, one run)", phases(LEXEVAL + [qrels, *runs]),
+        f"pyarrow CSV parse alone: {size / parse:.0f} MB/s")
     wall, peak = measure(LEXEVAL + ["-q", qrels, *runs], repeat)
     row("`-q` (5.4 M lines)", f"{wall:.1f} s, {peak:.0f} MB", f"default call: {default:.1f} s")
     wall, peak = measure(LEXEVAL + ["--report", "ties", "--report", "agreement", "--report", "discrimination",

@@ -13,7 +13,7 @@ Names are imported on first use, so that ``lexeval --version`` and
 __version__ = "0.2.0"
 
 _LAZY = {"evaluate": "evaluation", "load": "evaluation", "select_measures": "names",
-         "Evaluation": "evaluation", "SignificanceOptions": "evaluation"}
+         "Evaluation": "evaluation", "SignificanceOptions": "evaluation", "Timings": "evaluation"}
 
 __all__ = [*_LAZY, "__version__"]
 

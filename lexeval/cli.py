@@ -237,6 +237,9 @@ def _fractions(_ctx, _param, value):
               help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
+@click.option("--timings", is_flag=True,
+              help="After the output, print on standard error the seconds spent reading (with MB/s), "
+                   "on measures, on pairs and on output.")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=_list_measures, help="List every measure with its syntax, defaults and a description, "
                                             "and exit.")
@@ -244,20 +247,22 @@ def _fractions(_ctx, _param, value):
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete, judged_only,
             output_format, test, permutations, seed, correction, alpha, intervals, confidence, resamples, hsd,
             baseline, gates,
-            gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs):
-    from .evaluation import SignificanceOptions, evaluate, gate_failures
+            gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs, timings):
+    from .evaluation import SignificanceOptions, Timings, evaluate, gate_failures, timed
     from .names import output_names
     _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, per_query, no_summary,
                  intervals, confidence)
     options = SignificanceOptions(test=test, permutations=permutations, seed=seed, correction=correction,
                                   hsd=hsd, alpha=alpha, baseline=baseline, ci=intervals, confidence=confidence,
                                   resamples=resamples)
+    timings = Timings() if timings else None
     bar, stop = _progress_reporter()
     try:
         evaluation = evaluate(qrels, list(runs), measures or None, level, depth, complete, jobs, options,
                               rarity_weight, extra_measures=list(gates) + ([reference] if reports else []),
                               keep_rows="degradation" in reports, judged_only=judged_only,
-                              progress=bar and (lambda done, total: bar("reading runs", done, total)))
+                              progress=bar and (lambda done, total: bar("reading runs", done, total)),
+                              timings=timings)
         gate_names = [name for gate in gates for name in output_names(gate)]
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
         report_lines = []
@@ -267,13 +272,19 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
                                            fractions=fractions, samples=samples, seed=seed, alpha=alpha,
                                            test="t" if test == "none" else test,
                                            permutations=permutations, correction=correction)
-            report_lines = run_reports(evaluation, list(reports), report_options, bar)
+            with timed(timings, "reports"):
+                report_lines = run_reports(evaluation, list(reports), report_options, bar)
     finally:
         stop()
+    with timed(timings, "output"):
+        if reports:
+            _write_reports(report_lines, output_format, plot_dir)
+        else:
+            _write_measures(evaluation, output_format, per_query, not no_summary)
+    if timings is not None:
+        click.echo(f"lexeval: {timings.line()}", err=True)
     if reports:
-        _write_reports(report_lines, output_format, plot_dir)
         return
-    _write_measures(evaluation, output_format, per_query, not no_summary)
     for failure in failures:
         click.echo(f"lexeval: gate failed: {failure.run} is worse than {baseline} on {failure.measure}: "
                    f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)

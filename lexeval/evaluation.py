@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -22,6 +24,49 @@ from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_qrels, read_run
 from .preferences import SIGN_PREFERENCES, Preferences, RunSpread, compute_preferences, rank_runs, run_pairs
 from .rankings import Rankings, build_rankings
 from .strings import shown
+
+# ---------------------------------------------------------------- timings
+
+
+class Timings:
+    """Wall-clock seconds per phase of one evaluation (``--timings``).
+
+    Phases are timed where the work happens; ``bytes_read`` is the input
+    files' total size (0 unless all are plain files), for reading's MB/s.
+    Per-query preferences are made while they are written: with ``-q``
+    their time is part of "output"."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.bytes_read = 0
+        self._start = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str):
+        """Add the time spent inside the ``with`` block to ``name``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def line(self) -> str:
+        """One line for standard error: each phase, then the total."""
+        parts = []
+        for name, seconds in self.seconds.items():
+            text = f"{name} {seconds:.2f} s"
+            if name == "reading" and self.bytes_read:
+                megabytes = self.bytes_read / 1e6
+                text += f" ({megabytes:.1f} MB, {megabytes / max(seconds, 1e-9):.0f} MB/s)"
+            parts.append(text)
+        parts.append(f"total {time.perf_counter() - self._start:.2f} s")
+        return "timings: " + ", ".join(parts)
+
+
+def timed(timings: Timings | None, name: str):
+    """``timings.phase(name)``, or nothing when not timing."""
+    return nullcontext() if timings is None else timings.phase(name)
+
 
 # ---------------------------------------------------------------- reading
 
@@ -496,16 +541,23 @@ def gate_failures(evaluation: Evaluation, gates: list[str], margin: float = 0.0)
 
 def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
                       complete: bool = False, preference_names: list[str] | None = None,
-                      options: SignificanceOptions | None = None) -> Evaluation:
-    """Compute per-run measures and, with 2+ runs, pair preferences and tests."""
+                      options: SignificanceOptions | None = None, timings: Timings | None = None) -> Evaluation:
+    """Compute per-run measures and, with 2+ runs, pair preferences and tests.
+
+    ``timings`` (a :class:`Timings`) receives the seconds spent on measures
+    and on pairs (preferences and tests)."""
     options = options or SignificanceOptions()
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
-    evaluation = Evaluation(rankings, compute_columns(rankings, requests), included,
+    with timed(timings, "measures"):
+        columns = compute_columns(rankings, requests)
+    evaluation = Evaluation(rankings, columns, included,
                             compared=rankings.num_rel_per_query > 0, options=options,
                             requests=list(requests), complete=complete)
-    if preference_names and rankings.num_runs > 1:
-        evaluation.preferences = compute_preferences(evaluation.comparison, preference_names)
-    if rankings.num_runs > 1:
+    if rankings.num_runs < 2:
+        return evaluation
+    with timed(timings, "pairs"):
+        if preference_names:
+            evaluation.preferences = compute_preferences(evaluation.comparison, preference_names)
         evaluation.pairs = selected_pairs(rankings.run_names, options.baseline)
         if evaluation.preferences is not None:
             evaluation.pair_summary = summarize_pairs(evaluation, evaluation.pairs,
@@ -516,14 +568,16 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
 
 
 def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None = None,
-         progress=None, warn=None, keep_rows: bool = False, judged_only: bool = False) -> Rankings:
+         progress=None, warn=None, keep_rows: bool = False, judged_only: bool = False,
+         timings: Timings | None = None) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
     top documents of each ranking (-M), ``judged_only`` then drops the
     unjudged ones (-J); ``keep_rows`` keeps document identities (for the
     rareness measures); ``warn(text)`` receives the notes on dropped queries
-    and file formats (default: standard error)."""
+    and file formats (default: standard error); ``timings`` (a
+    :class:`Timings`) the seconds and bytes of reading."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
@@ -533,9 +587,14 @@ def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None
     if not sources:
         raise UsageError("no runs to evaluate")
     check_sources(qrels_source, sources)
-    judgements = read_qrels(qrels_source)
-    parsed = read_runs(sources, judgements, ReadOptions(depth, judged_only, keep_rows), jobs, progress)
-    rankings = build_rankings(judgements, parsed, level)
+    with timed(timings, "reading"):
+        judgements = read_qrels(qrels_source)
+        parsed = read_runs(sources, judgements, ReadOptions(depth, judged_only, keep_rows), jobs, progress)
+        rankings = build_rankings(judgements, parsed, level)
+    if timings is not None:
+        sizes = [source.size() for source in [qrels_source, *sources]]
+        # compressed files, standard input and tables have no size to divide by
+        timings.bytes_read = sum(sizes) if all(sizes) else 0
     warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
     for run in parsed:
         if run.format != "run":
@@ -548,7 +607,7 @@ def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None
 def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = None, complete: bool = False,
              jobs: int | None = None, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
              extra_measures=(), keep_rows: bool = False, progress=None, judged_only: bool = False,
-             warn=None) -> Evaluation:
+             warn=None, timings: Timings | None = None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -561,7 +620,8 @@ def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = Non
     ``rarity_weight``. ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
-    reading; ``warn(text)`` receives notes (default: standard error).
+    reading; ``warn(text)`` receives notes (default: standard error);
+    ``timings`` (a :class:`Timings`) the seconds spent in each phase.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
@@ -572,6 +632,6 @@ def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = Non
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
     selection = select_measures(measures, len(sources), extra=extra_measures)
     rankings = load(qrels, sources, level, depth, jobs, progress=progress, warn=warn,
-                    keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only)
+                    keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only, timings=timings)
     rankings.rarity_weight = rarity_weight
-    return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options)
+    return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options, timings)

@@ -4,6 +4,7 @@ import csv
 import gzip
 import io
 import json
+import re
 
 import pytest
 
@@ -154,3 +155,31 @@ def test_python_dash_m_entry_point():
                            str(CONFORMANCE / "results.test")], capture_output=True, text=True)
     assert done.returncode == 0
     assert done.stdout == (CONFORMANCE / "out.test").read_text()
+
+
+def test_timings_go_to_stderr_and_leave_the_output_alone(files, tmp_path):
+    qrels, run_a, run_b = files
+    plain = run_cli([qrels, run_a, run_b])
+    timed = run_cli(["--timings", qrels, run_a, run_b])
+    assert timed.code == 0 and timed.out == plain.out
+    line = [text for text in timed.err.splitlines() if "timings:" in text]
+    assert len(line) == 1
+    size = (len(QRELS) + len(RUN_A) + len(RUN_B)) / 1e6
+    phases = re.findall(r"(\w+) [0-9.]+ s\b", line[0])
+    assert phases == ["reading", "measures", "pairs", "output", "total"]
+    assert f"({size:.1f} MB, " in line[0]
+    # a compressed input has no size to divide by: seconds only
+    gz = tmp_path / "runA.gz"
+    gz.write_bytes(gzip.compress(RUN_A.encode()))
+    single = run_cli(["--timings", qrels, gz])
+    assert "timings: reading " in single.err and "MB" not in single.err and "pairs" not in single.err
+
+
+def test_timings_in_the_library(files):
+    from lexeval import Timings, evaluate
+    qrels, run_a, run_b = files
+    timings = Timings()
+    evaluate(qrels, [run_a, run_b], ["map", "LP"], timings=timings, warn=lambda text: None)
+    assert set(timings.seconds) == {"reading", "measures", "pairs"}
+    assert all(seconds >= 0 for seconds in timings.seconds.values())
+    assert timings.bytes_read == len(QRELS) + len(RUN_A) + len(RUN_B)
