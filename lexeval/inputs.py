@@ -214,15 +214,15 @@ class JudgementIndex:
     def __init__(self, query: np.ndarray, docno_hash: np.ndarray, num_queries: int):
         self.hash = docno_hash
         counts = np.bincount(query, minlength=num_queries)
-        self.bits = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64) + 1
-        self.base = np.concatenate(([0], np.cumsum(2 ** self.bits))).astype(np.int64)
+        bits = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64) + 1
+        self.shift = (64 - bits).astype(np.uint64)      # a query's bucket: its hash's top ``bits`` bits
+        self.base = np.concatenate(([0], np.cumsum(2 ** bits))).astype(np.int64)
         per_bucket = np.bincount(self.buckets(query, docno_hash), minlength=int(self.base[-1]))
         self.starts = np.zeros(len(per_bucket) + 1, dtype=np.int64 if len(query) >= 2 ** 31 else np.int32)
         np.cumsum(per_bucket, out=self.starts[1:])
 
     def buckets(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
-        shift = (64 - self.bits[query]).astype(np.uint64)
-        return self.base[query] + (docno_hash >> shift).astype(np.int64)
+        return self.base[query] + (docno_hash >> self.shift[query]).view(np.int64)
 
     def find(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
         """(n,) the row with this query and docno hash (the first if several),
@@ -420,10 +420,13 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
         query = np.asarray(to_qrels, dtype=np.int64)[block_code]
         docnos = columns["docno"]
         block_hash, head = docnos.digest()
-        block_row = np.full(len(block_code), -1, dtype=np.int32)
         known = np.flatnonzero(query >= 0)
-        if len(known):
-            block_row[known] = qrels.rows_of(query[known], docnos, known, block_hash[known], head[:, known])
+        if len(known) == len(query):            # the usual case: no copies of the whole block
+            block_row = qrels.rows_of(query, docnos, np.arange(len(query)), block_hash, head).astype(np.int32)
+        else:
+            block_row = np.full(len(block_code), -1, dtype=np.int32)
+            if len(known):
+                block_row[known] = qrels.rows_of(query[known], docnos, known, block_hash[known], head[:, known])
         code.append(block_code)
         score.append(-columns["rank"].astype(np.float64) if layout is MSMARCO_LAYOUT else columns["score"])
         row.append(block_row)
