@@ -116,8 +116,11 @@ def _progress_reporter():
     only for a person at a terminal."""
     if not sys.stderr.isatty():
         return None, lambda: None
-    from rich.console import Console
-    from rich.progress import Progress
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:                     # bars are a comfort, not a reason to fail
+        return None, lambda: None
     progress = Progress(transient=True, console=Console(stderr=True))
     tasks: dict[str, int] = {}
 
@@ -384,6 +387,14 @@ def main(argv=None) -> None:
         sys.exit(2)
     except GateFailed:
         sys.exit(1)
+    except ModuleNotFoundError as error:
+        # a dependency missing from this Python (e.g. rich for --format table)
+        package = (error.name or "?").split(".")[0]
+        if package == "lexeval":
+            raise
+        click.echo(f"lexeval: error: this needs the Python package '{package}', which is not installed "
+                   f"here (pip install {package}, or reinstall lexeval)", err=True)
+        sys.exit(2)
     except click.exceptions.Abort:
         sys.exit(130)
     except click.exceptions.Exit as done:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, mix, numbers, shown
+from .errors import InputError, UsageError
+from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, have_arrow, mix, numbers, shown
 from .textfile import (BYTES, FLOAT, INTEGER, MAX_GRADE, Columns, Layout, column_blocks, find_line,
                        read_columns, size_hint)
 
@@ -52,18 +52,18 @@ def distinct(strings: ByteStrings) -> tuple[np.ndarray, list[bytes]]:
     """Each string's index among the distinct strings (first-seen order),
     and those strings. Exact: equal neighbours are found by comparing bytes
     (qids come in blocks), the blocks' strings by a dict."""
-    import pyarrow.compute as pc
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64), []
-    runs = pc.run_end_encode(strings.to_arrow())
-    ends = numbers(runs.run_ends).astype(np.int64)
-    if len(ends) > len(strings) // 8 + 16:     # not in blocks: hash them all
+    every = np.arange(len(strings) - 1)
+    starts = np.flatnonzero(np.concatenate(([True], ~strings.equal(every, strings, every + 1))))
+    if len(starts) > len(strings) // 8 + 16 and have_arrow():     # not in blocks: hash them all
+        import pyarrow.compute as pc
         encoded = pc.dictionary_encode(strings.to_arrow())
         return numbers(encoded.indices).astype(np.int64), encoded.dictionary.to_pylist()
     seen: dict[bytes, int] = {}
-    block_code = np.array([seen.setdefault(value, len(seen)) for value in runs.values.to_pylist()],
+    block_code = np.array([seen.setdefault(value, len(seen)) for value in strings.take(starts).to_list()],
                           dtype=np.int64)
-    return np.repeat(block_code, np.diff(ends, prepend=0)), list(seen)
+    return np.repeat(block_code, np.diff(np.append(starts, len(strings)))), list(seen)
 
 
 def same_strings(a: ByteStrings, a_index: np.ndarray, a_head: np.ndarray,
@@ -151,6 +151,9 @@ TABLE_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id", "docid
 def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
     """A pandas or polars DataFrame, or a pyarrow Table, as Columns: qid
     and docno as byte strings (UTF-8), score (runs) or grade (qrels)."""
+    if not have_arrow():
+        raise UsageError(f"{where}: tables in memory are read through pyarrow, which is not installed "
+                         "(pip install pyarrow)")
     import pyarrow as pa
     import pyarrow.compute as pc
     if not isinstance(table, pa.Table):

@@ -18,6 +18,8 @@ _PAD = 16                     # zero bytes after the data: 8-byte reads at any s
 _LONG = 256                   # bytes left after which a few strings are compared in Python
 _HASHED_WORDWISE = 512        # leading bytes hashed word by word (the rest by blake2b)
 _FEW = 64                     # "a few"
+_GATHERED = 4096              # strings longer than this are copied by slicing
+_GATHER_BYTES = 1 << 22       # bytes gathered at once (bounds the index arrays)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -43,6 +45,22 @@ def _low_bytes_mask(count: np.ndarray) -> np.ndarray:
     """uint64 masks keeping the ``count`` lowest bytes (all 8 from 8 on,
     none at 0 or below)."""
     return np.take(_MASKS, count, mode="clip")         # clip: below 0 is 0, above 8 is 8
+
+
+_ARROW: list[bool] = []
+
+
+def have_arrow() -> bool:
+    """Whether pyarrow can be imported. It is a dependency, but everything
+    reading files needs also works without it, on numpy alone (slower):
+    a missing package must not turn into a traceback."""
+    if not _ARROW:
+        try:
+            import pyarrow.compute  # noqa: F401
+            _ARROW.append(True)
+        except ImportError:
+            _ARROW.append(False)
+    return _ARROW[0]
 
 
 def numbers(array) -> np.ndarray:
@@ -91,6 +109,41 @@ class ByteStrings:
         return cls(data, offsets)
 
     @classmethod
+    def from_spans(cls, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "ByteStrings":
+        """The byte ranges ``data[starts[i]:ends[i]]`` (uint8 data), copied
+        end to end. Short strings are gathered a few megabytes at a time
+        (the index arrays cost 16 bytes a byte), long ones sliced whole."""
+        starts = np.asarray(starts, dtype=np.int64)
+        lengths = np.asarray(ends, dtype=np.int64) - starts
+        total = int(lengths.sum())
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if total < 2 ** 31 - 64 else np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        out = np.zeros(total + _PAD, dtype=np.uint8)
+        if len(starts) and (lengths >= 0).all() and (starts[1:] >= starts[:-1] + lengths[:-1]).all():
+            # in order, not overlapping (a parsed block's fields): keep the bytes of a mask
+            # that alternates gaps and spans
+            gaps = starts - np.concatenate(([0], starts[:-1] + lengths[:-1]))
+            kept = np.repeat(np.tile(np.array([False, True]), len(starts)),
+                             np.column_stack((gaps, lengths)).ravel())
+            out[:total] = data[:len(kept)][kept]
+            return cls(out, offsets)
+        long = lengths > _GATHERED
+        for i in np.flatnonzero(long).tolist():
+            out[int(offsets[i]):int(offsets[i + 1])] = data[int(starts[i]):int(starts[i]) + int(lengths[i])]
+        short = np.flatnonzero(~long)
+        short_end = np.cumsum(lengths[short])
+        first = 0
+        while first < len(short):
+            last = max(int(np.searchsorted(short_end, short_end[first] + _GATHER_BYTES)), first + 1)
+            chosen = short[first:last]
+            size = lengths[chosen]
+            target = np.repeat(offsets[chosen].astype(np.int64), size)
+            within = np.arange(len(target)) - np.repeat(np.cumsum(size) - size, size)
+            out[target + within] = data[np.repeat(starts[chosen], size) + within]
+            first = last
+        return cls(out, offsets)
+
+    @classmethod
     def from_arrow(cls, array) -> "ByteStrings":
         """From a pyarrow (large_)binary array or chunked array (copied once)."""
         builder = ByteStringsBuilder(max(array.nbytes, 1), len(array))
@@ -126,7 +179,8 @@ class ByteStrings:
 
     def take(self, index: np.ndarray) -> "ByteStrings":
         """The strings at ``index`` (an int array), in that order."""
-        return ByteStrings.from_arrow(self.to_arrow().take(arrow_indices(index)))
+        index = np.asarray(index, dtype=np.int64)
+        return ByteStrings.from_spans(self.data, self.offsets[index], self.offsets[index + 1])
 
     def to_arrow(self):
         """A zero-copy pyarrow large_binary view (for arrow's kernels)."""
@@ -218,6 +272,10 @@ class ByteStrings:
     def rank(self, index: np.ndarray | None = None) -> np.ndarray:
         """Dense byte-wise rank (0 = smallest; equal strings share a rank)
         of the strings at ``index`` (all if None), as strcmp orders them."""
+        if not have_arrow():
+            values = (self if index is None else self.take(index)).to_list()
+            position = {value: rank for rank, value in enumerate(sorted(set(values)))}
+            return np.fromiter((position[value] for value in values), dtype=np.int64, count=len(values))
         import pyarrow.compute as pc
         chosen = self.to_arrow()
         if index is not None:

@@ -2,8 +2,9 @@
 
 A file is read in line-aligned blocks (so memory follows the block, not the
 file). Each block takes the fast path when it can: pyarrow's CSV reader,
-multi-threaded C++, over the block once its whitespace is made regular (one
-separator between fields, none at line ends). A block the fast path cannot
+multi-threaded C++ (or, without pyarrow, whole-array numpy), over the block
+once its whitespace is made regular (one separator between fields, none at
+line ends). A block the fast path cannot
 take (mixed column counts, hexadecimal scores, a bad line) is read line by
 line in Python: that path reads every valid file correctly and names the
 file and line of the first problem. Both paths give the same columns.
@@ -29,10 +30,9 @@ from typing import Iterator
 import numpy as np
 
 from .errors import InputError
-from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, numbers, shown
+from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, have_arrow, numbers, shown
 
 BLOCK_BYTES = 64 << 20
-_ARROW_THREADS = True         # pyarrow parses a block on every core (off in worker processes)
 BOM = b"\xef\xbb\xbf"
 MAX_GRADE = 10_000
 
@@ -108,17 +108,18 @@ def iter_blocks(path: str, block_bytes: int | None = None):
     try:
         stream = raw
         if hasattr(raw, "peek"):
-            magic = raw.peek(2)[:2]
+            magic = raw.peek(4)[:4]
         elif raw.seekable():
-            magic = raw.read(2)
+            magic = raw.read(4)
             raw.seek(0)
         else:
-            magic = raw.read(2)
+            magic = raw.read(4)
             stream = io.BufferedReader(_Prefixed(magic, raw))
-        if magic == b"\x1f\x8b":
+        gzipped = is_gzip(magic)
+        if gzipped:
             stream = gzip.GzipFile(fileobj=stream)
         line, pending = 1, None
-        left = size_hint(path) if path != "-" and magic != b"\x1f\x8b" else None
+        left = size_hint(path) if path != "-" and not gzipped else None
         while True:
             try:
                 if left is not None:            # a plain file: read in place, no copy
@@ -133,6 +134,11 @@ def iter_blocks(path: str, block_bytes: int | None = None):
                 if full:                        # finish the last line
                     block += stream.readline()
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                if gzipped and pending is None and _text_after_all(raw):
+                    # text whose first bytes look like gzip's (a strange first qid): read it as text
+                    import os
+                    stream, gzipped, left = raw, False, os.path.getsize(path)
+                    continue
                 raise InputError(path, f"not a valid gzip file ({exc})") from None
             if pending is None and block.startswith(BOM):
                 block = block[len(BOM):]
@@ -147,6 +153,19 @@ def iter_blocks(path: str, block_bytes: int | None = None):
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
+
+
+def _text_after_all(raw) -> bool:
+    """For a file that starts like gzip but is not: whether it is text (no
+    NUL byte in its first 64 KB, which compressed data always has). The
+    file is rewound for reading again when so."""
+    if raw is sys.stdin.buffer or not raw.seekable():
+        return False
+    raw.seek(0)
+    if b"\x00" in raw.read(1 << 16):
+        return False
+    raw.seek(0)
+    return True
 
 
 class _Prefixed(io.RawIOBase):
@@ -169,6 +188,12 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+def is_gzip(header: bytes) -> bool:
+    """Whether a file's first 4 bytes start a gzip stream: the magic
+    number, deflate, and no reserved flag set."""
+    return len(header) == 4 and header[:3] == b"\x1f\x8b\x08" and header[3] & 0xE0 == 0
+
+
 def size_hint(path: str) -> int:
     """The file's size when it is a plain file (an upper bound on its text),
     else 0."""
@@ -177,7 +202,7 @@ def size_hint(path: str) -> int:
         return 0
     try:
         with open(path, "rb") as handle:
-            if handle.read(2) == b"\x1f\x8b":
+            if is_gzip(handle.read(4)):
                 return 0
         return os.path.getsize(path)
     except OSError:
@@ -329,7 +354,8 @@ def _first_data_line(text: bytes) -> bytes:
 
 
 def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
-    """Columns of a block through pyarrow, or None if it cannot take it.
+    """Columns of a block through pyarrow (numpy without it), or None if it
+    cannot take it.
 
     Fields must be separated by exactly one space: pyarrow reads every
     column of the first line's count, and an empty field anywhere means the
@@ -343,10 +369,78 @@ def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
     squeezed = first.startswith(b" ") or first.endswith(b" ") or b"  " in first
     if squeezed:
         text = _squeezed(text)
-    result = _arrow_block(text, layouts, chosen)
+    parse = _arrow_block if have_arrow() else _numpy_block
+    result = parse(text, layouts, chosen)
     if result is None and not squeezed:
-        result = _arrow_block(_squeezed(text), layouts, chosen)
+        result = parse(_squeezed(text), layouts, chosen)
     return result
+
+
+_SPACE, _NEWLINE = 32, 10
+_DIGITS = np.zeros(256, dtype=bool)
+_DIGITS[list(b"0123456789+-")] = True
+_DECIMALS = _DIGITS.copy()
+_DECIMALS[list(b".eE")] = True
+
+
+def _numpy_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
+    """What :func:`_arrow_block` does, on numpy alone: the fields of a block
+    whose lines all have one space between fields, or None (an irregular
+    or unusual block: the caller squeezes it, or the slow path reads it).
+    Numbers are taken only when their characters are plain decimal ones
+    (no underscores, no hex, no inf/nan), as Python's parser then agrees
+    with strtod; anything else goes to the slow path."""
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    if len(buffer) and buffer[-1] != _NEWLINE:
+        buffer = np.append(buffer, np.uint8(_NEWLINE))
+    count = _first_data_line(text).count(b" ") + 1
+    layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
+    if layout is None or not layout.accepts(count):
+        return None
+    ends = np.flatnonzero((buffer == _SPACE) | (buffer == _NEWLINE))       # each field ends at one
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    at_newline = buffer[ends] == _NEWLINE
+    empty = starts == ends
+    if (empty & ~(at_newline & np.concatenate(([True], at_newline[:-1])))).any():
+        return None                                  # an empty field that is not an empty line
+    starts, ends, at_newline = starts[~empty], ends[~empty], at_newline[~empty]
+    if len(ends) % count or not at_newline.reshape(-1, count)[:, -1].all() \
+            or at_newline.sum() != len(ends) // count:
+        return None                                  # some line has another number of fields
+    starts, ends = starts.reshape(-1, count), ends.reshape(-1, count)
+    values = {}
+    for position, name, kind in layout.columns:
+        field_starts, field_ends = starts[:, position], ends[:, position]
+        strings = ByteStrings.from_spans(buffer, field_starts, field_ends)
+        if kind == BYTES:
+            values[name] = strings
+            continue
+        allowed = _DIGITS if kind == INTEGER else _DECIMALS
+        width = int(strings.lengths.max(initial=0))
+        if width > 40 or not allowed[strings.data[:int(strings.offsets[-1])]].all():
+            return None
+        try:
+            array = _padded(strings, width).astype(np.int64 if kind == INTEGER else np.float64)
+        except (ValueError, OverflowError):
+            return None
+        if name == "grade" and len(array) and np.abs(array).max() > MAX_GRADE:
+            return None
+        values[name] = array
+    if not chosen:
+        chosen.append(layout)
+    return values, bytes(_last_data_line(text)).split(b" ")
+
+
+def _padded(strings: ByteStrings, width: int) -> np.ndarray:
+    """Short strings as a fixed-width numpy bytes array ('S' dtype): each
+    row holds a string's bytes, then zeros."""
+    width = max(width, 1)
+    lengths = strings.lengths.astype(np.int64)
+    matrix = np.zeros((len(strings), width), dtype=np.uint8)
+    filled = np.repeat(np.tile(np.array([True, False]), len(strings)),
+                       np.column_stack((lengths, width - lengths)).ravel())
+    matrix.ravel()[filled] = strings.data[:int(strings.offsets[-1])]
+    return matrix.view(f"S{width}").ravel()
 
 
 def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
@@ -363,7 +457,7 @@ def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
     try:
         table = csv.read_csv(
             pa.py_buffer(text),
-            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=_ARROW_THREADS,
+            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=True,
                                          block_size=1 << 22),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                            escape_char=False, newlines_in_values=False,
@@ -434,9 +528,9 @@ def column_blocks(path: str, layouts: list[Layout], fast: bool = True) -> Iterat
 def _release_arrow_memory() -> None:
     """Give pyarrow's freed blocks back to the system (its allocator keeps
     them otherwise, and a big file's blocks would add up)."""
-    import sys
-    if "pyarrow" in sys.modules:
-        sys.modules["pyarrow"].default_memory_pool().release_unused()
+    if have_arrow():
+        import pyarrow
+        pyarrow.default_memory_pool().release_unused()
 
 
 def read_columns(path: str, layouts: list[Layout], fast: bool = True) -> Columns:

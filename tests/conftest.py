@@ -48,6 +48,14 @@ def cli():
     return run_cli
 
 
+@pytest.fixture(params=["pyarrow", "numpy"])
+def reader(request, monkeypatch):
+    """Each file-reading path: pyarrow's (the default), and numpy's, which
+    lexeval uses when pyarrow is not installed."""
+    monkeypatch.setattr("lexeval.strings._ARROW", [request.param == "pyarrow"])
+    return request.param
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)

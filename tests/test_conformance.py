@@ -1,4 +1,5 @@
-"""lexeval's single-run output against trec_eval 10.0's own test outputs."""
+"""lexeval's single-run output against trec_eval 10.0's own test outputs,
+with either file reader (pyarrow's, and numpy's when pyarrow is missing)."""
 
 import pytest
 
@@ -20,7 +21,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("expected", sorted(CASES))
-def test_matches_trec_eval(expected):
+def test_matches_trec_eval(expected, reader):
     args = [a if not a.startswith(("qrels", "results")) else str(CONFORMANCE / a) for a in CASES[expected]]
     result = run_cli(args)
     assert result.code == 0, result.err

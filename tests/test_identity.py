@@ -4,8 +4,10 @@ qids and docnos are byte strings compared byte for byte. Hypothesis builds
 collections whose identifiers mix lengths (1 to 300 bytes), UTF-8 text,
 bytes that are not UTF-8, numbers with leading zeros and long shared
 prefixes, written with irregular whitespace; every measure and preference
-must equal the plain reference in ``reference.py``. The file reader's two
-paths (pyarrow, and line by line) must give the same columns.
+must equal the plain reference in ``reference.py``, whether files are read
+through pyarrow or through numpy (lexeval's reader when pyarrow is not
+installed). The file reader's fast and line-by-line paths must give the
+same columns.
 """
 
 import math
@@ -109,7 +111,7 @@ MEASURES = ["map", "P.3", "recall.5", "recip_rank", "Rprec", "bpref", "ndcg_cut.
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(collections())
-def test_every_identifier_shape_matches_the_reference(tmp_path_factory, collection):
+def test_every_identifier_shape_matches_the_reference(tmp_path_factory, reader, collection):
     qrels, runs, rng = collection
     qrels_path, run_paths = write_collection(tmp_path_factory.mktemp("id"), qrels, runs, rng)
     ev = evaluate(qrels_path, run_paths, MEASURES, complete=True)
@@ -150,7 +152,7 @@ SCORES = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=False).map(r
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(identifiers(b"p" * 50), identifiers(b"q" * 50), SCORES), min_size=1, max_size=30),
        st.randoms(use_true_random=False), st.booleans(), st.booleans())
-def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, rows, rng, comments, bom):
+def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, reader, rows, rng, comments, bom):
     lines = []
     for qid, docno, score in rows:
         qid = b"q" + qid                                   # never a comment
@@ -178,7 +180,7 @@ def test_hex_and_decimal_scores_as_strtod_reads_them(tmp_path):
 # ---------------------------------------------------------------- the issue's cases
 
 
-def test_one_long_docno_does_not_hide_the_others(tmp_path):
+def test_one_long_docno_does_not_hide_the_others(tmp_path, reader):
     qrels = write(tmp_path / "qrels", "1 0 d1 1\n1 0 docno-longer-than-8 0\n")
     run = write(tmp_path / "run", "1 Q0 d1 1 1.0 x\n")
     assert run_cli(["-m", "map", qrels, run]).lines() == ["map                   \tall\t1.0000"]
@@ -274,7 +276,7 @@ def test_byte_strings_hash_alike_wherever_they_sit():
     assert len(set(alone.tolist())) == len(set(strings))
 
 
-def test_a_hash_that_always_collides_changes_nothing(monkeypatch):
+def test_a_hash_that_always_collides_changes_nothing(monkeypatch, reader):
     """Hashes only find candidates; the bytes decide. With every hash equal,
     every look-up is a clash, and the numbers must not move."""
     qrels = CRANFIELD / "qrels.txt"
@@ -305,7 +307,7 @@ def test_repeated_documents_are_found_when_hashes_collide(monkeypatch, tmp_path)
     assert result.code == 2 and f"{judged_twice}:3: document 'a' is judged twice" in result.err
 
 
-def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path):
+def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, reader):
     """Big files are read a block at a time; cut into tiny blocks, every
     number, and every error's line number, must stay the same."""
     import lexeval.textfile as textfile
@@ -325,3 +327,18 @@ def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path):
     broken = write(tmp_path / "broken", "\n".join(lines[:7000] + ["1 Q0 x 1 1_0 t"] + lines[7000:]) + "\n")
     result = run_cli([qrels, broken])
     assert result.code == 2 and f"{broken}:7001: score '1_0' is not a number" in result.err
+
+
+def test_text_that_starts_like_gzip_is_text(tmp_path, reader):
+    """A first qid made of gzip's magic bytes is a (strange) qid; a real
+    gzip file that is damaged is still an error."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(b"\x1f\x8b\x08\x01 0 d 1\n2 0 e 1\n")
+    run.write_bytes(b"\x1f\x8b\x08\x01 Q0 d 1 1.0 t\n2 Q0 x 1 1.0 t\n")
+    assert run_cli(["-m", "map", "-m", "num_q", qrels, run]).lines() == \
+        ["num_q                 \tall\t2", "map                   \tall\t0.5000"]
+    import gzip
+    damaged = tmp_path / "damaged.gz"
+    damaged.write_bytes(gzip.compress(run.read_bytes() * 50)[:-30])
+    result = run_cli([qrels, damaged])
+    assert result.code == 2 and "not a valid gzip file" in result.err
