@@ -270,7 +270,6 @@ class Qrels:
     docnos: ByteStrings                 # in file order: row j's docno is docnos[line_of_row[j]]
     line_of_row: np.ndarray             # (J,) int64
     head: np.ndarray                    # (2, J) uint64: each row's docno's first 16 bytes
-    lengths: np.ndarray                 # (J,) each row's docno's length
     clashes: dict                       # (query, docno) -> row, where two rows share a hash
     index: JudgementIndex
     level_counts: np.ndarray            # (Q, max_grade + 1) int64
@@ -287,12 +286,7 @@ class Qrels:
         rows = self.index.find(query, docno_hash)
         found = rows >= 0
         safe = np.where(found, rows, 0)
-        lengths = docnos.lengths[index]
-        same = found & (self.lengths[safe] == lengths) & (self.head[0][safe] == head[0]) & \
-            (self.head[1][safe] == head[1])
-        longer = np.flatnonzero(same & (lengths > 16))          # heads agree: compare the rest
-        if len(longer):
-            same[longer] = docnos.equal(index[longer], self.docnos, self.line_of_row[rows[longer]], skip=16)
+        same = found & same_strings(docnos, index, head, self.docnos, self.line_of_row[safe], self.head[:, safe])
         if self.clashes:
             clashing = np.flatnonzero(found & np.isin(rows, list(self.clashes.values())))
             for i in clashing.tolist():
@@ -343,7 +337,6 @@ def read_qrels(origin) -> Qrels:
                  query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query.astype(np.int32),
                  grades=grades.astype(np.int64), docnos=docnos,
                  line_of_row=order.astype(np.int32 if len(order) < 2 ** 31 else np.int64), head=head,
-                 lengths=docnos.lengths[order],
                  clashes=clashes, index=JudgementIndex(query, docno_hash, len(ordered_qids)),
                  level_counts=level_counts)
 
