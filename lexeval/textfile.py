@@ -369,11 +369,31 @@ def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
     squeezed = first.startswith(b" ") or first.endswith(b" ") or b"  " in first
     if squeezed:
         text = _squeezed(text)
-    parse = _arrow_block if have_arrow() else _numpy_block
-    result = parse(text, layouts, chosen)
+    result = _parsed(text, layouts, chosen)
     if result is None and not squeezed:
-        result = parse(_squeezed(text), layouts, chosen)
+        result = _parsed(_squeezed(text), layouts, chosen)
     return result
+
+
+def _parsed(text: bytes, layouts: list[Layout], chosen: list[Layout]):
+    """(values, last line's fields) of a text with one space between fields,
+    or None when the fast parser cannot take it or a value needs the slow
+    path's message (NaN, a grade out of range)."""
+    count = _first_data_line(text).count(b" ") + 1
+    layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
+    if layout is None or not layout.accepts(count):
+        return None
+    values = (_arrow_block if have_arrow() else _numpy_block)(text, layout, count)
+    if values is None:
+        return None
+    for _, name, kind in layout.columns:
+        if kind == FLOAT and np.isnan(values[name]).any():
+            return None
+        if name == "grade" and len(values[name]) and np.abs(values[name]).max() > MAX_GRADE:
+            return None
+    if not chosen:
+        chosen.append(layout)
+    return values, bytes(_last_data_line(text)).split(b" ")
 
 
 _SPACE, _NEWLINE = 32, 10
@@ -383,20 +403,17 @@ _DECIMALS = _DIGITS.copy()
 _DECIMALS[list(b".eE")] = True
 
 
-def _numpy_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
-    """What :func:`_arrow_block` does, on numpy alone: the fields of a block
-    whose lines all have one space between fields, or None (an irregular
-    or unusual block: the caller squeezes it, or the slow path reads it).
+def _numpy_block(text: bytes, layout: Layout, count: int) -> dict | None:
+    """What :func:`_arrow_block` does, on numpy alone: the columns of a text
+    whose lines all have ``count`` fields with one space between them, or
+    None (an irregular or unusual block: the caller squeezes it, or the
+    slow path reads it).
     Numbers are taken only when their characters are plain decimal ones
     (no underscores, no hex, no inf/nan), as Python's parser then agrees
     with strtod; anything else goes to the slow path."""
     buffer = np.frombuffer(text, dtype=np.uint8)
     if len(buffer) and buffer[-1] != _NEWLINE:
         buffer = np.append(buffer, np.uint8(_NEWLINE))
-    count = _first_data_line(text).count(b" ") + 1
-    layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
-    if layout is None or not layout.accepts(count):
-        return None
     ends = np.flatnonzero((buffer == _SPACE) | (buffer == _NEWLINE))       # each field ends at one
     starts = np.concatenate(([0], ends[:-1] + 1))
     at_newline = buffer[ends] == _NEWLINE
@@ -423,12 +440,8 @@ def _numpy_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
             array = _padded(strings, width).astype(np.int64 if kind == INTEGER else np.float64)
         except (ValueError, OverflowError):
             return None
-        if name == "grade" and len(array) and np.abs(array).max() > MAX_GRADE:
-            return None
         values[name] = array
-    if not chosen:
-        chosen.append(layout)
-    return values, bytes(_last_data_line(text)).split(b" ")
+    return values
 
 
 def _padded(strings: ByteStrings, width: int) -> np.ndarray:
@@ -443,14 +456,13 @@ def _padded(strings: ByteStrings, width: int) -> np.ndarray:
     return matrix.view(f"S{width}").ravel()
 
 
-def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
+def _arrow_block(text: bytes, layout: Layout, count: int) -> dict | None:
+    """The columns of a text whose lines have ``count`` fields with one
+    space between them, through pyarrow's CSV reader; None if it cannot
+    take it (an empty field means the spacing was irregular)."""
     import pyarrow as pa
     from pyarrow import csv
 
-    count = _first_data_line(text).count(b" ") + 1
-    layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
-    if layout is None or not layout.accepts(count):
-        return None
     kinds = {position: kind for position, _, kind in layout.columns}
     types = {f"f{i}": pa.int64() if kinds.get(i) == INTEGER else pa.float64() if kinds.get(i) == FLOAT
              else pa.binary() for i in range(count)}
@@ -475,18 +487,8 @@ def _arrow_block(text: bytes, layouts: list[Layout], chosen: list[Layout]):
     values = {}
     for position, name, kind in layout.columns:
         column = table.column(f"f{position}")
-        if kind == BYTES:
-            values[name] = column                       # copied once, by the builder
-        else:
-            array = numbers(column)
-            if kind == FLOAT and np.isnan(array).any():
-                return None                                  # the slow path names the line
-            if name == "grade" and len(array) and np.abs(array).max() > MAX_GRADE:
-                return None
-            values[name] = array
-    if not chosen:
-        chosen.append(layout)
-    return values, bytes(_last_data_line(text)).split(b" ")
+        values[name] = column if kind == BYTES else numbers(column)    # bytes: copied once, by the builder
+    return values
 
 
 def _last_data_line(text: bytes) -> bytes:
