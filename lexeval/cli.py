@@ -44,7 +44,8 @@ CI gate:
 fails (exit 1, one line per failure on stderr) when new.run is worse than
 base on a gate measure with p < --alpha.
 
-Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input.
+Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input,
+3 an internal error (a bug in lexeval: please report it).
 """
 
 
@@ -240,6 +241,9 @@ def _fractions(_ctx, _param, value):
               help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every run's dropped queries on standard error (with many runs they are summed up "
+                   "in one line).")
 @click.option("--timings", is_flag=True,
               help="After the output, print on standard error the seconds spent reading (with MB/s), "
                    "on measures, on pairs and on output.")
@@ -250,7 +254,7 @@ def _fractions(_ctx, _param, value):
 def command(qrels, runs, measures, per_query, no_summary, level, depth, complete, judged_only,
             output_format, test, permutations, seed, correction, alpha, intervals, confidence, resamples, hsd,
             baseline, gates,
-            gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs, timings):
+            gate_margin, reports, reference, trials, fractions, samples, plot_dir, rarity_weight, jobs, verbose, timings):
     from .evaluation import SignificanceOptions, Timings, evaluate, gate_failures, timed
     from .names import output_names
     _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, per_query, no_summary,
@@ -265,7 +269,7 @@ def command(qrels, runs, measures, per_query, no_summary, level, depth, complete
                               rarity_weight, extra_measures=list(gates) + ([reference] if reports else []),
                               keep_rows="degradation" in reports, judged_only=judged_only,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),
-                              timings=timings)
+                              timings=timings, verbose=verbose)
         gate_names = [name for gate in gates for name in output_names(gate)]
         failures = gate_failures(evaluation, gate_names, gate_margin) if gates else []
         report_lines = []
@@ -309,6 +313,8 @@ def _check_usage(runs, test, gates, baseline, reports, plot_dir, output_format, 
         raise UsageError("--confidence must be between 0 and 1 (e.g. 0.95)")
     if gates and not baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
+    if gates and len(runs) < 2:
+        raise UsageError("--gate compares runs with the baseline: give two or more runs")
     if gates and test == "none":
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
     if reports and len(runs) < 2:
@@ -391,7 +397,7 @@ def main(argv=None) -> None:
         # a dependency missing from this Python (e.g. rich for --format table)
         package = (error.name or "?").split(".")[0]
         if package == "lexeval":
-            raise
+            _internal_error(error)
         click.echo(f"lexeval: error: this needs the Python package '{package}', which is not installed "
                    f"here (pip install {package}, or reinstall lexeval)", err=True)
         sys.exit(2)
@@ -399,9 +405,17 @@ def main(argv=None) -> None:
         sys.exit(130)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
+    except click.UsageError as error:
+        # click's own usage errors (an unknown option, a bad value) read like
+        # every other usage error: "lexeval: error: ...", exit 2
+        if error.ctx is not None:
+            click.echo(error.ctx.get_usage(), err=True)
+            click.echo("Try 'lexeval -h' for help.", err=True)
+        click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        sys.exit(2)
     except click.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
+        click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        sys.exit(2)
     except BrokenPipeError:
         # output piped into head: not an error. Point stdout at /dev/null so
         # that the interpreter's final flush does not complain either.
@@ -411,4 +425,29 @@ def main(argv=None) -> None:
         except (OSError, ValueError, AttributeError):
             pass
         sys.exit(0)
+    except Exception as error:                  # a bug: never a traceback, never exit 1
+        _internal_error(error)
     sys.exit(0)
+
+
+INTERNAL_ERROR_STATUS = 3
+
+
+def _internal_error(error: Exception) -> None:
+    """Report an unexpected exception as lexeval's bug, exit status 3.
+
+    Set LEXEVAL_TRACEBACK=1 to see the traceback as well."""
+    import os
+    import traceback
+    from . import __version__
+    if os.environ.get("LEXEVAL_TRACEBACK"):
+        traceback.print_exc()
+    package = os.path.dirname(os.path.abspath(__file__))
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.abspath(frame.filename).startswith(package)]
+    where = f" (at {os.path.relpath(frames[-1].filename, os.path.dirname(package))}:{frames[-1].lineno})" \
+        if frames else ""
+    click.echo(f"lexeval: internal error: {type(error).__name__}: {error}{where}", err=True)
+    click.echo(f"lexeval: this is a bug in lexeval {__version__}; please report it with the command "
+               "that caused it (LEXEVAL_TRACEBACK=1 shows the traceback)", err=True)
+    sys.exit(INTERNAL_ERROR_STATUS)

@@ -114,25 +114,48 @@ def _quoted(qid: str) -> str:
     return '"' + text.replace('"', '\\"') + '"'
 
 
-def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> list[str]:
-    """What each run's queries left out, one line per run at most, and which
-    compared queries no run has: the silent drops a user should know of."""
-    notes = []
+#: Above this many runs with something left out, the notes are summed up in
+#: one line each (``verbose`` lists every run).
+NOTES_PER_RUN_UP_TO = 5
+
+
+def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False) -> list[str]:
+    """What each run's queries left out, and which compared queries no run
+    has: the silent drops a user should know of. One line per run for a few
+    runs (or ``verbose``); for many, one line for the runs whose queries the
+    qrels lack and one for the runs lacking qrels queries (how many, the worst
+    case, the first example). A run none of whose queries is in the qrels
+    (the classic "01" against "1") always gets its own line."""
+    notes, unknown, lacking = [], [], []
     for run in runs:
         parts = []
         missing = np.flatnonzero(~run.present)
         if not run.present.any():
-            parts.append(f"none of its queries is in the qrels (first: {_quoted(run.unknown_qids[0])}): "
-                         "it scores 0")
-        else:
-            if run.num_unknown:
-                parts.append(f"{_count(run.num_unknown, 'query', 'queries')} not in the qrels, ignored "
-                             f"(first: {_quoted(run.unknown_qids[0])})")
-            if len(missing):
-                parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
-                             f"(first: {_quoted(qrels.qids[missing[0]])})")
+            notes.append(f"{run.path}: warning: none of its queries is in the qrels "
+                         f"(first: {_quoted(run.unknown_qids[0])}): it scores 0")
+            continue
+        if run.num_unknown:
+            parts.append(f"{_count(run.num_unknown, 'query', 'queries')} not in the qrels, ignored "
+                         f"(first: {_quoted(run.unknown_qids[0])})")
+            unknown.append(run)
+        if len(missing):
+            parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
+                         f"(first: {_quoted(qrels.qids[missing[0]])})")
+            lacking.append((len(missing), run, missing[0]))
         if parts:
             notes.append(f"{run.path}: warning: " + "; ".join(parts))
+    if not verbose and len({id(run) for run in unknown} | {id(item[1]) for item in lacking}) > NOTES_PER_RUN_UP_TO:
+        notes = [note for note in notes if "none of its queries" in note]
+        if unknown:
+            worst = max(unknown, key=lambda run: run.num_unknown)
+            notes.append(f"warning: {len(unknown)} of {len(runs)} runs have queries that are not in the qrels, "
+                         f"ignored (most: {worst.path}, {_count(worst.num_unknown, 'query', 'queries')}, first: "
+                         f"{_quoted(worst.unknown_qids[0])}); --verbose lists every run")
+        if lacking:
+            count, worst, first = max(lacking, key=lambda item: item[0])
+            notes.append(f"warning: {len(lacking)} of {len(runs)} runs lack qrels queries (most: {worst.path} "
+                         f"lacks {count} of the {len(worst.present)}, first: {_quoted(qrels.qids[first])}); "
+                         "--verbose lists every run")
     if any(run.present.any() and not run.present.all() for run in runs):
         notes.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
                      "and is an empty ranking in comparisons")
@@ -523,6 +546,8 @@ def gate_failures(evaluation: Evaluation, gates: list[str], margin: float = 0.0)
     """Runs worse than the baseline on a gate measure by more than ``margin``
     with p < alpha (after correction)."""
     tests, pairs, options = evaluation.tests, evaluation.pairs, evaluation.options
+    if tests is None or options.baseline is None:
+        raise UsageError("--gate needs two or more runs, --baseline RUN and a test (--test t or randomization)")
     baseline = evaluation.run_names.index(options.baseline)
     failures = []
     for gate in gates:
@@ -553,6 +578,8 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
     evaluation = Evaluation(rankings, columns, included,
                             compared=rankings.num_rel_per_query > 0, options=options,
                             requests=list(requests), complete=complete)
+    if options.baseline is not None and options.baseline not in rankings.run_names:
+        raise UsageError(f"--baseline '{options.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
     if rankings.num_runs < 2:
         return evaluation
     with timed(timings, "pairs"):
@@ -569,7 +596,7 @@ def evaluate_rankings(rankings: Rankings, requests: list[m.MeasureRequest],
 
 def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None = None,
          progress=None, warn=None, keep_rows: bool = False, judged_only: bool = False,
-         timings: Timings | None = None) -> Rankings:
+         timings: Timings | None = None, verbose: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
@@ -599,7 +626,7 @@ def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for note in coverage_notes(judgements, parsed, level):
+    for note in coverage_notes(judgements, parsed, level, verbose):
         warn(note)
     return rankings
 
@@ -607,7 +634,7 @@ def load(qrels, runs, level: int = 1, depth: int | None = None, jobs: int | None
 def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = None, complete: bool = False,
              jobs: int | None = None, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
              extra_measures=(), keep_rows: bool = False, progress=None, judged_only: bool = False,
-             warn=None, timings: Timings | None = None) -> Evaluation:
+             warn=None, timings: Timings | None = None, verbose: bool = False) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -621,7 +648,8 @@ def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = Non
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
-    ``timings`` (a :class:`Timings`) the seconds spent in each phase.
+    ``timings`` (a :class:`Timings`) the seconds spent in each phase;
+    ``verbose`` lists every run's dropped queries, however many runs.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
@@ -631,7 +659,7 @@ def evaluate(qrels, runs, measures=None, level: int = 1, depth: int | None = Non
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
     selection = select_measures(measures, len(sources), extra=extra_measures)
-    rankings = load(qrels, sources, level, depth, jobs, progress=progress, warn=warn,
+    rankings = load(qrels, sources, level, depth, jobs, progress=progress, warn=warn, verbose=verbose,
                     keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only, timings=timings)
     rankings.rarity_weight = rarity_weight
     return evaluate_rankings(rankings, selection.metrics, complete, selection.preferences, options, timings)

@@ -39,6 +39,14 @@ def _ratio(numerator, denominator) -> np.ndarray:
     return out
 
 
+def _gather(values: np.ndarray, index: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """values[index] where ``where`` holds, else 0; safe when ``values`` is
+    empty (no query has an ideal gain, e.g. every grade 0 at -l)."""
+    out = np.zeros(len(index), dtype=np.float64)
+    out[where] = values[index[where]]
+    return out
+
+
 def _per_cutoff(function, cutoffs) -> np.ndarray:
     """Stack ``function(cutoff)`` (S,) for each cutoff into (S, k)."""
     return np.stack([function(cutoff) for cutoff in cutoffs], axis=1)
@@ -398,7 +406,7 @@ def ndcg_rel(r: Rankings, pairs) -> np.ndarray:
     query = r.segment_query[r.segment]
     chosen = (gain > 0) & (size[r.segment] > 0)
     position = np.minimum(r.rank - 1, size[r.segment] - 1)
-    ideal_here = ideal_running[np.where(chosen, ideal.starts[query] + position, 0)]
+    ideal_here = _gather(ideal_running, ideal.starts[query] + position, chosen)
     share = _ratio(running, ideal_here)
     total = r.segment_sum(share, chosen)
     found = np.bincount(r.segment[chosen], minlength=r.num_segments)
@@ -465,7 +473,7 @@ def g_measure(r: Rankings, pairs) -> np.ndarray:
     size = ideal.lengths[r.segment_query][r.segment]
     query = r.segment_query[r.segment]
     inside = r.rank - 1 < size
-    ideal_gain = np.where(inside, ideal.gains[np.where(inside, ideal.starts[query] + r.rank - 1, 0)], 0.0)
+    ideal_gain = _gather(ideal.gains, ideal.starts[query] + r.rank - 1, inside)
     cost = np.where(inside & (ideal_gain >= 1.0), ideal_gain, 1.0)
     sum_cost = running_sum(cost, r.starts, r.lengths)
     sum_results = running_sum(gain, r.starts, r.lengths)

@@ -212,7 +212,7 @@ def degraded(r: Rankings, qrels, fraction: float, rng: np.random.Generator) -> R
     query_of_row = qrels.query_index
     relevant_rows = np.flatnonzero(qrels.grades >= r.level)
     evaluated = {qid: index for index, qid in enumerate(r.qids)}
-    row_query = np.array([evaluated.get(qrels.qids[q], -1) for q in query_of_row[relevant_rows]])
+    row_query = np.array([evaluated.get(qrels.qids[q], -1) for q in query_of_row[relevant_rows]], dtype=np.int64)
     inside = row_query >= 0
     relevant_rows, row_query = relevant_rows[inside], row_query[inside]
     order = np.lexsort((rng.random(len(relevant_rows)), row_query))
@@ -270,6 +270,10 @@ def run_reports(evaluation, names: list[str], options: ReportOptions,
                 progress: Callable | None = None) -> list[ReportLine]:
     """Every requested report, once each, in the order asked.
     ``progress(label, done, total)`` follows the sampling loops."""
+    if not evaluation.compared.any():
+        from .errors import UsageError
+        raise UsageError(f"--report compares runs on the queries with a relevant document (grade >= "
+                         f"{evaluation.rankings.level}), and there is none here: nothing to compare")
     data = matrices(evaluation)
     lines: list[ReportLine] = []
     for name in dict.fromkeys(names):

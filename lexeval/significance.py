@@ -107,14 +107,15 @@ def correct(p: np.ndarray, method: str) -> np.ndarray:
 def effect_size(differences: np.ndarray) -> np.ndarray:
     """(P,) standardized effect size of each row of paired differences
     (P, Q): the mean over the standard deviation (Cohen's d_z); 0 when every
-    difference is 0, +-inf when all are equal and not 0."""
+    difference is 0, NaN when all are equal and not 0
+    (the ratio is undefined)."""
     differences = np.asarray(differences, dtype=np.float64)
     count = differences.shape[1]
     mean = differences.mean(axis=1) if count else np.zeros(len(differences))
     spread = differences.std(axis=1, ddof=1) if count > 1 else np.zeros(len(differences))
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = mean / spread
-    return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
+    return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.nan))
 
 
 def t_interval(differences: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
