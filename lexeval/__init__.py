@@ -12,8 +12,8 @@ Names are imported on first use, so that ``lexeval --version`` and
 
 __version__ = "0.2.0"
 
-_LAZY = {"evaluate": "evaluation", "load": "evaluation", "select_measures": "names",
-         "Evaluation": "evaluation", "SignificanceOptions": "evaluation", "Timings": "evaluation"}
+_LAZY = {"evaluate": "evaluation", "load": "evaluation", "Evaluation": "evaluation",
+         "select_measures": "measures.names", "SignificanceOptions": "stats.pairs", "Timings": "timings"}
 
 __all__ = [*_LAZY, "__version__"]
 

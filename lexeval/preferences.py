@@ -29,10 +29,8 @@ from itertools import combinations
 
 import numpy as np
 
-from .names import PREFERENCE_NAMES
+from .choices import PREFERENCE_NAMES
 from .rankings import Rankings
-
-SIGN_PREFERENCES = ("LP", "LR")        # these also get _win, _loss, _tie counts
 
 NO_SPLIT = np.iinfo(np.int64).max      # adjacent vectors that are identical
 
@@ -308,17 +306,6 @@ class Preferences:
         if "levels" not in self.__dict__:
             self._whole()
         return self.__dict__["levels"]
-
-    def run_scores(self) -> dict[str, np.ndarray]:
-        """(R, Q) per preference: each run's mean preference against every
-        other run, per query; one pass over the pairs, a block at a time."""
-        runs, queries = self.rankings.num_runs, self.rankings.num_queries
-        totals = {name: np.zeros((runs, queries)) for name in self.names}
-        for rows, values, _ in self.blocks():
-            spread = RunSpread(self.pair_array[rows])
-            for name, block in values.items():
-                spread.add(totals[name], block)
-        return {name: total / max(runs - 1, 1) for name, total in totals.items()}
 
 
 class RunSpread:

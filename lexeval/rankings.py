@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .inputs import ParsedRun, Qrels
+from .io.inputs import ParsedRun, Qrels
 
 
 @dataclass
@@ -36,7 +36,6 @@ class Rankings:
     present: np.ndarray          # (R, Q) bool: run has the query
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
     qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
-    rarity_weight: float = 0.5   # alpha of the rareness measures (seed 002)
     qrels: Qrels | None = field(repr=False, default=None)   # the judgements these came from
 
     # ------------------------------------------------------------ shape

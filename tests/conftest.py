@@ -52,7 +52,7 @@ def cli():
 def reader(request, monkeypatch):
     """Each file-reading path: pyarrow's (the default), and numpy's, which
     lexeval uses when pyarrow is not installed."""
-    monkeypatch.setattr("lexeval.strings._ARROW", [request.param == "pyarrow"])
+    monkeypatch.setattr("lexeval.io.strings._ARROW", [request.param == "pyarrow"])
     return request.param
 
 

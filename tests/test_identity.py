@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import CRANFIELD, EXAMPLES, run_cli, write
 from lexeval import evaluate
-from lexeval.inputs import RUN_LAYOUTS
-from lexeval.strings import ByteStrings
-from lexeval.textfile import read_columns
+from lexeval.io.inputs import RUN_LAYOUTS
+from lexeval.io.strings import ByteStrings
+from lexeval.io.textfile import read_columns
 
 WHITESPACE = set(b" \t\n\r\x0b\x0c\x00")
 
@@ -310,7 +310,7 @@ def test_repeated_documents_are_found_when_hashes_collide(monkeypatch, tmp_path)
 def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, reader):
     """Big files are read a block at a time; cut into tiny blocks, every
     number, and every error's line number, must stay the same."""
-    import lexeval.textfile as textfile
+    import lexeval.io.textfile as textfile
     qrels = CRANFIELD / "qrels.txt"
     runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200", "tfidf_title")]
     want = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import CONFORMANCE, EXAMPLES, run_cli, write
 from lexeval import evaluate
-from lexeval.names import output_names
+from lexeval.measures.names import output_names
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -134,7 +134,7 @@ def test_degradation_is_reproducible_and_full_labels_change_nothing():
 
 def test_degraded_rankings_keep_at_least_one_label(evaluation):
     from lexeval import load
-    from lexeval.reports import degraded
+    from lexeval.reports.degradation import degraded
     rankings = load(str(QRELS), [str(r) for r in RUNS], keep_rows=True)
     thin = degraded(rankings, rankings.qrels, 0.01, np.random.default_rng(0))
     assert (thin.num_rel_per_query == 1).all()

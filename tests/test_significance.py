@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 
 from conftest import EXAMPLES, run_cli
-from lexeval import significance as sig
-from lexeval.evaluation import SignificanceOptions
+from lexeval.stats import significance as sig
+from lexeval.stats.pairs import SignificanceOptions
 from lexeval import evaluate
 
 RNG = np.random.default_rng(7)
@@ -186,7 +186,7 @@ def test_t_and_binomial_tails_equal_scipy():
     """lexeval computes the two tails itself (importing scipy.special costs
     more than a small evaluation); they must equal scipy's."""
     from scipy import special
-    from lexeval.distributions import binomial_lower_tail, t_two_sided
+    from lexeval.stats.distributions import binomial_lower_tail, t_two_sided
     rng = np.random.default_rng(7)
     for df in (2, 3, 5, 10, 24, 99, 224, 1000, 6979):
         t = np.concatenate([rng.normal(0, 4, 500), [0.0, 1e-6, -3.0, 12.0, 35.0, np.inf]])

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import EXAMPLES, run_cli
 from lexeval import SignificanceOptions, evaluate
-from lexeval.significance import correct
-from lexeval.tables import letter
+from lexeval.stats.significance import correct
+from lexeval.output.tables import letter
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = [EXAMPLES / "cranfield" / "runs" / f"{name}.gz" for name in ("bm25okapi", "lsi200", "tfidf_title", "bm25l")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from .errors import OutputError, UsageError
+from ..errors import OutputError, UsageError
 
 INSTALL_HINT = "--plot needs matplotlib: pip install 'lexeval[plot]' (or pip install matplotlib)"
 

@@ -29,8 +29,15 @@ from typing import Iterator
 
 import numpy as np
 
-from .errors import InputError
-from .strings import ArrayBuilder, ByteStrings, ByteStringsBuilder, have_arrow, numbers, shown
+from ..errors import InputError
+from .strings import (
+    ArrayBuilder,
+    ByteStrings,
+    ByteStringsBuilder,
+    have_arrow,
+    numbers,
+    shown,
+)
 
 BLOCK_BYTES = 64 << 20
 BOM = b"\xef\xbb\xbf"

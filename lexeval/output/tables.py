@@ -1,5 +1,5 @@
 """Summary tables: LaTeX and Markdown for papers, and a table for people
-that fits the terminal. Like :mod:`lexeval.formatting`, only output.
+that fits the terminal, from the same values as :mod:`lexeval.output.records`.
 
 One :class:`SummaryTable` holds what every table shows: each run's summary
 value per measure, the best value per measure, and which differences are
@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .evaluation import Evaluation, testable
-from .formatting import formatted
-
-TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
-CORRECTION_NAMES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "Bonferroni",
-                    "bh": "Benjamini-Hochberg"}
+from ..choices import CORRECTION_TITLES, TEST_TITLES
+from ..evaluation import Evaluation
+from ..measures.registry import SUMMARY_NONE
+from ..stats.pairs import testable
+from .records import formatted
 
 
 def letter(index: int) -> str:
@@ -79,13 +78,13 @@ def summary_table(evaluation: Evaluation, for_paper: bool) -> SummaryTable:
     cells: dict[str, list[Cell]] = {}
     tested: dict[str, str] = {}                  # printed column -> tested measure
     for column in evaluation.columns:
-        if column.measure.summary == "none" or (for_paper and not testable(column)):
+        if column.measure.summary == SUMMARY_NONE or (for_paper and not testable(column.measure)):
             continue
         values = evaluation.summary(column)
         style = "text" if column.measure.text else "int" if column.measure.integer else "float"
         cells[column.name] = [Cell(text.strip()) for text in formatted(list(values), style)]
         measures.append(column.name)
-        if testable(column):
+        if testable(column.measure):
             tested[column.name] = column.name
             _mark_best(cells[column.name], np.asarray(values, dtype=np.float64))
     for name in evaluation.preference_names():
@@ -141,7 +140,7 @@ def caption(evaluation: Evaluation, baseline: int | None, screen: bool = False) 
         return "Summary values over the queries."
     if evaluation.tests is None:
         return "Best value per column in bold."
-    test = TEST_NAMES.get(options.test, options.test)
+    test = TEST_TITLES.get(options.test, options.test)
     if options.test == "randomization":
         test += f" ({options.permutations:,} permutations)"
     parts = [f"{test[0].upper()}{test[1:]} for metrics"]
@@ -149,7 +148,7 @@ def caption(evaluation: Evaluation, baseline: int | None, screen: bool = False) 
         parts.append("sign test for LP and LR, one-sample t-test for rrLP and rrLR")
     text = "; ".join(parts)
     if options.correction != "none":
-        text += f"; {CORRECTION_NAMES[options.correction]} correction over the pairs"
+        text += f"; {CORRECTION_TITLES[options.correction]} correction over the pairs"
     text += f"; alpha = {options.alpha:g}. Best value per column in bold."
     runs = evaluation.run_names
     if baseline is not None:

@@ -382,7 +382,7 @@ class ByteStringsBuilder:
 
 def decode(raw: bytes) -> str:
     """An identifier for printing: UTF-8, undecodable bytes kept as surrogates
-    (so ``encode_identifier`` gives the same bytes back)."""
+    (``text.encode("utf-8", "surrogateescape")`` gives the same bytes back)."""
     return raw.decode("utf-8", "surrogateescape")
 
 
@@ -390,6 +390,3 @@ def shown(raw: bytes) -> str:
     """Bytes for a message: UTF-8, anything else as \\xNN."""
     return raw.decode("utf-8", "backslashreplace")
 
-
-def encode_identifier(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")

@@ -17,10 +17,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, UsageError
-from .strings import ArrayBuilder, ByteStrings, ChunkedByteStrings, decode, have_arrow, mix, numbers, shown
-from .textfile import (BYTES, FLOAT, INTEGER, MAX_GRADE, Columns, Layout, column_blocks, find_line,
-                       read_columns, size_hint)
+from ..errors import InputError, UsageError
+from .strings import (
+    ArrayBuilder,
+    ByteStrings,
+    ChunkedByteStrings,
+    decode,
+    have_arrow,
+    mix,
+    numbers,
+    shown,
+)
+from .textfile import (
+    BYTES,
+    FLOAT,
+    INTEGER,
+    MAX_GRADE,
+    Columns,
+    Layout,
+    column_blocks,
+    find_line,
+    read_columns,
+    size_hint,
+)
 
 QRELS_LAYOUT = Layout("qrels", "qid iter docno grade",
                       ((0, "qid", BYTES), (2, "docno", BYTES), (3, "grade", INTEGER)), 4, 4)

@@ -1,4 +1,4 @@
-"""Turning results into text: the only module that knows about output.
+"""Turning results into text: the record stream and its writers.
 
 Results become a stream of :class:`Block`: consecutive lines that share a
 key (a run, or a pair ``A:B``), laid out query by query, measure by measure
@@ -17,8 +17,9 @@ from typing import Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from .evaluation import Evaluation
-from .preferences import SIGN_PREFERENCES
+from ..choices import SIGN_PREFERENCES
+from ..evaluation import Evaluation
+from ..stats.pairs import pair_rows
 
 FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
 
@@ -42,10 +43,6 @@ class Record(NamedTuple):
     qid: str
     value: object
     style: str = FLOAT
-
-    def text_value(self) -> str:
-        return formatted([self.value], self.style)[0]
-
 
 def formatted(values: list, style: str) -> list[str]:
     """trec_eval's text of each value: ``%6.4f`` floats, ``%d`` counts,
@@ -106,7 +103,6 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
     so that millions of pairs never sit in memory at once."""
     if evaluation.pairs is None:
         return
-    from .evaluation import pair_rows
     names, qids = evaluation.run_names, evaluation.compared_qids
     preferences = evaluation.preferences
     preference_names = evaluation.preference_names()
@@ -117,7 +113,7 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
             for start in range(0, len(pairs), 4096):
                 yield _pair_summary_block(evaluation, range(start, min(start + 4096, len(pairs))))
         return
-    blocks = preferences.blocks(pair_rows(preferences, evaluation.pairs))
+    blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs))
     values: dict[str, np.ndarray] = {}
     first_in_block, block_length = 0, 0
     for pair_index, (a, b) in enumerate(pairs):

@@ -1,12 +1,12 @@
 """Every name a user types, in one place: measures in trec_eval's syntax
 (``P.5,10``, ``ndcg_cut.10``, output names like ``P_10``) and in
 ir_measures' (``nDCG@10``, ``P(rel=2)@10``, ``RR@10``, ``RBP(p=0.8)``),
-sets, preferences, tests, corrections, reports and formats.
+sets and preferences.
 
 Names go in, typed measure requests come out (:func:`parse_measure`); the
 command line, the library and the output all use them, so a measure prints
-under one name whatever spelling asked for it. The constants below import
-nothing heavy, so that ``lexeval --help`` starts at once.
+under one name whatever spelling asked for it. The names themselves live in
+the table's rows (:mod:`lexeval.measures.registry`).
 """
 
 from __future__ import annotations
@@ -14,39 +14,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-TESTS = ("t", "randomization", "none")
-CORRECTIONS = ("none", "holm", "holm-sidak", "bonferroni", "bh")
-REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
-FORMATS = ("text", "json", "csv", "table", "latex", "markdown")
-PREFERENCE_NAMES = ("LP", "rrLP", "LR", "rrLR")
-PREFERENCE_SETS = {"all_prefs": PREFERENCE_NAMES}
-DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
-DEFAULT_SET = "official"
+from ..choices import (
+    DEFAULT_PREFERENCES,
+    DEFAULT_SET,
+    PREFERENCE_NAMES,
+    PREFERENCE_SETS,
+)
+from ..errors import UsageError
+from . import registry as m
+from .gains import BINARY
 
-#: ir_measures names (case-insensitive) -> (lexeval measure without a cutoff,
-#: lexeval measure with one); None where ir_measures has no such form.
-IR_MEASURES: dict[str, tuple[str | None, str | None]] = {
-    "ndcg": ("ndcg", "ndcg_cut"),
-    "ap": ("map", "map_cut"),
-    "rr": ("recip_rank", "recip_rank_cut"),
-    "mrr": ("recip_rank", "recip_rank_cut"),
-    "p": ("set_P", "P"),
-    "r": ("set_recall", "recall"),
-    "recall": ("set_recall", "recall"),
-    "success": (None, "success"),
-    "judged": (None, "judged"),
-    "iprec": (None, "iprec_at_recall"),
-    "rprec": ("Rprec", None),
-    "bpref": ("bpref", None),
-    "infap": ("infAP", None),
-    "numret": ("num_ret", None),
-    "numrel": ("num_rel", None),
-    "numrelret": ("num_rel_ret", None),
-    "rbp": ("rbp", None),
-    "setp": ("set_P", None),
-    "setr": ("set_recall", None),
-    "setf": ("set_F", None),
-}
+
+def _ir_measures() -> dict[str, tuple[str | None, str | None]]:
+    """ir_measures names (lower case) -> (lexeval measure without a cutoff,
+    lexeval measure with one), None where ir_measures has no such form; read
+    off the table's ``ir_names``."""
+    found: dict[str, list] = {}
+    for measure in m.MEASURES:
+        for name in measure.ir_names:
+            forms = found.setdefault(name.lower(), [None, None])
+            forms[1 if measure.params in (m.CUTOFFS, m.FRACTIONS) else 0] = measure.name
+    return {name: (plain, with_cutoff) for name, (plain, with_cutoff) in found.items()}
+
+
+IR_MEASURES = _ir_measures()
 
 _IR_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?")
 
@@ -65,15 +56,12 @@ class Selection:
 
 
 def _unknown(text: str):
-    from .errors import UsageError
     return UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
 
 
 def parse_measure(text: str) -> list:
     """The requests one -m value names: MeasureRequests, or preference names
     (str). Raises UsageError for anything else."""
-    from . import measures as m
-    from .errors import UsageError
     text = text.strip()
     if text in m.MEASURE_SETS:
         return [m.request(name) for name in m.MEASURE_SETS[text]]
@@ -105,8 +93,6 @@ def parse_measure(text: str) -> list:
 
 def _ir_measure(text: str):
     """A request from ir_measures' syntax, or None if ``text`` is not in it."""
-    from . import measures as m
-    from .errors import UsageError
     match = _IR_SYNTAX.fullmatch(text)
     if not match or match["name"].lower() not in IR_MEASURES:
         return None
@@ -136,7 +122,7 @@ def _ir_measure(text: str):
     if plain == "rbp":          # ir_measures' RBP: binary gains at rel (1), p = 0.8 by default
         raw = raw_params[0] if raw_params else "p=0.8"
         request = m.request("rbp", raw, 1 if level is None else level)
-        return m.MeasureRequest(request.measure, request.values + ((m.BINARY, 1.0),), raw, request.level)
+        return m.MeasureRequest(request.measure, request.values + ((BINARY, 1.0),), raw, request.level)
     return m.request(plain, ",".join(raw_params) or None, level)
 
 
@@ -153,7 +139,6 @@ def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1
     """Parse -m values. With none given: trec_eval's official set, plus
     LP, rrLP and LR when there are two or more runs. ``extra`` names (the
     gate's measures) are added either way."""
-    from . import measures as m
     if not names:
         names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
     metrics, preferences = [], []

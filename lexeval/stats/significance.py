@@ -122,7 +122,7 @@ def t_interval(differences: np.ndarray, confidence: float) -> tuple[np.ndarray, 
     """(P,) each, the t-based confidence interval of each row's mean
     difference: mean +- t_((1 + c)/2, n - 1) sd / sqrt(n); NaN with fewer
     than two queries."""
-    from scipy.special import stdtrit      # only --ci needs the t quantile
+    from scipy.special import stdtrit  # only --ci needs the t quantile
     differences = np.asarray(differences, dtype=np.float64)
     count = differences.shape[1]
     if count < 2:

@@ -1,0 +1,200 @@
+"""The ``lexeval`` click command: options in, one library call, output out.
+
+Everything heavier than click (numpy, pyarrow, scipy) is imported inside the
+command, so that ``--help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..choices import CORRECTIONS, FORMATS, REPORTS, TABLE_FORMATS, TESTS
+from ..errors import OutputError
+from .help import HELP, list_measures, progress_reporter
+from .options import Call, Real, collect, fractions_option
+
+
+@click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
+                                            "max_content_width": 100})
+@click.argument("qrels", metavar="QRELS")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
+              help="Measure to compute (repeatable): trec_eval names and parameters "
+                   "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9  recip_rank.10), ir_measures' names (nDCG@10  AP  "
+                   "RR@10  P(rel=2)@10  Judged@10), sets (official, all_trec, set, seeds, all_prefs), "
+                   "preferences (LP, rrLP, LR, rrLR). Default: official (+ LP, rrLP, LR with 2+ runs). "
+                   "--list-measures shows them all.")
+@click.option("-q", "per_query", is_flag=True, help="Also print a line per query.")
+@click.option("-n", "no_summary", is_flag=True, help="No summary ('all') lines.")
+@click.option("-l", "level", type=int, default=1, show_default=True, metavar="LEVEL",
+              help="A document is relevant iff its grade >= LEVEL.")
+@click.option("-M", "depth", type=int, default=None, metavar="DEPTH",
+              help="Use only the top DEPTH documents of every ranking.")
+@click.option("-c", "complete", is_flag=True,
+              help="Average over every qrels query; a query missing from a run scores as an "
+                   "empty ranking (and gets per-query lines with -q).")
+@click.option("-J", "judged_only", is_flag=True,
+              help="Judged documents only: unjudged documents are removed from every ranking "
+                   "(after -M) before anything is computed, as trec_eval's -J.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS),
+              default="text", show_default=True,
+              help="Output format: text (trec_eval's), json and csv (four columns); table (for people, "
+                   "fitted to the terminal), latex and markdown (a table of summary values for a paper).")
+@click.option("--test", "test", type=click.Choice(TESTS), default="t",
+              show_default=True, help="Paired test for per-run metrics (none: no p-values).")
+@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Sign flips for --test randomization.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of --test randomization and of the reports' sampling.")
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="none",
+              show_default=True, help="Adjust each measure's p-values over all pairs printed.")
+@click.option("--alpha", type=Real(0, 1), default=0.05, show_default=True,
+              help="Significance level for the gate and the table's markers.")
+@click.option("--ci", "intervals", is_flag=True,
+              help="Also confidence intervals of every tested difference (<measure>_ci_low, _ci_high) and "
+                   "standardized effect sizes (<measure>_effect: mean difference over its standard deviation); "
+                   "t-based with --test t, percentile bootstrap over queries otherwise and for preferences.")
+@click.option("--confidence", type=Real(0, 1), default=0.95, show_default=True, metavar="C",
+              help="Confidence level of --ci.")
+@click.option("--resamples", type=click.IntRange(min=10), default=2000, show_default=True, metavar="N",
+              help="Bootstrap resamples of the queries for --ci (seeded by --seed).")
+@click.option("--hsd", is_flag=True,
+              help="Also Tukey HSD p-values (<measure>_hsd_p), two-way ANOVA over runs and queries.")
+@click.option("--baseline", metavar="RUN", default=None,
+              help="Compare (and test) every run with this run only (its name, e.g. 'bm25').")
+@click.option("--gate", "gates", multiple=True, metavar="MEASURE",
+              help="With --baseline: exit 1 if a run is significantly worse than the baseline "
+                   "on MEASURE (repeatable, e.g. --gate map --gate LP).")
+@click.option("--gate-margin", type=Real(0, None), default=0.0, show_default=True,
+              metavar="D", help="Tolerate drops smaller than D on gate measures.")
+@click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
+              help="Print an analysis instead of the measures (repeatable): ties, agreement, "
+                   "discrimination, stability, degradation. Needs 2+ runs.")
+@click.option("--reference", default="recip_rank", show_default=True, metavar="MEASURE",
+              help="Reference measure of the agreement and stability reports.")
+@click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Random halves of the queries for the stability report.")
+@click.option("--fractions", default="1,0.8,0.6,0.4,0.2", show_default=True, callback=fractions_option,
+              help="Fractions of relevant labels kept, for the degradation report.")
+@click.option("--samples", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Random label removals per fraction, for the degradation report.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
+@click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
+              help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes for reading runs (default: all cores).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every run's dropped queries on standard error (with many runs they are summed up "
+                   "in one line).")
+@click.option("--timings", is_flag=True,
+              help="After the output, print on standard error the seconds spent reading (with MB/s), "
+                   "on measures, on pairs and on output.")
+@click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
+              callback=list_measures, help="List every measure with its syntax, defaults and a description, "
+                                            "and exit.")
+@click.version_option(__version__, "--version", prog_name="lexeval")
+def command(**params):
+    run(collect(params))
+
+
+def run(call: Call) -> None:
+    """Evaluate, then print; a failed gate raises :class:`GateFailed`."""
+    from ..evaluation import evaluate
+    from ..measures.names import output_names
+    from ..timings import Timings, timed
+    reading, tests, reports = call.reading, call.tests, call.reports
+    timings = Timings() if call.printing.timings else None
+    bar, stop = progress_reporter()
+    try:
+        evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
+                              depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
+                              options=tests, rarity_weight=reading.rarity_weight,
+                              extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
+                              keep_rows="degradation" in reports.names, jobs=reading.jobs,
+                              progress=bar and (lambda done, total: bar("reading runs", done, total)),
+                              timings=timings, verbose=reading.verbose)
+        gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
+        failures = evaluation.gate_failures(gate_names, call.gate.margin) if gate_names else []
+        report_lines = []
+        if reports.names:
+            from ..reports import ReportOptions, run_reports
+            report_options = ReportOptions(reference=output_names(reports.reference)[0], trials=reports.trials,
+                                           fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
+                                           alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
+                                           permutations=tests.permutations, correction=tests.correction)
+            with timed(timings, "reports"):
+                report_lines = run_reports(evaluation, list(reports.names), report_options, bar)
+    finally:
+        stop()
+    printing = call.printing
+    with timed(timings, "output"):
+        if reports.names:
+            _write_reports(report_lines, printing.format, printing.plot_dir)
+        else:
+            _write_measures(evaluation, printing.format, printing.per_query, printing.summary)
+    if timings is not None:
+        click.echo(f"lexeval: {timings.line()}", err=True)
+    if reports.names:
+        return
+    for failure in failures:
+        click.echo(f"lexeval: gate failed: {failure.run} is worse than {tests.baseline} on {failure.measure}: "
+                   f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
+    if failures:
+        raise GateFailed()
+
+
+def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
+    """Runs' and pairs' lines (text, json, csv: written as produced), or a
+    table of summary values (table, latex, markdown)."""
+    if output_format in TABLE_FORMATS:
+        from ..output.tables import latex, markdown, screen_tables, summary_table
+        table = summary_table(evaluation, for_paper=output_format != "table")
+        if output_format == "table":
+            _emit(lambda out: screen_tables(table, out))
+        else:
+            _emit(lambda out: out.write((latex if output_format == "latex" else markdown)(table)))
+        return
+    from ..output.records import all_blocks, write
+    _emit(lambda out: write(all_blocks(evaluation, per_query, summary), output_format, out,
+                            len(evaluation.run_names) > 1))
+
+
+def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
+    """Reports as four-column records (report, measure, parameter, value),
+    or as tables."""
+    if plot_dir:
+        from ..output.plots import write_plots
+        for path in write_plots(lines, plot_dir):
+            click.echo(f"lexeval: wrote {path}", err=True)
+    if output_format == "table":
+        from ..output.tables import screen_report_tables
+        _emit(lambda out: screen_report_tables(lines, out))
+    elif output_format in TABLE_FORMATS:
+        from ..output.tables import report_tables
+        _emit(lambda out: out.write(report_tables(lines, output_format)))
+    else:
+        from ..output.records import report_blocks, write
+        _emit(lambda out: write(report_blocks(lines), output_format, out, True))
+
+
+def _emit(produce) -> None:
+    """Run ``produce(stdout)``; a full disk or a closed stdout is an
+    OutputError (exit 2), a pipe closed by the reader is not."""
+    out = sys.stdout
+    if out is None:
+        raise OutputError("standard output is closed; nothing can be printed")
+    try:
+        produce(out)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
+
+
+class GateFailed(Exception):
+    """At least one run failed the --gate: exit status 1."""

@@ -1,0 +1,92 @@
+"""What the command says about itself: ``--help``'s text and
+``--list-measures`` (read off the measure table, so it is always current)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..choices import PREFERENCES
+
+HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
+and compare every pair of runs with lexiprecision and lexirecall.
+
+\b
+QRELS  judgements: qid iter docno grade
+RUN    results:    qid iter docno rank score [tag], or MS MARCO's qid docid rank
+       (one or more; '-' = stdin, .gz ok; identifiers compared byte for byte)
+
+\b
+Examples:
+  lexeval qrels.txt run.txt                 trec_eval's default measures
+  lexeval -q -m map -m P.5,10 qrels run     per-query lines, chosen measures
+  lexeval -m nDCG@10 -m RR@10 qrels run     ir_measures' names work too
+  lexeval -m all_trec qrels run             every trec_eval measure
+  lexeval qrels bm25 dense                  both runs, plus LP/rrLP/LR per pair
+  lexeval --format table qrels runs/*       a table for people
+  lexeval --format latex --baseline bm25 --ci qrels bm25 dense   a table for a paper
+
+With one RUN the output is trec_eval's own text (measure, qid, value).
+With two or more, each line starts with the run name, or 'A:B' for a pair,
+and every difference is tested: <measure>_p lines (paired t-test, or
+--test randomization; sign test for LP/LR; one-sample t-test for rrLP/rrLR).
+
+\b
+CI gate:
+  lexeval qrels base.run new.run --baseline base --gate map --gate LP
+fails (exit 1, one line per failure on stderr) when new.run is worse than
+base on a gate measure with p < --alpha.
+
+Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input,
+3 an internal error (a bug in lexeval: please report it).
+"""
+
+
+def list_measures(ctx, _param, value):
+    """``--list-measures``: every measure with its syntax, defaults and help."""
+    if not value or ctx.resilient_parsing:
+        return
+    import shutil
+    import textwrap
+
+    from ..measures.registry import MEASURE_SETS, MEASURES
+    width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
+
+    def entry(name: str, description: str) -> list[str]:
+        return textwrap.wrap(description, width, initial_indent=f"  {name:<24}  ", subsequent_indent=" " * 28)
+    lines = ["Per-run measures: -m NAME, or with parameters as shown (trec_eval's syntax):"]
+    for measure in MEASURES:
+        lines += entry(measure.example(), measure.description())
+    lines += ["", "ir_measures' names work too: nDCG@10, AP, AP@100, RR@10, R@1000, P(rel=2)@10,",
+              "Judged@10, Success@1, Rprec, Bpref, infAP, NumRet, NumRel, NumRelRet, RBP(p=0.8);",
+              "output keeps trec_eval's names (README: \"Measure names\").", "",
+              "Pair preferences (two or more runs): -m NAME"]
+    for name, description in PREFERENCES.items():
+        lines += entry(name, description)
+    lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + ["all_prefs"])
+              + " (default: official, plus LP, rrLP, LR with two or more runs)"]
+    click.echo("\n".join(lines))
+    ctx.exit(0)
+
+
+def progress_reporter():
+    """A progress callback ``(label, done, total)`` drawing bars on stderr,
+    only for a person at a terminal."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:                     # bars are a comfort, not a reason to fail
+        return None, lambda: None
+    progress = Progress(transient=True, console=Console(stderr=True))
+    tasks: dict[str, int] = {}
+
+    def report(label, done, total):
+        if not tasks:
+            progress.start()
+        if label not in tasks:
+            tasks[label] = progress.add_task(label, total=total)
+        progress.update(tasks[label], completed=done)
+    return report, lambda: progress.stop()

@@ -1,0 +1,85 @@
+"""Entry point: run the command and turn every outcome into an exit status
+(0 success, 1 a gate failed, 2 a user's error, 3 a bug), never a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import InputError, OutputError, UsageError
+from .command import GateFailed, command
+
+
+def main(argv=None) -> None:
+    """Entry point: run the command, turning input errors into exit 2."""
+    # identifiers that are not UTF-8 are held as surrogates: print their bytes
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape" if stream is sys.stdout else "backslashreplace")
+    try:
+        command.main(args=argv, prog_name="lexeval", standalone_mode=False)
+    except (InputError, UsageError, OutputError) as error:
+        click.echo(f"lexeval: error: {error}", err=True)
+        sys.exit(2)
+    except GateFailed:
+        sys.exit(1)
+    except ModuleNotFoundError as error:
+        # a dependency missing from this Python (e.g. rich for --format table)
+        package = (error.name or "?").split(".")[0]
+        if package == "lexeval":
+            _internal_error(error)
+        click.echo(f"lexeval: error: this needs the Python package '{package}', which is not installed "
+                   f"here (pip install {package}, or reinstall lexeval)", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.UsageError as error:
+        # click's own usage errors (an unknown option, a bad value) read like
+        # every other usage error: "lexeval: error: ...", exit 2
+        if error.ctx is not None:
+            click.echo(error.ctx.get_usage(), err=True)
+            click.echo("Try 'lexeval -h' for help.", err=True)
+        click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        sys.exit(2)
+    except click.ClickException as error:
+        click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        # output piped into head: not an error. Point stdout at /dev/null so
+        # that the interpreter's final flush does not complain either.
+        import os
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        sys.exit(0)
+    except Exception as error:                  # a bug: never a traceback, never exit 1
+        _internal_error(error)
+    sys.exit(0)
+
+
+INTERNAL_ERROR_STATUS = 3
+
+
+def _internal_error(error: Exception) -> None:
+    """Report an unexpected exception as lexeval's bug, exit status 3.
+
+    Set LEXEVAL_TRACEBACK=1 to see the traceback as well."""
+    import os
+    import traceback
+
+    from .. import __version__
+    if os.environ.get("LEXEVAL_TRACEBACK"):
+        traceback.print_exc()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.abspath(frame.filename).startswith(package)]
+    where = f" (at {os.path.relpath(frames[-1].filename, os.path.dirname(package))}:{frames[-1].lineno})" \
+        if frames else ""
+    click.echo(f"lexeval: internal error: {type(error).__name__}: {error}{where}", err=True)
+    click.echo(f"lexeval: this is a bug in lexeval {__version__}; please report it with the command "
+               "that caused it (LEXEVAL_TRACEBACK=1 shows the traceback)", err=True)
+    sys.exit(INTERNAL_ERROR_STATUS)

@@ -1,0 +1,153 @@
+"""The command line's values, checked and collected into the few objects
+the library takes: what to read, how to test, which reports, how to print."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import click
+
+from ..choices import TABLE_FORMATS
+from ..errors import UsageError
+
+
+class Real(click.ParamType):
+    """A real number in [low, high] (either end may be open-ended); NaN is
+    refused, since every comparison with it is false and would silently
+    turn a check off."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except ValueError:
+                self.fail(f"'{value}' is not a number", param, ctx)
+        import math
+        if math.isnan(number) or (self.low is not None and number < self.low) or \
+                (self.high is not None and number > self.high):
+            low = "-inf" if self.low is None else f"{self.low:g}"
+            high = "inf" if self.high is None else f"{self.high:g}"
+            self.fail(f"{value} is not in [{low}, {high}]", param, ctx)
+        return number
+
+
+def fractions_option(_ctx, _param, value):
+    try:
+        fractions = tuple(float(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter("give fractions like 1,0.8,0.6") from None
+    if not all(0 < f <= 1 for f in fractions):
+        raise click.BadParameter("fractions must be in (0, 1]")
+    return fractions
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What to read and how: -l, -M, -c, -J, --rarity-weight, --jobs, -v."""
+
+    qrels: str
+    runs: tuple[str, ...]
+    measures: tuple[str, ...]
+    level: int
+    depth: int | None
+    complete: bool
+    judged_only: bool
+    rarity_weight: float
+    jobs: int | None
+    verbose: bool
+
+
+@dataclass(frozen=True)
+class Gate:
+    """--gate measures and --gate-margin."""
+
+    measures: tuple[str, ...]
+    margin: float
+
+
+@dataclass(frozen=True)
+class Reports:
+    """--report names and their knobs."""
+
+    names: tuple[str, ...]
+    reference: str
+    trials: int
+    fractions: tuple[float, ...]
+    samples: int
+
+
+@dataclass(frozen=True)
+class Printing:
+    """--format, -q, -n, --plot, --timings."""
+
+    format: str
+    per_query: bool
+    summary: bool
+    plot_dir: str | None
+    timings: bool
+
+
+@dataclass(frozen=True)
+class Call:
+    """One command line, as the library takes it."""
+
+    reading: Reading
+    tests: object           # lexeval.stats.pairs.SignificanceOptions
+    gate: Gate
+    reports: Reports
+    printing: Printing
+
+
+def collect(params: dict) -> Call:
+    """The click parameters, checked (combinations that cannot work are a
+    UsageError before any file is read) and grouped."""
+    from ..stats.pairs import SignificanceOptions
+    call = Call(
+        Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
+                params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
+                params["jobs"], params["verbose"]),
+        SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
+                            correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
+                            baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
+                            resamples=params["resamples"]),
+        Gate(tuple(params["gates"]), params["gate_margin"]),
+        Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
+                params["samples"]),
+        Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
+                 params["timings"]))
+    check(call)
+    return call
+
+
+def check(call: Call) -> None:
+    """Option combinations that cannot work, before any file is read."""
+    printing, tests, gate, reports = call.printing, call.tests, call.gate, call.reports
+    runs = call.reading.runs
+    if printing.format in TABLE_FORMATS and printing.per_query:
+        raise UsageError(f"-q with --format {printing.format}: the table shows summary values; "
+                         "use text, json or csv for per-query lines")
+    if printing.format in TABLE_FORMATS and not printing.summary:
+        raise UsageError(f"-n with --format {printing.format}: the table is made of summary values")
+    if tests.ci and tests.test == "none":
+        raise UsageError("--ci needs the tests: use --test t or --test randomization")
+    if gate.measures and not tests.baseline:
+        raise UsageError("--gate needs --baseline RUN (the run to compare with)")
+    if gate.measures and len(runs) < 2:
+        raise UsageError("--gate compares runs with the baseline: give two or more runs")
+    if gate.measures and tests.test == "none":
+        raise UsageError("--gate needs p-values: use --test t or --test randomization")
+    if reports.names and len(runs) < 2:
+        raise UsageError("--report compares runs: give two or more")
+    if printing.plot_dir and not reports.names:
+        raise UsageError("--plot draws the reports' figures: add --report")
+    if printing.plot_dir:
+        from ..output.plots import check_matplotlib, make_directory
+        check_matplotlib()
+        make_directory(printing.plot_dir)

@@ -1,0 +1,152 @@
+"""From what the user gave to parsed runs: run sources (paths, tables,
+dicts of them), checks across them (each file once, each name once), reading
+in parallel processes, and the notes on what each run left out."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_run
+from .strings import shown
+
+
+def sources_of(runs) -> list[Source]:
+    """Runs as given to :func:`evaluate`: a path or a table, a list of
+    them, or a dict {run name: path or table}."""
+    if isinstance(runs, dict):
+        return [Source(origin, str(name)) for name, origin in runs.items()]
+    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, (list, tuple)):
+        runs = [runs]
+    return [origin if isinstance(origin, Source) else Source(origin) for origin in runs]
+
+
+def check_sources(qrels: Source, runs: list[Source]) -> None:
+    """Each file once, each run name once, standard input at most once."""
+    if sum(source.path == "-" for source in runs + [qrels] if source.is_file) > 1:
+        raise UsageError("standard input ('-') can be read only once")
+    files: dict[tuple[int, int], str] = {}
+    names: dict[str, str] = {}
+    for source in runs:
+        if source.is_file and source.path != "-":
+            try:
+                status = os.stat(source.path)
+            except OSError:
+                status = None                       # reading it will say what is wrong
+            if status is not None:
+                identity = (status.st_dev, status.st_ino)
+                if identity in files:
+                    raise InputError(source.path, f"the same file is given twice (also as {files[identity]})")
+                files[identity] = source.path
+        if source.name in names:
+            raise InputError(source.path, f"two runs named '{source.name}' (also {names[source.name]}); "
+                                          "rename one file, run names come from file names")
+        names[source.name] = source.path
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _quoted(qid: str) -> str:
+    """A qid for a message: quoted, bytes that are not UTF-8 as \\xNN."""
+    text = shown(qid.encode("utf-8", "surrogateescape"))
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+#: Above this many runs with something left out, the notes are summed up in
+#: one line each (``verbose`` lists every run).
+NOTES_PER_RUN_UP_TO = 5
+
+
+def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False) -> list[str]:
+    """What each run's queries left out, and which compared queries no run
+    has: the silent drops a user should know of. One line per run for a few
+    runs (or ``verbose``); for many, one line for the runs whose queries the
+    qrels lack and one for the runs lacking qrels queries (how many, the worst
+    case, the first example). A run none of whose queries is in the qrels
+    (the classic "01" against "1") always gets its own line."""
+    notes, unknown, lacking = [], [], []
+    for run in runs:
+        parts = []
+        missing = np.flatnonzero(~run.present)
+        if not run.present.any():
+            notes.append(f"{run.path}: warning: none of its queries is in the qrels "
+                         f"(first: {_quoted(run.unknown_qids[0])}): it scores 0")
+            continue
+        if run.num_unknown:
+            parts.append(f"{_count(run.num_unknown, 'query', 'queries')} not in the qrels, ignored "
+                         f"(first: {_quoted(run.unknown_qids[0])})")
+            unknown.append(run)
+        if len(missing):
+            parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
+                         f"(first: {_quoted(qrels.qids[missing[0]])})")
+            lacking.append((len(missing), run, missing[0]))
+        if parts:
+            notes.append(f"{run.path}: warning: " + "; ".join(parts))
+    if not verbose and len({id(run) for run in unknown} | {id(item[1]) for item in lacking}) > NOTES_PER_RUN_UP_TO:
+        notes = [note for note in notes if "none of its queries" in note]
+        if unknown:
+            worst = max(unknown, key=lambda run: run.num_unknown)
+            notes.append(f"warning: {len(unknown)} of {len(runs)} runs have queries that are not in the qrels, "
+                         f"ignored (most: {worst.path}, {_count(worst.num_unknown, 'query', 'queries')}, first: "
+                         f"{_quoted(worst.unknown_qids[0])}); --verbose lists every run")
+        if lacking:
+            count, worst, first = max(lacking, key=lambda item: item[0])
+            notes.append(f"warning: {len(lacking)} of {len(runs)} runs lack qrels queries (most: {worst.path} "
+                         f"lacks {count} of the {len(worst.present)}, first: {_quoted(qrels.qids[first])}); "
+                         "--verbose lists every run")
+    if any(run.present.any() and not run.present.all() for run in runs):
+        notes.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
+                     "and is an empty ranking in comparisons")
+    if len(runs) > 1:
+        nobody = ~np.any([run.present for run in runs], axis=0)
+        relevant = np.flatnonzero(nobody & (qrels.num_relevant(level) > 0)).tolist()
+        if relevant:
+            notes.append(f"note: {_count(len(relevant), 'qrels query', 'qrels queries')} with relevant "
+                         f"documents in none of the runs (first: {_quoted(qrels.qids[relevant[0]])}): every "
+                         "run ties there in comparisons")
+    return notes
+
+
+_WORKER_QRELS: Qrels | None = None
+
+
+def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
+    return read_run(source, _WORKER_QRELS, options)
+
+
+def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions = ReadOptions(),
+              jobs: int | None = None, progress=None) -> list[ParsedRun]:
+    """Parse runs, in parallel processes when there are several big files.
+
+    ``progress(done, total)`` is called after each run (for a progress bar).
+    """
+    global _WORKER_QRELS
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    files = [source for source in sources if source.is_file and source.path != "-"]
+    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 50_000_000
+    import multiprocessing
+    if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        runs = []
+        for done, source in enumerate(sources, start=1):
+            runs.append(read_run(source, qrels, options))
+            if progress:
+                progress(done, len(sources))
+        return runs
+    _WORKER_QRELS = qrels  # inherited by forked workers
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
+        runs = []
+        for done, future in enumerate(futures, start=1):
+            runs.append(future.result())
+            if progress:
+                progress(done, len(sources))
+    _WORKER_QRELS = None
+    return runs

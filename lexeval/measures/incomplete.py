@@ -1,0 +1,49 @@
+"""Measures for incomplete judgements: bpref, infAP, and the share of
+(un)judged documents near the top."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rankings import Rankings
+from .base import INFAP_EPSILON, per_cutoff, ratio
+
+# ---------------------------------------------------------------- incomplete judgements
+
+def bpref(r: Rankings, _=()) -> np.ndarray:
+    """bpref: how many judged non-relevant documents (of the first R) rank
+    above each relevant one (Buckley and Voorhees 2004)."""
+    nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
+    limit = np.minimum(r.num_judged_nonrel, r.num_rel)[r.rel_segment]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        penalty = np.minimum(nonrel_above, r.num_rel[r.rel_segment]) / limit
+    score = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
+    return ratio(np.bincount(r.rel_segment, weights=score, minlength=r.num_segments), r.num_rel)
+
+
+def inferred_ap(r: Rankings, _=()) -> np.ndarray:
+    """infAP: inferred average precision (Yilmaz and Aslam 2006), average
+    precision estimated from a sampled pool (grade -1: in the pool, not
+    judged)."""
+    above = (r.rel_rank - 1).astype(np.float64)                  # documents ranked above
+    rel_above = r.rel_ordinal - 1
+    nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
+    pool_unjudged_above = r.count_above(r.codes == -2, r.rel_index, r.rel_segment)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = (1.0 / (above + 1.0)
+                 + (above / (above + 1.0)) * ((rel_above + nonrel_above + pool_unjudged_above) / above)
+                 * ((rel_above + INFAP_EPSILON) / ((rel_above + nonrel_above) + 2 * INFAP_EPSILON)))
+    score = np.where(above == 0, 1.0, score)
+    return ratio(np.bincount(r.rel_segment, weights=score, minlength=r.num_segments), r.num_rel)
+
+
+def unjudged(r: Rankings, cutoffs) -> np.ndarray:
+    """unj.k: fraction of the top k not judged."""
+    return per_cutoff(lambda k: r.count_within(r.unjudged, k) / k, cutoffs)
+
+
+def judged(r: Rankings, cutoffs) -> np.ndarray:
+    """judged.k (Judged@k): fraction of the top k that is in the qrels (any
+    grade), over k or the ranking's length if shorter (as ir_measures)."""
+    in_qrels = r.codes != -1
+    return per_cutoff(lambda k: ratio(r.count_within(in_qrels, k), np.minimum(r.lengths, k)), cutoffs)

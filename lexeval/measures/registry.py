@@ -1,0 +1,338 @@
+"""The measure table: one row per measure names it, its kernel, its
+parameters and defaults, its summary rule, its syntax example and its help;
+named sets; requests (a measure with parsed parameters).
+
+Every kernel takes a :class:`~lexeval.rankings.Rankings` and its parsed
+parameters and returns per-segment values: shape (S,) for a single value,
+(S, k) for k cutoffs. Definitions follow trec_eval 10.0 to the last digit
+(order of floating-point operations included); where trec_eval has a bug,
+the intended definition is used and the README says so.
+
+Adding a measure: write its kernel in the module of its family, add one row
+to ``MEASURES``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from ..errors import UsageError
+from ..rankings import Rankings
+from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES
+from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
+from .gains import (
+    binary_g,
+    dcg,
+    g_measure,
+    ideal_dcg,
+    ndcg,
+    ndcg_cut,
+    ndcg_rel,
+    rank_biased_precision,
+    rbp_residual,
+    rndcg,
+)
+from .incomplete import bpref, inferred_ap, judged, unjudged
+from .precision import (
+    average_precision,
+    eleven_point_average,
+    interpolated_precision,
+    map_cut,
+    precision,
+    r_precision,
+    r_precision_multiples,
+    recall,
+    recip_rank,
+    recip_rank_cut,
+    relative_precision,
+    success,
+)
+from .seeds import (
+    rare_average_precision,
+    rare_precision,
+    rare_precision_bounded,
+    total_search_efficiency,
+)
+from .sets import (
+    rel_string,
+    set_f,
+    set_map,
+    set_precision,
+    set_recall,
+    set_relative_precision,
+    utility,
+)
+
+# ---------------------------------------------------------------- the table
+
+SUMMARY_MEAN = "mean"
+SUMMARY_SUM = "sum"
+SUMMARY_NUM_REL = "num_rel"      # sum; with -c, trec_eval counts every judgement above 0
+SUMMARY_GEOMETRIC = "geometric"
+SUMMARY_COUNT = "count"
+SUMMARY_RUNID = "runid"
+SUMMARY_NONE = "none"
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+REAL, COUNT, TEXT = "real", "count", "text"     # what a measure's values are
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One row of the measure table: everything lexeval knows of a measure."""
+
+    name: str
+    compute: Callable | None
+    params: str = NONE
+    defaults: tuple = ()
+    summary: str = SUMMARY_MEAN
+    value: str = REAL                 # REAL (tested between runs), COUNT or TEXT (not tested)
+    per_query: bool = True            # False: summary line only (gm_map)
+    zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
+    needs_documents: bool = False     # compares documents across runs (rareness)
+    label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
+    cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
+    ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
+    syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
+    help: str = field(default="", compare=False)
+
+    @property
+    def stem(self) -> str:
+        return self.label or self.name
+
+    @property
+    def integer(self) -> bool:
+        return self.value == COUNT
+
+    @property
+    def text(self) -> bool:
+        return self.value == TEXT
+
+    def example(self) -> str:
+        """How to ask for it with parameters, e.g. P.5,10 or ndcg.1=3,2=9."""
+        if self.syntax:
+            return self.syntax
+        if self.params in (CUTOFFS, FRACTIONS):
+            shown = self.defaults[:2] if len(self.defaults) > 1 else (self.defaults or (10,))
+            return f"{self.stem}." + ",".join(f"{v:g}" for v in shown)
+        if self.params == GAINS:
+            return f"{self.name}.1=3,2=9"
+        return self.name
+
+    def description(self) -> str:
+        """The help of --list-measures: the row's, or the kernel's docstring's
+        first paragraph without a leading 'name:', and the defaults."""
+        text = " ".join(self.help.split())
+        head, colon, rest = text.partition(": ")
+        if colon and head.split(".")[0].split(" ")[0] in (self.name, self.stem):
+            starts_a_word = rest[:2].isalpha() and rest[:2].islower()        # not "a*relret", not "nDCG"
+            text = rest[:1].upper() + rest[1:] if starts_a_word else rest
+        if self.defaults and self.params in (CUTOFFS, FRACTIONS, VALUES):
+            text += " Default: " + ",".join(f"{v:g}" for v in self.defaults) + "."
+        return text
+
+
+def _row(name, compute, **options) -> Measure:
+    """A table row; its help defaults to the kernel's docstring's first paragraph."""
+    if "help" not in options and compute is not None and compute.__doc__:
+        options["help"] = compute.__doc__.strip().split("\n\n")[0].replace("``", "")
+    return Measure(name, compute, **options)
+
+
+#: Every per-run measure, in trec_eval's order (output follows this order).
+MEASURES: tuple[Measure, ...] = (
+    _row("runid", None, summary=SUMMARY_RUNID, per_query=False, value=TEXT,
+         help="The run's id: the tag column of its last line."),
+    _row("num_q", None, summary=SUMMARY_COUNT, per_query=False, value=COUNT, ir_names=("NumQ",),
+         help="Number of queries evaluated."),
+    _row("num_ret", num_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRet",)),
+    _row("num_rel", num_rel, summary=SUMMARY_NUM_REL, value=COUNT, ir_names=("NumRel",)),
+    _row("num_rel_ret", num_rel_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRelRet",)),
+    _row("map", average_precision, ir_names=("AP",)),
+    _row("gm_map", average_precision, summary=SUMMARY_GEOMETRIC, per_query=False,
+         help="Geometric mean over queries of average precision (summary only)."),
+    _row("Rprec", r_precision, ir_names=("Rprec",)),
+    _row("bpref", bpref, ir_names=("Bpref",)),
+    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR")),
+    _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS,
+         ir_names=("IPrec",)),
+    _row("P", precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("P",)),
+    _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, value=TEXT,
+         syntax="relstring.20"),
+    _row("recall", recall, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("R", "Recall")),
+    _row("infAP", inferred_ap, ir_names=("infAP",)),
+    _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
+         help="Geometric mean over queries of bpref (summary only)."),
+    _row("Rprec_mult", r_precision_multiples, params=FRACTIONS, defaults=R_MULTIPLES),
+    _row("utility", utility, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0), zero_when_missing=True,
+         syntax="utility.1,-1,0,0"),
+    _row("11pt_avg", eleven_point_average, params=VALUES, defaults=RECALL_POINTS,
+         syntax="11pt_avg.0.25,0.5,0.75"),
+    _row("binG", binary_g),
+    _row("G", g_measure, params=GAINS),
+    _row("dcg", dcg, params=GAINS),
+    _row("ideal_dcg", ideal_dcg, params=GAINS),
+    _row("ndcg", ndcg, params=GAINS, ir_names=("nDCG",)),
+    _row("ndcg_rel", ndcg_rel, params=GAINS),
+    _row("Rndcg", rndcg, params=GAINS),
+    _row("ndcg_cut", ndcg_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",)),
+    _row("map_cut", map_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP",)),
+    _row("relative_P", relative_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS),
+    _row("success", success, params=CUTOFFS, defaults=(1, 5, 10), ir_names=("Success",)),
+    _row("set_P", set_precision, ir_names=("P", "SetP")),
+    _row("set_relative_P", set_relative_precision),
+    _row("set_recall", set_recall, ir_names=("R", "Recall", "SetR")),
+    _row("set_map", set_map),
+    _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",)),
+    _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, value=COUNT),
+    _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",)),
+    _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95"),
+    _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
+    # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
+    _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
+         ir_names=("RR", "MRR")),
+    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",)),
+    # measures from the seeds that trec_eval lacks
+    _row("tse", total_search_efficiency),
+    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True),
+    _row("P_rare_norm", rare_precision_bounded, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         needs_documents=True),
+    _row("map_rare", rare_average_precision, needs_documents=True),
+)
+
+MEASURE_BY_NAME = {measure.name: measure for measure in MEASURES}
+MEASURE_ORDER = {measure.name: index for index, measure in enumerate(MEASURES)}
+
+#: Named sets, as trec_eval's nicknames.
+MEASURE_SETS: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": tuple(m.name for m in MEASURES[:MEASURE_ORDER["unj"] + 1] if m.name not in ("dcg", "ideal_dcg")),
+    "seeds": ("tse", "P_rare", "P_rare_norm", "map_rare"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+}
+
+
+# ---------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True)
+class MeasureRequest:
+    """A measure with its parameters, as asked for on the command line."""
+
+    measure: Measure
+    values: tuple = ()
+    raw: str | None = None    # parameter text as given (names VALUES/GAINS outputs)
+    level: int | None = None  # this measure's own relevance level (ir_measures' rel=), else -l's
+    rarity_weight: float = 0.5  # alpha of the rareness measures (needs_documents)
+
+    @property
+    def name(self) -> str:
+        return self.measure.name
+
+    def output_names(self) -> list[str]:
+        """The names printed for this request, one per output column."""
+        kind, stem = self.measure.params, self.measure.stem
+        if kind == CUTOFFS:
+            names = [f"{stem}_{int(value)}" for value in self.values]
+        elif kind == FRACTIONS:
+            names = [f"{stem}_{value:3.2f}" for value in self.values]
+        elif kind in (VALUES, GAINS) and self.raw is not None:
+            names = [f"{stem}_{self.raw}"]
+        else:
+            names = [stem]
+        return names if self.level is None else [f"{name}(rel={self.level})" for name in names]
+
+    def compute(self, rankings: Rankings) -> np.ndarray:
+        """(S, k) values: one column per output name."""
+        if self.level is not None and self.level != rankings.level:
+            rankings = replace(rankings, level=self.level)
+        if self.measure.needs_documents:
+            values = self.measure.compute(rankings, self.values, self.rarity_weight)
+        else:
+            values = self.measure.compute(rankings, self.values)
+        return values.reshape(len(values), -1)
+
+
+def _parse_long(text: str) -> int:
+    """trec_eval reads integer cutoffs with atol: '23.4' is 23."""
+    digits = ""
+    for index, char in enumerate(text.strip()):
+        if char.isdigit() or (index == 0 and char in "+-"):
+            digits += char
+        else:
+            break
+    if digits in ("", "+", "-"):
+        raise ValueError(text)
+    return int(digits)
+
+
+def parse_params(measure: Measure, raw: str) -> tuple:
+    """Parse ``raw`` (the text after the first '.') for ``measure``."""
+    if raw == "":
+        raise UsageError(f"measure '{measure.name}.' has an empty parameter list")
+    parts = raw.split(",")
+    kind = measure.params
+    try:
+        if kind == NONE:
+            raise UsageError(f"measure '{measure.name}' takes no parameters")
+        if kind == CUTOFFS:
+            values = sorted(_parse_long(part) for part in parts)
+            if values[0] <= 0:
+                raise UsageError(f"measure '{measure.name}': cutoffs must be positive")
+        elif kind == FRACTIONS:
+            values = sorted(float(part) for part in parts)
+        elif kind == VALUES:
+            return tuple(float(part) for part in parts)
+        else:
+            pairs = []
+            for part in parts:
+                name, equals, value = part.partition("=")
+                if not equals or not name:
+                    raise UsageError(f"measure '{measure.name}': parameters are level=gain pairs, "
+                                     f"got '{part}'")
+                pairs.append((name, float(value)))
+            return tuple(pairs)
+    except ValueError:
+        raise UsageError(f"measure '{measure.name}': cannot read parameters '{raw}'") from None
+    if len(set(values)) != len(values):
+        raise UsageError(f"measure '{measure.name}': duplicate cutoffs in '{raw}'")
+    return tuple(values)
+
+
+def request(name: str, raw: str | None = None, level: int | None = None) -> MeasureRequest:
+    """A MeasureRequest for a table measure, with defaults when raw is None."""
+    measure = MEASURE_BY_NAME[name]
+    if raw is None:
+        return MeasureRequest(measure, measure.defaults, None, level)
+    return MeasureRequest(measure, parse_params(measure, raw), raw, level)
+
+
+def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
+    """One request per measure, in table order; cutoffs asked for twice are
+    united (``-m P.5 -m P.10`` gives P_5 and P_10), otherwise the first
+    explicit parameters win, as in trec_eval."""
+    chosen: dict[tuple, MeasureRequest] = {}
+    for req in requests:
+        key = (req.name, req.level)
+        old = chosen.get(key)
+        if old is None or (old.raw is None and req.raw is not None):
+            chosen[key] = req
+        elif req.raw is not None and req.measure.params in (CUTOFFS, FRACTIONS):
+            values = tuple(sorted(set(old.values) | set(req.values)))
+            chosen[key] = replace(req, values=values, raw=",".join(map(str, values)))
+    return sorted(chosen.values(), key=lambda req: (MEASURE_ORDER[req.name], req.level is not None,
+                                                    req.level or 0))
+
+
+def geometric_mean_log(values: np.ndarray) -> np.ndarray:
+    """log(max(v, MIN_GEO_MEAN)): what trec_eval sums for gm_ measures."""
+    return np.log(np.maximum(values, MIN_GEO_MEAN))

@@ -1,0 +1,66 @@
+"""What every report reads: its options, its output lines, and the two
+matrices per measure (differences over pairs, scores over runs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..evaluation import Evaluation
+from ..measures.registry import Measure
+from ..preferences import run_pairs
+from ..stats.pairs import testable
+
+
+@dataclass
+class ReportOptions:
+    reference: str = "recip_rank"
+    trials: int = 1000
+    fractions: tuple[float, ...] = (1.0, 0.8, 0.6, 0.4, 0.2)
+    samples: int = 10
+    seed: int = 0
+    alpha: float = 0.05
+    test: str = "t"
+    permutations: int = 10_000
+    correction: str = "none"
+
+
+@dataclass
+class ReportLine:
+    report: str
+    measure: str
+    parameter: str
+    value: float
+
+
+@dataclass
+class MeasureMatrices:
+    """Per measure: differences (P, Q) over all pairs, scores (R, Q)."""
+
+    pairs: np.ndarray
+    differences: dict[str, np.ndarray] = field(default_factory=dict)
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+    measures: dict[str, Measure | None] = field(default_factory=dict)   # None: a preference
+
+
+def matrices(evaluation: Evaluation) -> MeasureMatrices:
+    """Differences and scores of every tested measure of an evaluation."""
+    pairs = np.array(run_pairs(len(evaluation.run_names)), dtype=np.int64).reshape(-1, 2)
+    out = MeasureMatrices(pairs)
+    for column in evaluation.columns:
+        if testable(column.measure):
+            values = evaluation.compared_values(column).astype(np.float64)
+            out.differences[column.name] = values[pairs[:, 0]] - values[pairs[:, 1]]
+            out.scores[column.name] = values
+            out.measures[column.name] = column.measure
+    if evaluation.preferences is not None:
+        for name, values in evaluation.preferences.values.items():
+            out.differences[name] = values
+            out.scores[name] = evaluation.run_preference_scores(name)
+            out.measures[name] = None
+    return out
+
+
+def percent(mask: np.ndarray) -> float:
+    return 100.0 * float(mask.mean()) if mask.size else 0.0
