@@ -2,14 +2,17 @@
 
 A run's *position vector* for a query is the sorted ranks p_1 < ... < p_k
 of the relevant documents it retrieved; the m - k unretrieved ones are
-imputed below everything (pessimistic imputation, seed 003 section 2.2), so
-an unretrieved position is worse than any retrieved one and two unretrieved
-positions are equal.
+imputed below everything (pessimistic imputation: Diaz, "Recall,
+Robustness, and Lexicographic Evaluation", section 2.2), so an unretrieved
+position is worse than any retrieved one and two unretrieved positions are
+equal.
 
-- LP (lexiprecision, seed 000 eq. 3): compare p top-down; the first recall
-  level i* where the runs differ decides, the higher-ranked one wins.
+- LP (lexiprecision: Diaz, "Best-Case Retrieval Evaluation", eq. 3): compare
+  p top-down; the first recall level i* where the runs differ decides, the
+  higher-ranked one wins.
 - rrLP (eq. 2): 1/p^A_i* - 1/p^B_i* (1/unretrieved = 0).
-- LR (lexirecall, seed 003 eq. 11): the run that retrieved more relevant
+- LR (lexirecall: Diaz, "Recall, Robustness, and Lexicographic Evaluation",
+  eq. 11): the run that retrieved more relevant
   documents wins; with equal counts, compare from the lowest retrieved
   relevant document upward, the smaller position wins.
 - rrLR: the reciprocal-rank difference at lexirecall's deciding level.

@@ -55,7 +55,7 @@ class Rankings:
         """(S, ...) values as (R, Q, ...)."""
         return per_segment.reshape((self.num_runs, self.num_queries) + per_segment.shape[1:])
 
-    def restrict(self, keep: np.ndarray) -> "Rankings":
+    def restrict(self, keep: np.ndarray) -> Rankings:
         """The same runs over the queries where ``keep`` (Q,) holds."""
         if keep.all():
             return self

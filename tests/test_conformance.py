@@ -2,7 +2,6 @@
 with either file reader (pyarrow's, and numpy's when pyarrow is missing)."""
 
 import pytest
-
 from conftest import CONFORMANCE, run_cli
 
 CASES = {

@@ -5,8 +5,8 @@ import csv
 
 import numpy as np
 import pytest
-
 from conftest import CRANFIELD
+
 from lexeval import evaluate
 
 

@@ -1,11 +1,11 @@
 """The man page and README stay in step with the command."""
 
+import os
 import re
 import shutil
 import subprocess
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 MAN = (ROOT / "man" / "lexeval.1").read_text()
@@ -36,3 +36,12 @@ def test_readme_commands_are_the_ci_commands():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q"
     assert test_command in readme and test_command in ci
+
+
+def test_the_linter_passes():
+    """ruff (a test extra, configured in pyproject.toml) finds nothing."""
+    ruff = shutil.which("ruff") or str(ROOT / ".venv" / "bin" / "ruff")
+    if not os.path.exists(ruff):
+        pytest.skip("ruff is not installed")
+    done = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -4,7 +4,6 @@ import builtins
 import gzip
 
 import pytest
-
 from conftest import run_cli, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
@@ -249,6 +248,7 @@ def test_output_into_a_closed_pipe_is_quiet():
     """lexeval -q ... | head -1: stdout closes early; no traceback, exit 0."""
     import subprocess
     import sys
+
     from conftest import EXAMPLES
     cranfield = EXAMPLES / "cranfield"
     pipeline = (f"{sys.executable} -m lexeval -q {cranfield / 'qrels.txt.gz'} {cranfield / 'runs' / 'bm25l.gz'} "

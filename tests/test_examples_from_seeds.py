@@ -1,8 +1,8 @@
 """Hand-computed examples from the seeds (seed 001: AP and nDCG tables)."""
 
 import pytest
-
 from conftest import run_lines, write
+
 from lexeval import evaluate
 
 

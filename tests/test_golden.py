@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import CRANFIELD, EXAMPLES, SHARED, run_cli
+from conftest import EXAMPLES, SHARED, run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
 CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"

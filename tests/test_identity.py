@@ -14,11 +14,11 @@ import math
 import random
 
 import numpy as np
+import reference as ref
+from conftest import CRANFIELD, EXAMPLES, run_cli, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reference as ref
-from conftest import CRANFIELD, EXAMPLES, run_cli, write
 from lexeval import evaluate
 from lexeval.io.inputs import RUN_LAYOUTS
 from lexeval.io.strings import ByteStrings

@@ -5,8 +5,8 @@ import gzip
 
 import numpy as np
 import pytest
-
 from conftest import CONFORMANCE, EXAMPLES, run_cli, write
+
 from lexeval import evaluate
 from lexeval.measures.names import output_names
 

@@ -15,10 +15,9 @@ import math
 import os
 from pathlib import Path
 
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import run_cli
 
 DOCS = ["d1", "d2", "d3", "d4", "d5", "d6", "x", "y10"]
 

@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-
 from conftest import CONFORMANCE, run_cli, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 0\n"

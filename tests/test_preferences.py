@@ -5,14 +5,14 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import reference as ref
 from conftest import run_cli, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_properties import collections, write_files
+
 from lexeval import evaluate
 from lexeval.preferences import RangeMinimum, lexicographic_order
-from test_properties import collections, write_files
 
 
 def run_with_relevant_at(positions, depth, name):
@@ -139,6 +139,7 @@ def test_pairs_computed_in_small_blocks_print_the_same(monkeypatch):
     """Preferences are computed a block of pairs at a time (bounded memory
     for thousands of runs); tiny blocks must print exactly the same."""
     from conftest import EXAMPLES
+
     from lexeval.preferences import Preferences
     qrels = EXAMPLES / "cranfield" / "qrels.txt.gz"
     runs = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:5]

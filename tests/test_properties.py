@@ -6,10 +6,10 @@ import math
 from pathlib import Path
 
 import numpy as np
+import reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reference as ref
 from lexeval import evaluate
 
 DOCS = [f"d{i:02d}" for i in range(14)] + ["x", "y1", "y10"]

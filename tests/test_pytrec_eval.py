@@ -10,8 +10,8 @@ import gzip
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES
+
 from lexeval import evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -5,9 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from conftest import EXAMPLES, run_cli
+from scipy import stats
 from test_significance import hsd_by_hand
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
@@ -82,7 +81,8 @@ def test_lp_ties_by_level_and_deciding_level_by_hand(evaluation):
             if first:
                 decided[first] = decided.get(first, 0) + 1
     for level in cases_at:
-        assert lines[("ties", "LP_level", str(level))] == pytest.approx(100 * tied_at[level] / cases_at[level], abs=5e-5)
+        expected = 100 * tied_at[level] / cases_at[level]
+        assert lines[("ties", "LP_level", str(level))] == pytest.approx(expected, abs=5e-5)
     total = sum(decided.values())
     for level, count in decided.items():
         assert lines[("ties", "LP_decided_at", str(level))] == pytest.approx(100 * count / total, abs=5e-5)

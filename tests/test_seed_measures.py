@@ -4,13 +4,13 @@ reproduces P and map."""
 import math
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import reference as ref
 from conftest import EXAMPLES, run_cli, write
-from lexeval import evaluate
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_properties import collections, write_files
+
+from lexeval import evaluate
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -5,12 +5,12 @@ import shutil
 
 import numpy as np
 import pytest
+from conftest import EXAMPLES, run_cli
 from scipy import stats
 
-from conftest import EXAMPLES, run_cli
+from lexeval import evaluate
 from lexeval.stats import significance as sig
 from lexeval.stats.pairs import SignificanceOptions
-from lexeval import evaluate
 
 RNG = np.random.default_rng(7)
 
@@ -161,6 +161,7 @@ def run_gate_script(*args):
     import os
     import subprocess
     import sys
+
     from conftest import ROOT
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     return subprocess.run(["bash", str(ROOT / "examples" / "ci" / "gate.sh"), *args],
@@ -186,6 +187,7 @@ def test_t_and_binomial_tails_equal_scipy():
     """lexeval computes the two tails itself (importing scipy.special costs
     more than a small evaluation); they must equal scipy's."""
     from scipy import special
+
     from lexeval.stats.distributions import binomial_lower_tail, t_two_sided
     rng = np.random.default_rng(7)
     for df in (2, 3, 5, 10, 24, 99, 224, 1000, 6979):

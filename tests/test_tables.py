@@ -6,11 +6,11 @@ import subprocess
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES, run_cli
+
 from lexeval import SignificanceOptions, evaluate
-from lexeval.stats.significance import correct
 from lexeval.output.tables import letter
+from lexeval.stats.significance import correct
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = [EXAMPLES / "cranfield" / "runs" / f"{name}.gz" for name in ("bm25okapi", "lsi200", "tfidf_title", "bm25l")]

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 PAGES = [ROOT / "README.md", ROOT / "examples" / "README.md"]

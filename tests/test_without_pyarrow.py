@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import CONFORMANCE, run_cli, write
 
 BLOCKED = "import sys\nfor name in {names!r}: sys.modules[name] = None\n" \
@@ -47,6 +46,7 @@ def test_exact_identity_and_errors_without_pyarrow(tmp_path):
 
 def test_tables_in_memory_say_they_need_pyarrow(reader):
     import pandas as pd
+
     from lexeval import evaluate
     qrels = pd.DataFrame({"qid": ["1"], "docno": ["a"], "relevance": [1]})
     run = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]})

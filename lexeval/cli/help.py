@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 
 import click
 
@@ -47,8 +49,6 @@ def list_measures(ctx, _param, value):
     """``--list-measures``: every measure with its syntax, defaults and help."""
     if not value or ctx.resilient_parsing:
         return
-    import shutil
-    import textwrap
 
     from ..measures.registry import MEASURE_SETS, MEASURES
     width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 
 import click
 
+from .. import __version__
 from ..errors import InputError, OutputError, UsageError
 from .command import GateFailed, command
 
@@ -50,7 +53,6 @@ def main(argv=None) -> None:
     except BrokenPipeError:
         # output piped into head: not an error. Point stdout at /dev/null so
         # that the interpreter's final flush does not complain either.
-        import os
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
@@ -68,10 +70,7 @@ def _internal_error(error: Exception) -> None:
     """Report an unexpected exception as lexeval's bug, exit status 3.
 
     Set LEXEVAL_TRACEBACK=1 to see the traceback as well."""
-    import os
-    import traceback
 
-    from .. import __version__
     if os.environ.get("LEXEVAL_TRACEBACK"):
         traceback.print_exc()
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

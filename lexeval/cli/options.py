@@ -3,6 +3,7 @@ the library takes: what to read, how to test, which reports, how to print."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import click
@@ -29,7 +30,6 @@ class Real(click.ParamType):
                 number = float(value)
             except ValueError:
                 self.fail(f"'{value}' is not a number", param, ctx)
-        import math
         if math.isnan(number) or (self.low is not None and number < self.low) or \
                 (self.high is not None and number > self.high):
             low = "-inf" if self.low is None else f"{self.low:g}"

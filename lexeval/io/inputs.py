@@ -1,6 +1,6 @@
 """TREC qrels and run files as plain arrays.
 
-:mod:`lexeval.textfile` turns a file into columns (identifiers as byte
+:mod:`lexeval.io.textfile` turns a file into columns (identifiers as byte
 strings, numbers as arrays); this module gives them their meaning. Qrels
 become judgement arrays sorted for look-ups; a run becomes, for every qrels
 query, the relevance codes of its documents in trec_eval's order.
@@ -13,6 +13,7 @@ its qid and its docno are byte for byte those of the judgement. Hashes of the
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -493,7 +494,6 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
 def prefetched(blocks):
     """The same items, the next one read in a background thread while the
     caller works on the current one (pyarrow and numpy release the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
     iterator = iter(blocks)
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(next, iterator, None)

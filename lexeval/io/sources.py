@@ -4,6 +4,7 @@ in parallel processes, and the notes on what each run left out."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
@@ -119,18 +120,18 @@ def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
     return read_run(source, _WORKER_QRELS, options)
 
 
-def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions = ReadOptions(),
+def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None = None,
               jobs: int | None = None, progress=None) -> list[ParsedRun]:
     """Parse runs, in parallel processes when there are several big files.
 
     ``progress(done, total)`` is called after each run (for a progress bar).
     """
     global _WORKER_QRELS
+    options = options or ReadOptions()
     if jobs is None:
         jobs = os.cpu_count() or 1
     files = [source for source in sources if source.is_file and source.path != "-"]
     big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 50_000_000
-    import multiprocessing
     if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \
             "fork" not in multiprocessing.get_all_start_methods():
         runs = []

@@ -101,7 +101,7 @@ class ByteStrings:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_list(cls, strings: list[bytes]) -> "ByteStrings":
+    def from_list(cls, strings: list[bytes]) -> ByteStrings:
         lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
         offsets = np.zeros(len(strings) + 1, dtype=np.int32 if lengths.sum() < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -109,7 +109,7 @@ class ByteStrings:
         return cls(data, offsets)
 
     @classmethod
-    def from_spans(cls, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "ByteStrings":
+    def from_spans(cls, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> ByteStrings:
         """The byte ranges ``data[starts[i]:ends[i]]`` (uint8 data), copied
         end to end. Short strings are gathered a few megabytes at a time
         (the index arrays cost 16 bytes a byte), long ones sliced whole."""
@@ -144,14 +144,14 @@ class ByteStrings:
         return cls(out, offsets)
 
     @classmethod
-    def from_arrow(cls, array) -> "ByteStrings":
+    def from_arrow(cls, array) -> ByteStrings:
         """From a pyarrow (large_)binary array or chunked array (copied once)."""
         builder = ByteStringsBuilder(max(array.nbytes, 1), len(array))
         builder.append_arrow(array)
         return builder.build()
 
     @classmethod
-    def concatenate(cls, pieces: list["ByteStrings"]) -> "ByteStrings":
+    def concatenate(cls, pieces: list[ByteStrings]) -> ByteStrings:
         builder = ByteStringsBuilder(sum(p.data.nbytes for p in pieces), sum(len(p) for p in pieces))
         for piece in pieces:
             builder.append(piece)
@@ -177,7 +177,7 @@ class ByteStrings:
         bounds = self.offsets.tolist()
         return [raw[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
-    def take(self, index: np.ndarray) -> "ByteStrings":
+    def take(self, index: np.ndarray) -> ByteStrings:
         """The strings at ``index`` (an int array), in that order."""
         index = np.asarray(index, dtype=np.int64)
         return ByteStrings.from_spans(self.data, self.offsets[index], self.offsets[index + 1])
@@ -239,7 +239,7 @@ class ByteStrings:
         return self.digest()[0]
 
     # ------------------------------------------------------------ comparing
-    def equal(self, index: np.ndarray, other: "ByteStrings", other_index: np.ndarray,
+    def equal(self, index: np.ndarray, other: ByteStrings, other_index: np.ndarray,
               skip: int = 0) -> np.ndarray:
         """(k,) whether ``self[index[i]] == other[other_index[i]]``, byte for
         byte; with ``skip``, the first ``skip`` bytes are known to be equal

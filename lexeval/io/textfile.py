@@ -9,7 +9,7 @@ take (mixed column counts, hexadecimal scores, a bad line) is read line by
 line in Python: that path reads every valid file correctly and names the
 file and line of the first problem. Both paths give the same columns.
 
-Rules shared by both paths (CONTRACT section 2): fields are separated by
+Rules shared by both paths (the README's "Input files"): fields are separated by
 spaces, tabs, vertical tabs or form feeds; lines end with LF or CRLF; a line
 whose first non-blank character is '#' is skipped; a UTF-8 byte-order mark
 at the start of the file is skipped; a NUL byte, or a CR not followed by LF,
@@ -21,11 +21,12 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import os
 import re
 import sys
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 
@@ -143,7 +144,6 @@ def iter_blocks(path: str, block_bytes: int | None = None):
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 if gzipped and pending is None and _text_after_all(raw):
                     # text whose first bytes look like gzip's (a strange first qid): read it as text
-                    import os
                     stream, gzipped, left = raw, False, os.path.getsize(path)
                     continue
                 raise InputError(path, f"not a valid gzip file ({exc})") from None
@@ -204,7 +204,6 @@ def is_gzip(header: bytes) -> bool:
 def size_hint(path: str) -> int:
     """The file's size when it is a plain file (an upper bound on its text),
     else 0."""
-    import os
     if path == "-":
         return 0
     try:

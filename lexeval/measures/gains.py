@@ -57,7 +57,7 @@ class Ideal:
     starts: np.ndarray
 
     @classmethod
-    def of(cls, r: Rankings, gains: Gains) -> "Ideal":
+    def of(cls, r: Rankings, gains: Gains) -> Ideal:
         grade_gain = gains.of_grades(r.level_counts.shape[1])
         order = np.argsort(-grade_gain, kind="stable")
         counts = r.level_counts[:, order] * (grade_gain[order] > 0)

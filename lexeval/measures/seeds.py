@@ -14,7 +14,7 @@ from .base import per_cutoff, ratio
 
 def total_search_efficiency(r: Rankings, _=()) -> np.ndarray:
     """tse: 1 / rank of the last relevant document (AP exposure), 0 if any
-    relevant document is unretrieved (seed 003, eq. 3)."""
+    relevant document is unretrieved (Diaz, "Recall, Robustness, and Lexicographic Evaluation", eq. 3)."""
     complete = (r.num_rel_ret == r.num_rel) & (r.num_rel > 0)
     last = np.zeros(r.num_segments, dtype=np.int64)
     last[complete] = r.rel_rank[r.rel_starts[complete] + r.num_rel_ret[complete] - 1]
@@ -23,7 +23,7 @@ def total_search_efficiency(r: Rankings, _=()) -> np.ndarray:
 
 def _rarity(r: Rankings, depth=None) -> np.ndarray:
     """(K,) R(d) = 1 - S_d / S for each relevant retrieved document, S_d the
-    runs retrieving it within ``depth`` (seed 002, eq. 2)."""
+    runs retrieving it within ``depth`` (Türkmen et al., "New Metrics to Encourage Innovation and Diversity", eq. 2)."""
     return 1.0 - r.retrieved_by(depth) / r.num_runs
 
 

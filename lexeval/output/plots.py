@@ -30,10 +30,12 @@ def make_directory(directory: str) -> None:
 def write_plots(lines, directory: str) -> list[str]:
     """Write the figures the requested reports support; returns the paths.
 
-    ties_by_level: tie probability by recall level (seed 000 figure 5);
+    ties_by_level: tie probability by recall level (Diaz, "Best-Case Retrieval Evaluation", figure 5);
     deciding_level_ecdf: ECDF of the deciding level (figure 6);
     degradation_ties, degradation_agreement: curves over label fractions
-    with one standard deviation (seed 000 figures 8-9, seed 003 14-15).
+    with one standard deviation (Diaz, "Best-Case Retrieval Evaluation",
+    figures 8-9; Diaz, "Recall, Robustness, and Lexicographic Evaluation",
+    figures 14-15).
     """
     check_matplotlib()
     import matplotlib

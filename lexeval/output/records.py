@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Iterable, Iterator, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
 
 
 def all_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
-    """Run blocks, then pair blocks (CONTRACT section 4 order)."""
+    """Run blocks, then pair blocks (the order trec_eval users expect: runs in command-line order, then pairs)."""
     yield from run_blocks(evaluation, per_query, summary)
     yield from pair_blocks(evaluation, per_query, summary)
 

@@ -7,8 +7,9 @@ Every report works from the same two matrices per measure:
 - scores (R, Q): each run's per-query value (for preferences, its mean
   preference against the other runs), which orders systems.
 
-Reports (seed 000 sections 2, 3.6, 4.2 and 5; seed 003 section 6; seed 002
-section 4):
+Reports (Diaz, "Best-Case Retrieval Evaluation", sections 2, 3.6, 4.2
+and 5; Diaz, "Recall, Robustness, and Lexicographic Evaluation", section 6;
+Türkmen et al., "New Metrics to Encourage Innovation and Diversity", section 4):
 
 - ties: % of (query, pair) cases each measure ties; for LP also the tie
   probability at each recall level and the distribution of the deciding level;
@@ -27,7 +28,7 @@ Everything random draws from one ``numpy.random.Generator(seed)``.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import UsageError
 from ..evaluation import Evaluation

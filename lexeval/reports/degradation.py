@@ -5,8 +5,8 @@ Robustness, and Lexicographic Evaluation", figures 14-15)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 

@@ -3,7 +3,7 @@ and Kendall's tau between each measure's and the reference's system orderings.""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -1,0 +1,125 @@
+"""The package's layers, checked: data flows one way (io -> rankings ->
+measures, preferences -> stats -> evaluation -> reports, output -> cli), no
+module imports a layer above its own, and no import cycle exists, counting
+the imports inside functions too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "lexeval"
+
+#: Layer of each top-level part of the package; a module may import its own
+#: part and any part of a lower layer.
+LAYERS = {
+    "errors": 0, "choices": 0, "timings": 0,
+    "io": 1,
+    "rankings": 2,
+    "measures": 3, "preferences": 3,
+    "stats": 4,
+    "evaluation": 5,
+    "reports": 6, "output": 6,
+    "cli": 7, "__main__": 7,
+}
+
+#: The one upward import, inside a function: Evaluation.to_frame hands itself
+#: to the output layer's record stream (a convenience of the library API).
+ALLOWED_UPWARD = {("lexeval.evaluation", "lexeval.output.frame")}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every lexeval module ``path`` imports, at the top or in a function."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("lexeval")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("lexeval"):
+                continue
+            for alias in node.names:          # "from . import registry" names a module
+                candidate = f"{target}.{alias.name}"
+                found.add(candidate if module_path(candidate) else target)
+    return {target for target in found if target != name}
+
+
+def module_path(name: str) -> Path | None:
+    base = ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def layer(name: str) -> int | None:
+    parts = name.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def graph() -> dict[str, set[str]]:
+    return {module_name(path): imports_of(path) for path in PACKAGE.rglob("*.py")}
+
+
+def test_every_part_has_a_layer():
+    parts = {module_name(path).split(".")[1] for path in PACKAGE.rglob("*.py") if module_name(path) != "lexeval"}
+    assert parts <= set(LAYERS), parts - set(LAYERS)
+
+
+def test_no_upward_import():
+    upward = []
+    for module, targets in graph().items():
+        here = layer(module)
+        for target in targets:
+            there = layer(target)
+            if here is not None and there is not None and there > here and (module, target) not in ALLOWED_UPWARD:
+                upward.append(f"{module} -> {target}")
+    assert not upward, "imports of a higher layer:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycle():
+    edges = {module: {t for t in targets if (module, t) not in ALLOWED_UPWARD} for module, targets in graph().items()}
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(edges.get(module, ())):
+            if state.get(target) == 1:
+                cycle = path[path.index(target):] + [target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+    for module in sorted(edges):
+        if module not in state:
+            visit(module)
+
+
+def test_the_checks_see_an_upward_import(tmp_path):
+    """The checks would catch one: a stats module importing the evaluation."""
+    source = tmp_path / "probe.py"
+    source.write_text("from ..evaluation import Evaluation\n")
+    (PACKAGE / "stats" / "_probe.py").write_text(source.read_text())
+    try:
+        targets = imports_of(PACKAGE / "stats" / "_probe.py")
+        assert targets == {"lexeval.evaluation"}
+        assert layer("lexeval.evaluation") > layer("lexeval.stats._probe")
+    finally:
+        (PACKAGE / "stats" / "_probe.py").unlink()
