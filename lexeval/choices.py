@@ -17,9 +17,28 @@ PREFERENCES = {
     "rrLP": "1/p_A - 1/p_B at lexiprecision's deciding level (1/missing = 0).",
     "LR": "lexirecall: more relevant retrieved wins; equal counts: compare from the lowest relevant up.",
     "rrLR": "1/p_A - 1/p_B at lexirecall's deciding level.",
+    "RPP": "recall-paired preference: over recall levels i, +1/m where A's i-th relevant ranks higher (or only "
+           "B's is missing), -1/m where B's does; in [-1, 1] (pref_eval's rpp).",
+    "invRPP": "RPP with weights 1/i normalised to sum 1: the top recall levels count most (pref_eval's invrpp).",
+    "dcgRPP": "RPP with weights 1/log2(i+1) normalised to sum 1 (pref_eval's dcgrpp).",
+    "gRPP": "graded RPP: sum over grades g of m_g RPP(relevant = grade >= g) / sum m_g.",
+    "ginvRPP": "graded invRPP, as gRPP.",
+    "gdcgRPP": "graded dcgRPP, as gRPP.",
 }
 PREFERENCE_NAMES = tuple(PREFERENCES)
 SIGN_PREFERENCES = ("LP", "LR")          # signs: sign test, and _win, _loss, _tie counts
-PREFERENCE_SETS = {"all_prefs": PREFERENCE_NAMES}
+RPP_WEIGHTS = {"RPP": "uniform", "invRPP": "inverse", "dcgRPP": "dcg",
+               "gRPP": "uniform", "ginvRPP": "inverse", "gdcgRPP": "dcg"}
+PREFERENCE_SETS = {
+    "all_prefs": ("LP", "rrLP", "LR", "rrLR"),            # lexiprecision and lexirecall
+    "rpp": ("RPP", "invRPP", "dcgRPP"),                   # pref_eval's average case
+    "graded_rpp": ("gRPP", "ginvRPP", "gdcgRPP"),
+    "all_preferences": PREFERENCE_NAMES,
+}
 DEFAULT_PREFERENCES = ("LP", "rrLP", "LR")
 DEFAULT_SET = "official"
+
+#: How runs are ranked from per-query preferences (<pref>_score, <pref>_rank).
+AGGREGATES = ("mean", "borda", "mc4")
+#: Which relevant labels the degradation report keeps.
+LABEL_POLICIES = ("random", "pool")

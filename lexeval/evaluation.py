@@ -22,12 +22,15 @@ from .measures import registry as m
 from .measures.names import select_measures
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
+from .stats.aggregation import AGGREGATE
 from .stats.gate import GateFailure, gate_failures
 from .stats.pairs import (
+    MetricPairs,
     PairSummary,
     PairTests,
     SignificanceOptions,
     compute_pair_tests,
+    metric_pairs,
     selected_pairs,
     summarize_pairs,
 )
@@ -66,6 +69,8 @@ class Evaluation:
     pairs: np.ndarray | None = None           # (P, 2) pairs printed and tested, command-line order
     pair_summary: PairSummary | None = None   # preferences of ``pairs``, every run's scores
     tests: PairTests | None = None            # tests of ``pairs`` (None with --test none)
+    aggregate: str = "mean"                   # how <pref>_score and _rank rank the runs
+    metric_pairs: MetricPairs | None = None   # with pair_metrics: per pair, metric differences
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -130,11 +135,10 @@ class Evaluation:
         return self.pair_summary.run_scores[name]
 
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(R,) score (mean over queries) and rank (1 = best) for ``name``."""
-        scores = self.run_preference_scores(name)
-        mean = np.cumsum(scores, axis=1)[:, -1] / scores.shape[1] if scores.shape[1] else \
-            np.zeros(len(scores))
-        return mean, rank_runs(mean)
+        """(R,) score and rank (1 = best) for ``name``, aggregated from the
+        per-query scores as ``aggregate`` says (mean, borda, mc4)."""
+        score = AGGREGATE[self.aggregate](self.run_preference_scores(name))
+        return score, rank_runs(score)
 
     def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
         """Runs significantly worse than the baseline on each of ``gates``
@@ -146,7 +150,7 @@ class Evaluation:
         labels removed), without significance tests."""
         return evaluate_rankings(rankings, self.requests, complete=self.complete,
                                  preference_names=self.preference_names(),
-                                 options=SignificanceOptions(test="none"))
+                                 options=SignificanceOptions(test="none"), aggregate=self.aggregate)
 
     def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None):
         """The results as a tidy table, one row per printed value: columns
@@ -176,30 +180,37 @@ def compute_columns(rankings: Rankings, requests) -> list[Column]:
 
 def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
                       preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
+                      aggregate: str = "mean", pair_metrics: bool = False,
                       timings: Timings | None = None) -> Evaluation:
     """Compute per-run measures and, with 2+ runs, pair preferences and tests.
 
-    ``timings`` (a :class:`Timings`) receives the seconds spent on measures
-    and on pairs (preferences and tests)."""
+    ``aggregate`` (mean, borda, mc4) ranks runs from per-query preferences;
+    ``pair_metrics`` also makes every metric a preference (mean difference,
+    wins, losses, ties per pair). ``timings`` (a :class:`Timings`) receives
+    the seconds spent on measures and on pairs (preferences and tests)."""
     options = options or SignificanceOptions()
+    if aggregate not in AGGREGATE:
+        raise UsageError(f"unknown aggregate '{aggregate}' (one of {', '.join(AGGREGATE)})")
     if options.baseline is not None and options.baseline not in rankings.run_names:
         raise UsageError(f"--baseline '{options.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests)
-    preferences = pairs = summary = tests = None
+    preferences = pairs = summary = tests = as_preferences = None
     if rankings.num_runs > 1:
         with timed(timings, "pairs"):
             pairs = selected_pairs(rankings.run_names, options.baseline)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names)
                 summary = summarize_pairs(preferences, pairs, options if options.test != "none" else None)
+            metrics = {column.name: (column.measure, column.values[:, compared]) for column in columns}
             if options.test != "none":
-                metrics = {column.name: (column.measure, column.values[:, compared]) for column in columns}
                 tests = compute_pair_tests(metrics, summary, pairs, options)
+            if pair_metrics:
+                as_preferences = metric_pairs(metrics, pairs)
     return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
-                      preferences, pairs, summary, tests)
+                      preferences, pairs, summary, tests, aggregate, as_preferences)
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
@@ -241,8 +252,9 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
 
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
              judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
-             extra_measures=(), keep_rows: bool = False, jobs: int | None = None, progress=None, warn=None,
-             timings: Timings | None = None, verbose: bool = False) -> Evaluation:
+             aggregate: str = "mean", pair_metrics: bool = False, extra_measures=(), keep_rows: bool = False,
+             jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
+             verbose: bool = False) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -252,7 +264,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     {run name: path or table}. The other arguments are the command line's:
     ``measures`` (-m values; None: the defaults), ``level`` (-l), ``depth``
     (-M), ``complete`` (-c), ``judged_only`` (-J), ``options`` (the tests),
-    ``rarity_weight``. ``extra_measures`` are computed even when
+    ``rarity_weight``, ``aggregate`` (--aggregate: mean, borda, mc4),
+    ``pair_metrics`` (--pair-metrics). ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
@@ -273,4 +286,4 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
                     timings=timings)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
-                             options=options, timings=timings)
+                             options=options, aggregate=aggregate, pair_metrics=pair_metrics, timings=timings)

@@ -138,6 +138,40 @@ def lexirecall(p_a, p_b, m):
     return 0, 0.0
 
 
+def recall_paired(p_a, p_b, m, weighting="uniform"):
+    """Recall-paired preference, walked level by level as its definition
+    reads: weights w_i (1, 1/i or 1/log2(i+1), i = 1..m) normalised to sum
+    1; stop when both are missing; -w_i when only A's is missing, +w_i when
+    only B's is; +w_i when A's ranks higher, -w_i when lower."""
+    raw = [1.0 if weighting == "uniform" else 1.0 / i if weighting == "inverse" else 1.0 / math.log2(i + 1)
+           for i in range(1, m + 1)]
+    total = sum(raw)
+    a = list(p_a) + [None] * (m - len(p_a))
+    b = list(p_b) + [None] * (m - len(p_b))
+    value = 0.0
+    for weight, x, y in zip(raw, a, b):
+        if x is None and y is None:
+            break
+        if x is None or (y is not None and x > y):
+            value -= weight / total
+        elif y is None or x < y:
+            value += weight / total
+    return value
+
+
+def graded_recall_paired(ranking_a, ranking_b, judgements, level=1, weighting="uniform"):
+    """sum over the query's grades g >= level of m_g RPP(relevant = grade >= g) / sum m_g."""
+    grades = sorted({g for g in judgements.values() if g >= level})
+    total = weight = 0.0
+    for g in grades:
+        m_g = num_rel(judgements, g)
+        value = recall_paired(positions(ranking_a, judgements, g), positions(ranking_b, judgements, g), m_g,
+                              weighting)
+        total += m_g * value
+        weight += m_g
+    return total / weight if weight else 0.0
+
+
 # ---------------------------------------------------------------- seed measures
 
 def total_search_efficiency(ranking, judgements):

@@ -26,10 +26,12 @@ MEASURES = ["map", "P.5,10", "recall.3", "recip_rank", "Rprec", "bpref", "ndcg",
             "relstring", "num_rel", "num_ret", "num_q", "runid", "gm_map", "gm_bpref", "rbp", "rbp_resid",
             "unj.5", "success.1", "judged.5", "Rprec_mult", "map_cut.5", "relative_P.5", "tse",
             "P_rare.5", "P_rare_norm.5", "map_rare", "nDCG@10", "RR@10", "P(rel=2)@5", "RBP(p=0.8)",
-            "official", "all_trec", "set", "seeds", "all_prefs", "LP", "rrLP", "LR", "rrLR"]
+            "official", "all_trec", "set", "seeds", "all_prefs", "LP", "rrLP", "LR", "rrLR", "RPP", "invRPP",
+            "dcgRPP", "gRPP", "rpp", "graded_rpp", "all_preferences"]
 REPORTS = ["ties", "agreement", "discrimination", "stability", "degradation"]
 FORMATS = ["text", "json", "csv", "table", "latex", "markdown"]
-GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map"]
+GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map",
+         "invRPP", "gRPP"]
 
 
 @st.composite
@@ -80,11 +82,16 @@ def option_lists(draw, num_runs: int):
     if draw(st.booleans()):
         args += ["--format", draw(st.sampled_from(FORMATS))]
     if draw(st.integers(0, 3)) == 0:
+        args += ["--aggregate", draw(st.sampled_from(["mean", "borda", "mc4"]))]
+    if draw(st.integers(0, 3)) == 0:
+        args.append("--pair-metrics")
+    if draw(st.integers(0, 3)) == 0:
         for report in draw(st.lists(st.sampled_from(REPORTS), min_size=1, max_size=2, unique=True)):
             args += ["--report", report]
-        args += ["--trials", "5", "--samples", "2", "--fractions", draw(st.sampled_from(["1,0.5", "0.3", "1"]))]
+        args += ["--trials", "5", "--samples", "2", "--fractions", draw(st.sampled_from(["1,0.5", "0.3", "1"])),
+                 "--label-policy", draw(st.sampled_from(["random", "pool"]))]
         if draw(st.integers(0, 3)) == 0:
-            args += ["--reference", draw(st.sampled_from(["recip_rank", "map", "LP", "P.5"]))]
+            args += ["--reference", draw(st.sampled_from(["recip_rank", "map", "LP", "P.5", "RPP", "num_ret"]))]
     if draw(st.integers(0, 2)) == 0:
         args += ["--baseline", f"run{draw(st.integers(0, num_runs - 1))}"]
         for gate in draw(st.lists(st.sampled_from(GATES), max_size=2)):

@@ -11,7 +11,7 @@ import sys
 import click
 
 from .. import __version__
-from ..choices import CORRECTIONS, FORMATS, REPORTS, TABLE_FORMATS, TESTS
+from ..choices import AGGREGATES, CORRECTIONS, FORMATS, LABEL_POLICIES, REPORTS, TABLE_FORMATS, TESTS
 from ..errors import OutputError
 from .help import HELP, list_measures, progress_reporter
 from .options import Call, Real, collect, fractions_option
@@ -61,6 +61,12 @@ from .options import Call, Real, collect, fractions_option
               help="Confidence level of --ci.")
 @click.option("--resamples", type=click.IntRange(min=10), default=2000, show_default=True, metavar="N",
               help="Bootstrap resamples of the queries for --ci (seeded by --seed).")
+@click.option("--aggregate", type=click.Choice(AGGREGATES), default="mean", show_default=True,
+              help="How <pref>_score and <pref>_rank rank the runs from per-query preferences: mean preference, "
+                   "borda (Borda count over the per-query orders), mc4 (Markov-chain aggregation).")
+@click.option("--pair-metrics", is_flag=True,
+              help="Also every metric as a preference: per pair, the mean difference (<measure>), "
+                   "<measure>_win, _loss and _tie over the queries (per query with -q).")
 @click.option("--hsd", is_flag=True,
               help="Also Tukey HSD p-values (<measure>_hsd_p), two-way ANOVA over runs and queries.")
 @click.option("--baseline", metavar="RUN", default=None,
@@ -81,6 +87,9 @@ from .options import Call, Real, collect, fractions_option
               help="Fractions of relevant labels kept, for the degradation report.")
 @click.option("--samples", type=click.IntRange(min=1), default=10, show_default=True,
               help="Random label removals per fraction, for the degradation report.")
+@click.option("--label-policy", type=click.Choice(LABEL_POLICIES), default="random", show_default=True,
+              help="Which relevant labels the degradation report keeps: random, or pool (those of the documents "
+                   "most runs retrieve, as pref_eval's pool policy).")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
 @click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
@@ -112,7 +121,8 @@ def run(call: Call) -> None:
     try:
         evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
-                              options=tests, rarity_weight=reading.rarity_weight,
+                              options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
+                              pair_metrics=call.pair_metrics,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),
@@ -125,7 +135,8 @@ def run(call: Call) -> None:
             report_options = ReportOptions(reference=output_names(reports.reference)[0], trials=reports.trials,
                                            fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
                                            alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
-                                           permutations=tests.permutations, correction=tests.correction)
+                                           permutations=tests.permutations, correction=tests.correction,
+                                           label_policy=reports.label_policy)
             with timed(timings, "reports"):
                 report_lines = run_reports(evaluation, list(reports.names), report_options, bar)
     finally:

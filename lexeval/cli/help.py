@@ -9,7 +9,7 @@ import textwrap
 
 import click
 
-from ..choices import PREFERENCES
+from ..choices import PREFERENCE_SETS, PREFERENCES
 
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
 and compare every pair of runs with lexiprecision and lexirecall.
@@ -64,8 +64,10 @@ def list_measures(ctx, _param, value):
               "Pair preferences (two or more runs): -m NAME"]
     for name, description in PREFERENCES.items():
         lines += entry(name, description)
-    lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + ["all_prefs"])
-              + " (default: official, plus LP, rrLP, LR with two or more runs)"]
+    lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + list(PREFERENCE_SETS))
+              + " (default: official, plus LP, rrLP, LR with two or more runs)",
+              "  all_prefs = LP rrLP LR rrLR; rpp = RPP invRPP dcgRPP; graded_rpp = gRPP ginvRPP gdcgRPP;",
+              "  all_preferences = all ten. --pair-metrics turns every metric into a preference too."]
     click.echo("\n".join(lines))
     ctx.exit(0)
 

@@ -81,6 +81,7 @@ class Reports:
     trials: int
     fractions: tuple[float, ...]
     samples: int
+    label_policy: str
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ class Call:
     gate: Gate
     reports: Reports
     printing: Printing
+    aggregate: str = "mean"      # --aggregate
+    pair_metrics: bool = False   # --pair-metrics
 
 
 def collect(params: dict) -> Call:
@@ -119,9 +122,10 @@ def collect(params: dict) -> Call:
                             resamples=params["resamples"]),
         Gate(tuple(params["gates"]), params["gate_margin"]),
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
-                params["samples"]),
+                params["samples"], params["label_policy"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
-                 params["timings"]))
+                 params["timings"]),
+        params["aggregate"], params["pair_metrics"])
     check(call)
     return call
 

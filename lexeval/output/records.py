@@ -98,8 +98,9 @@ def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
 
 def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
-    if there is one): per-query preferences, then their means (with wins,
-    losses and ties for LP and LR) and p-values, then every metric's p.
+    if there is one): per-query preferences (and, with --pair-metrics, metric
+    differences), then their means (with wins, losses and ties for LP and LR,
+    and for the metrics) and p-values, then every metric's p.
     Per-query preferences are computed again a block of pairs at a time,
     so that millions of pairs never sit in memory at once."""
     if evaluation.pairs is None:
@@ -107,23 +108,29 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
     names, qids = evaluation.run_names, evaluation.compared_qids
     preferences = evaluation.preferences
     preference_names = evaluation.preference_names()
+    metric_columns = [column for column in evaluation.columns if evaluation.metric_pairs is not None
+                      and column.name in evaluation.metric_pairs.mean]
     pairs = evaluation.pairs.tolist()
-    with_queries = per_query and bool(preference_names) and bool(qids)
+    with_queries = per_query and bool(preference_names or metric_columns) and bool(qids)
     if not with_queries:                        # summaries only: many pairs per block
         if summary:
             for start in range(0, len(pairs), 4096):
                 yield _pair_summary_block(evaluation, range(start, min(start + 4096, len(pairs))))
         return
-    blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs))
+    blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs)) if preferences else None
+    compared_values = [evaluation.compared_values(column) for column in metric_columns]
+    line_names = preference_names + [column.name for column in metric_columns]
     values: dict[str, np.ndarray] = {}
     first_in_block, block_length = 0, 0
     for pair_index, (a, b) in enumerate(pairs):
-        if pair_index >= first_in_block + block_length:         # the next block of pairs
+        if blocks is not None and pair_index >= first_in_block + block_length:         # the next block of pairs
             rows, values, _ = next(blocks)
             first_in_block, block_length = pair_index, len(rows)
         row = pair_index - first_in_block
-        yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, preference_names,
-                    [values[name][row].tolist() for name in preference_names], [FLOAT] * len(preference_names))
+        per_query_values = [values[name][row].tolist() for name in preference_names] + \
+            [(matrix[a] - matrix[b]).tolist() for matrix in compared_values]
+        yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, line_names, per_query_values,
+                    [FLOAT] * len(line_names))
         if summary:
             yield _pair_summary_block(evaluation, range(pair_index, pair_index + 1))
 
@@ -144,7 +151,14 @@ def _pair_summary_block(evaluation: Evaluation, indices: range) -> Block:
                       (f"{name}_loss", summary.losses[name][chosen].tolist(), INTEGER),
                       (f"{name}_tie", summary.ties[name][chosen].tolist(), INTEGER)]
         lines += _p_lines(tests, name, chosen)
+    as_preferences = evaluation.metric_pairs
     for column in evaluation.columns:
+        if as_preferences is not None and column.name in as_preferences.mean:
+            name = column.name
+            lines += [(name, as_preferences.mean[name][chosen].tolist(), FLOAT),
+                      (f"{name}_win", as_preferences.wins[name][chosen].tolist(), INTEGER),
+                      (f"{name}_loss", as_preferences.losses[name][chosen].tolist(), INTEGER),
+                      (f"{name}_tie", as_preferences.ties[name][chosen].tolist(), INTEGER)]
         lines += _p_lines(tests, column.name, chosen)
     return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines], [v for _, v, _ in lines],
                  [style for _, _, style in lines])

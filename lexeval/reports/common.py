@@ -24,6 +24,7 @@ class ReportOptions:
     test: str = "t"
     permutations: int = 10_000
     correction: str = "none"
+    label_policy: str = "random"    # degradation: random, or pool (the most retrieved labels kept)
 
 
 @dataclass

@@ -14,16 +14,24 @@ from ..rankings import Rankings
 from .common import MeasureMatrices, ReportLine, ReportOptions, matrices, percent
 
 
-def degraded(r: Rankings, qrels, fraction: float, rng: np.random.Generator) -> Rankings:
-    """Rankings with a random ``fraction`` of each query's relevant labels
-    kept (at least one); removed labels make their documents unjudged."""
+def degraded(r: Rankings, qrels, fraction: float, rng: np.random.Generator, policy: str = "random") -> Rankings:
+    """Rankings with a ``fraction`` of each query's relevant labels kept (at
+    least one); removed labels make their documents unjudged. ``policy``
+    random keeps a random subset; pool keeps the labels of the documents the
+    most runs retrieve (pref_eval's pool policy), ties in random order."""
     query_of_row = qrels.query_index
     relevant_rows = np.flatnonzero(qrels.grades >= r.level)
     evaluated = {qid: index for index, qid in enumerate(r.qids)}
     row_query = np.array([evaluated.get(qrels.qids[q], -1) for q in query_of_row[relevant_rows]], dtype=np.int64)
     inside = row_query >= 0
     relevant_rows, row_query = relevant_rows[inside], row_query[inside]
-    order = np.lexsort((rng.random(len(relevant_rows)), row_query))
+    shuffle = rng.random(len(relevant_rows))
+    if policy == "pool":
+        retrieved = r.qrels_rows[r.qrels_rows >= 0]
+        runs_retrieving = np.bincount(retrieved, minlength=len(qrels.grades))[relevant_rows]
+        order = np.lexsort((shuffle, -runs_retrieving, row_query))
+    else:
+        order = np.lexsort((shuffle, row_query))
     relevant_rows, row_query = relevant_rows[order], row_query[order]
     first = np.searchsorted(row_query, np.arange(r.num_queries))
     position = np.arange(len(row_query)) - first[row_query]
@@ -56,7 +64,8 @@ def degradation(evaluation, data: MeasureMatrices, options: ReportOptions,
         tie_rates: dict[str, list[float]] = {name: [] for name in data.differences}
         agreements: dict[str, list[float]] = {name: [] for name in data.differences}
         for _ in range(options.samples):
-            sample = matrices(evaluation.reevaluate(degraded(compared_rankings, qrels, fraction, rng)))
+            sample = matrices(evaluation.reevaluate(degraded(compared_rankings, qrels, fraction, rng,
+                                                              options.label_policy)))
             for name, full in data.differences.items():
                 d = sample.differences[name]
                 tie_rates[name].append(percent(d == 0))

@@ -217,3 +217,40 @@ def compute_pair_tests(metrics: dict[str, tuple[Measure, np.ndarray]], summary: 
                 ci_low[name], ci_high[name], effect[name] = \
                     summary.ci_low[name], summary.ci_high[name], summary.effect[name]
     return PairTests(p, hsd_p, difference, ci_low, ci_high, effect)
+
+
+@dataclass(frozen=True)
+class MetricPairs:
+    """Metrics as preferences (``--pair-metrics``; pref_eval's metric
+    preferences, ranx's win/tie/loss): per metric, for each pair (P,), the
+    mean over compared queries of M(A) - M(B) and the queries A wins, loses
+    and ties."""
+
+    mean: dict[str, np.ndarray]
+    wins: dict[str, np.ndarray]
+    losses: dict[str, np.ndarray]
+    ties: dict[str, np.ndarray]
+
+
+def metric_pairs(metrics: dict[str, tuple[Measure, np.ndarray]], pairs: np.ndarray) -> MetricPairs:
+    """``metrics``: printed name -> (measure, (R, compared queries) values);
+    only real-valued per-query metrics take part."""
+    mean, wins, losses, ties = {}, {}, {}, {}
+    for name, (measure, values) in metrics.items():
+        if not testable(measure):
+            continue
+        values = values.astype(np.float64)
+        queries = values.shape[1]
+        step = max(1, (1 << 21) // max(queries, 1))
+        mean[name], wins[name], losses[name], ties[name] = (np.zeros(len(pairs)), *(
+            np.zeros(len(pairs), dtype=np.int64) for _ in range(3)))
+        for start in range(0, len(pairs), step):
+            block = pairs[start:start + step]
+            gaps = values[block[:, 0]] - values[block[:, 1]]
+            chosen = slice(start, start + step)
+            if queries:   # added left to right, as the per-query lines read
+                mean[name][chosen] = np.cumsum(gaps, axis=1)[:, -1] / queries
+            wins[name][chosen] = (gaps > 0).sum(axis=1)
+            losses[name][chosen] = (gaps < 0).sum(axis=1)
+            ties[name][chosen] = (gaps == 0).sum(axis=1)
+    return MetricPairs(mean, wins, losses, ties)
