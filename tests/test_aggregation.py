@@ -120,3 +120,60 @@ def test_pool_policy_keeps_the_labels_most_runs_retrieve(tmp_path):
                       "-m", "LP", qrels, *runs])
     assert result.code == 0, result.err
     assert "degradation\tLP_agreement_sd       \t0.4\t0.0000" in result.lines()
+
+
+# pref_eval's metric preferences, written from its definitions on a position
+# vector x (relevant documents' ranks, None when missing), binary relevance
+def pref_eval_metrics(x: list, m: int) -> dict[str, float]:
+    found = sorted(p for p in x if p is not None)
+    return {
+        "ap": sum((i + 1) / p for i, p in enumerate(found)) / m,
+        "rbp": 0.5 * sum(0.5 ** (p - 1) for p in found),
+        "rr": 1 / found[0] if found else 0.0,
+        "ndcg": sum(1 / np.log2(p + 1) for p in found) / sum(1 / np.log2(i + 2) for i in range(m)),
+        "rp": sum(p <= m for p in found) / m,
+        "p@10": sum(p <= 10 for p in found) / 10,
+        "r@10": sum(p <= 10 for p in found) / m,
+    }
+
+
+LEXEVAL_NAMES = {"ap": "map", "rbp": "rbp_p=0.5(rel=2)", "rr": "recip_rank", "ndcg": "ndcg_0=0,1=0,2=1,3=1",
+                 "rp": "Rprec", "p@10": "P_10", "r@10": "recall_10"}
+
+
+def test_metric_preferences_equal_pref_evals_on_real_runs():
+    """DL 2019 passage runs at binary relevance grade >= 2 (pref_eval -b 2):
+    every pair's per-query metric differences and their means."""
+    import gzip
+
+    import reference as ref
+    from conftest import SHARED
+    real = SHARED / "data" / "real" / "dl19-passage-top20"
+    paths = sorted((real / "runs").glob("*.gz"))[:3]
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (real / "qrels.txt").read_text().splitlines():
+        qid, _, docno, grade = line.split()
+        qrels.setdefault(qid, {})[docno] = int(grade)
+    rankings = []
+    for path in paths:
+        run: dict[str, list] = {}
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines():
+            qid, _, docno, _, score = line.split()[:5]
+            run.setdefault(qid, []).append((docno, float(score)))
+        rankings.append({qid: ref.ranked(docs) for qid, docs in run.items()})
+    # ndcg with gains 0/1 at grade 2: pref_eval -b 2 makes the grades binary
+    measures = ["map", "RBP(p=0.5,rel=2)", "recip_rank", "ndcg.0=0,1=0,2=1,3=1", "Rprec", "P.10", "recall.10"]
+    ev = evaluate(str(real / "qrels.txt"), [str(p) for p in paths], measures, level=2, pair_metrics=True,
+                  warn=lambda text: None)
+    for pair_index, (a, b) in enumerate(ev.pairs.tolist()):
+        for name, lexeval_name in LEXEVAL_NAMES.items():
+            differences = []
+            for qid in ev.compared_qids:
+                m = ref.num_rel(qrels[qid], 2)
+                x = ref.positions(rankings[a].get(qid, []), qrels[qid], 2)
+                y = ref.positions(rankings[b].get(qid, []), qrels[qid], 2)
+                differences.append(pref_eval_metrics(x, m)[name] - pref_eval_metrics(y, m)[name])
+            values = ev.compared_values(ev.column(lexeval_name))
+            assert values[a] - values[b] == pytest.approx(differences, abs=1e-12), name
+            assert ev.metric_pairs.mean[lexeval_name][pair_index] == pytest.approx(np.mean(differences), abs=1e-12)
+            assert ev.metric_pairs.wins[lexeval_name][pair_index] == sum(d > 0 for d in differences)

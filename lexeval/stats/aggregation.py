@@ -54,8 +54,8 @@ def mc4(scores: np.ndarray) -> np.ndarray:
     a majority the chain is reducible and the limit depends on the start,
     which is why the start is fixed (uniform, as pref_eval starts). The
     transition matrix is squared until it no longer changes (at most 64
-    squarings: 2^64 steps; the mass of transient runs underflows to exactly
-    0 well before), instead of pref_eval's ten steps, which stop before
+    squarings: 2^64 steps; each squaring's rows renormalised to sum 1),
+    instead of pref_eval's ten steps, which stop before
     convergence on more than a few runs. Scores are rounded to 12 decimals,
     so that floating-point noise does not order runs the chain ties."""
     runs = len(scores)
@@ -66,9 +66,11 @@ def mc4(scores: np.ndarray) -> np.ndarray:
     np.fill_diagonal(transition, 1.0 - transition.sum(axis=1))
     for _ in range(64):
         squared = transition @ transition
-        if np.array_equal(squared, transition):
-            break
+        squared /= squared.sum(axis=1, keepdims=True)     # rounding must not compound over 2^k steps
+        converged = np.abs(squared - transition).max() <= 1e-15
         transition = squared
+        if converged:
+            break
     # rounding noise must not break ties between runs the chain treats alike
     return np.round(np.full(runs, 1.0 / runs) @ transition, 12)
 
