@@ -12,7 +12,7 @@ the table's rows (:mod:`lexeval.measures.registry`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..choices import (
     DEFAULT_PREFERENCES,
@@ -25,19 +25,21 @@ from . import registry as m
 from .gains import BINARY
 
 
-def _ir_measures() -> dict[str, tuple[str | None, str | None]]:
-    """ir_measures names (lower case) -> (lexeval measure without a cutoff,
-    lexeval measure with one), None where ir_measures has no such form; read
-    off the table's ``ir_names``."""
+def _forms(attribute: str) -> dict[str, tuple[str | None, str | None]]:
+    """Another tool's names (lower case) -> (lexeval measure without a
+    cutoff, lexeval measure with one), None where that tool has no such
+    form; read off the table's ``ir_names`` or ``ranx_names``."""
     found: dict[str, list] = {}
     for measure in m.MEASURES:
-        for name in measure.ir_names:
+        for name in getattr(measure, attribute):
             forms = found.setdefault(name.lower(), [None, None])
             forms[1 if measure.params in (m.CUTOFFS, m.FRACTIONS) else 0] = measure.name
     return {name: (plain, with_cutoff) for name, (plain, with_cutoff) in found.items()}
 
 
-IR_MEASURES = _ir_measures()
+IR_MEASURES = _forms("ir_names")
+RANX_MEASURES = _forms("ranx_names")
+_RANX_SYNTAX = re.compile(r"(?P<name>[a-z][a-z0-9_-]*?)(?:@(?P<cutoff>[0-9]+))?(?:-l(?P<level>[0-9]+))?")
 
 _IR_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?")
 
@@ -76,6 +78,8 @@ def parse_measure(text: str) -> list:
         measure = m.MEASURE_BY_NAME[base]
         return [m.request(measure.cutoff_form or base, raw)]
     found = _ir_measure(text)                                   # ir_measures: Name(p=v)@k
+    if found is None:
+        found = _ranx_measure(text)                             # ranx: name@k-lN
     if found is not None:
         return [found]
     base, underscore, raw = text.rpartition("_")                # an output name: P_10, recip_rank_10
@@ -111,6 +115,14 @@ def _ir_measure(text: str):
                 raise UsageError(f"measure '{text}': rel must be 0 or more")
         elif key == "p" and plain == "rbp":
             raw_params.append(f"p={value}")
+        elif key == "beta" and plain == "set_F":
+            raw_params.append(value)
+        elif key == "dcg" and match["name"].lower() == "ndcg":
+            if value not in ("log2", "exp-log2"):
+                raise UsageError(f"measure '{text}': dcg is log2 (trec_eval's linear gains) or exp-log2 "
+                                 "(gains 2^grade - 1, as gdeval)")
+            if value == "exp-log2":
+                plain, with_cutoff = None, "ndcg_exp"
         else:
             raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
     if match["cutoff"]:
@@ -124,6 +136,26 @@ def _ir_measure(text: str):
         request = m.request("rbp", raw, 1 if level is None else level)
         return m.MeasureRequest(request.measure, request.values + ((BINARY, 1.0),), raw, request.level)
     return m.request(plain, ",".join(raw_params) or None, level)
+
+
+def _ranx_measure(text: str):
+    """A request from ranx's syntax (``ndcg@10``, ``ndcg@10-l2``,
+    ``r-precision``), or None if ``text`` is not in it."""
+    match = _RANX_SYNTAX.fullmatch(text)
+    if not match or match["name"] not in RANX_MEASURES:
+        return None
+    plain, with_cutoff = RANX_MEASURES[match["name"]]
+    level = int(match["level"]) if match["level"] else None
+    if match["cutoff"]:
+        if with_cutoff is None:
+            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
+        request = m.request(with_cutoff, match["cutoff"], level)
+    elif plain is None:
+        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
+    else:
+        request = m.request(plain, None, level)
+    # ranx's -lN reads grades below N as 0: on graded measures that is a floor, not just a level
+    return replace(request, floor=True) if level is not None and request.measure.graded else request
 
 
 def output_names(text: str) -> list[str]:

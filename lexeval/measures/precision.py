@@ -65,6 +65,20 @@ def recall(r: Rankings, cutoffs) -> np.ndarray:
     return per_cutoff(lambda k: ratio(_rel_within(r, k), r.num_rel), cutoffs)
 
 
+def hits(r: Rankings, cutoffs) -> np.ndarray:
+    """hits.k: relevant documents in the top k (ranx's hits@k)."""
+    return per_cutoff(lambda k: _rel_within(r, k).astype(np.float64), cutoffs)
+
+
+def f1(r: Rankings, cutoffs) -> np.ndarray:
+    """F1.k: harmonic mean of P.k and recall.k, 0 when both are 0 (ranx's f1@k)."""
+    def at(k):
+        found = _rel_within(r, k)
+        p, rec = found / k, ratio(found, r.num_rel)
+        return ratio(2.0 * p * rec, p + rec)
+    return per_cutoff(at, cutoffs)
+
+
 def relative_precision(r: Rankings, cutoffs) -> np.ndarray:
     """relative_P.k: relevant in the top k, over min(k, R)."""
     return per_cutoff(lambda k: ratio(_rel_within(r, k), np.minimum(k, r.num_rel)), cutoffs)

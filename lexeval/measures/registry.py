@@ -35,10 +35,13 @@ from .gains import (
     rbp_residual,
     rndcg,
 )
+from .gdeval import expected_reciprocal_rank, ndcg_exponential
 from .incomplete import bpref, inferred_ap, judged, unjudged
 from .precision import (
     average_precision,
     eleven_point_average,
+    f1,
+    hits,
     interpolated_precision,
     map_cut,
     precision,
@@ -97,9 +100,11 @@ class Measure:
     per_query: bool = True            # False: summary line only (gm_map)
     zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
     needs_documents: bool = False     # compares documents across runs (rareness)
+    graded: bool = False              # reads grades as gains (a relevance floor changes it)
     label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
     cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
     ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
+    ranx_names: tuple[str, ...] = ()  # ranx's names (name@k, name@k-lN) for this row
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     help: str = field(default="", compare=False)
 
@@ -155,18 +160,20 @@ MEASURES: tuple[Measure, ...] = (
     _row("num_ret", num_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRet",)),
     _row("num_rel", num_rel, summary=SUMMARY_NUM_REL, value=COUNT, ir_names=("NumRel",)),
     _row("num_rel_ret", num_rel_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRelRet",)),
-    _row("map", average_precision, ir_names=("AP",)),
+    _row("map", average_precision, ir_names=("AP", "MAP"), ranx_names=("map",)),
     _row("gm_map", average_precision, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of average precision (summary only)."),
-    _row("Rprec", r_precision, ir_names=("Rprec",)),
-    _row("bpref", bpref, ir_names=("Bpref",)),
-    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR")),
+    _row("Rprec", r_precision, ir_names=("Rprec",), ranx_names=("r-precision", "r_precision")),
+    _row("bpref", bpref, ir_names=("Bpref",), ranx_names=("bpref",)),
+    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR"), ranx_names=("mrr",)),
     _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS,
          ir_names=("IPrec",)),
-    _row("P", precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("P",)),
+    _row("P", precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("P", "Precision"),
+         ranx_names=("precision",)),
     _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, value=TEXT,
          syntax="relstring.20"),
-    _row("recall", recall, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("R", "Recall")),
+    _row("recall", recall, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("R", "Recall"),
+         ranx_names=("recall",)),
     _row("infAP", inferred_ap, ir_names=("infAP",)),
     _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of bpref (summary only)."),
@@ -176,29 +183,38 @@ MEASURES: tuple[Measure, ...] = (
     _row("11pt_avg", eleven_point_average, params=VALUES, defaults=RECALL_POINTS,
          syntax="11pt_avg.0.25,0.5,0.75"),
     _row("binG", binary_g),
-    _row("G", g_measure, params=GAINS),
-    _row("dcg", dcg, params=GAINS),
-    _row("ideal_dcg", ideal_dcg, params=GAINS),
-    _row("ndcg", ndcg, params=GAINS, ir_names=("nDCG",)),
-    _row("ndcg_rel", ndcg_rel, params=GAINS),
-    _row("Rndcg", rndcg, params=GAINS),
-    _row("ndcg_cut", ndcg_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",)),
-    _row("map_cut", map_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP",)),
+    _row("G", g_measure, params=GAINS, graded=True),
+    _row("dcg", dcg, params=GAINS, graded=True),
+    _row("ideal_dcg", ideal_dcg, params=GAINS, graded=True),
+    _row("ndcg", ndcg, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",), graded=True),
+    _row("ndcg_rel", ndcg_rel, params=GAINS, graded=True),
+    _row("Rndcg", rndcg, params=GAINS, graded=True),
+    _row("ndcg_cut", ndcg_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",), ranx_names=("ndcg",),
+         graded=True),
+    _row("map_cut", map_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP", "MAP"),
+         ranx_names=("map",)),
     _row("relative_P", relative_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS),
-    _row("success", success, params=CUTOFFS, defaults=(1, 5, 10), ir_names=("Success",)),
+    _row("success", success, params=CUTOFFS, defaults=(1, 5, 10), ir_names=("Success", "HR", "HitRate"),
+         ranx_names=("hit_rate",)),
     _row("set_P", set_precision, ir_names=("P", "SetP")),
-    _row("set_relative_P", set_relative_precision),
+    _row("set_relative_P", set_relative_precision, ir_names=("SetRelP",)),
     _row("set_recall", set_recall, ir_names=("R", "Recall", "SetR")),
-    _row("set_map", set_map),
+    _row("set_map", set_map, ir_names=("SetAP",)),
     _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",)),
     _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, value=COUNT),
-    _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",)),
-    _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95"),
+    _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True),
+    _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
     _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
-         ir_names=("RR", "MRR")),
+         ir_names=("RR", "MRR"), ranx_names=("mrr",)),
     _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",)),
+    # exponential gains, as gdeval and learning-to-rank papers compute them
+    _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True),
+    _row("ndcg_exp", ndcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("ndcg_burges",), graded=True),
+    # ranx's and recommender systems' cutoff measures
+    _row("hits", hits, params=CUTOFFS, defaults=(10,), ranx_names=("hits",)),
+    _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",)),
     # measures from the seeds that trec_eval lacks
     _row("tse", total_search_efficiency),
     _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True),
@@ -233,6 +249,7 @@ class MeasureRequest:
     raw: str | None = None    # parameter text as given (names VALUES/GAINS outputs)
     level: int | None = None  # this measure's own relevance level (ir_measures' rel=), else -l's
     rarity_weight: float = 0.5  # alpha of the rareness measures (needs_documents)
+    floor: bool = False       # ranx's -lN on graded measures: grades below ``level`` gain nothing
 
     @property
     def name(self) -> str:
@@ -249,17 +266,31 @@ class MeasureRequest:
             names = [f"{stem}_{self.raw}"]
         else:
             names = [stem]
-        return names if self.level is None else [f"{name}(rel={self.level})" for name in names]
+        if self.level is None:
+            return names
+        return [f"{name}({'min_rel' if self.floor else 'rel'}={self.level})" for name in names]
 
     def compute(self, rankings: Rankings) -> np.ndarray:
         """(S, k) values: one column per output name."""
-        if self.level is not None and self.level != rankings.level:
+        if self.floor:
+            rankings = floored(rankings, self.level)
+        elif self.level is not None and self.level != rankings.level:
             rankings = replace(rankings, level=self.level)
         if self.measure.needs_documents:
             values = self.measure.compute(rankings, self.values, self.rarity_weight)
         else:
             values = self.measure.compute(rankings, self.values)
         return values.reshape(len(values), -1)
+
+
+def floored(rankings: Rankings, level: int) -> Rankings:
+    """The rankings with every grade below ``level`` read as 0 (judged, no
+    gain) and relevance at ``level``: ranx's ``-lN``."""
+    codes = np.where((rankings.codes >= 0) & (rankings.codes < level), 0, rankings.codes).astype(rankings.codes.dtype)
+    counts = rankings.level_counts.copy()
+    counts[:, 0] += counts[:, 1:level].sum(axis=1)
+    counts[:, 1:level] = 0
+    return replace(rankings, codes=codes, level_counts=counts, level=level)
 
 
 def _parse_long(text: str) -> int:

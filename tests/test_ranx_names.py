@@ -1,0 +1,86 @@
+"""ranx's and recommender systems' names, and ir_measures' remaining
+spellings, parse to the right measure: per query equal to ranx (on runs
+without tied scores, since ranx's sort does not break ties) and to
+ir_measures."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from conftest import EXAMPLES, write
+
+from lexeval import evaluate
+from lexeval.measures.names import output_names
+
+QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
+RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:3]
+
+RANX_NAMES = ["map@100", "map@10-l2", "precision@5", "precision@10-l3", "recall@100", "f1@10", "hit_rate@10",
+              "hits@10", "r-precision", "mrr@10", "ndcg@10", "ndcg@10-l2", "ndcg_burges@10", "ndcg_burges@20-l3",
+              "bpref"]
+
+
+@pytest.mark.parametrize("text,printed", [
+    ("map@100", "map_cut_100"), ("precision@5", "P_5"), ("f1@10", "F1_10"), ("hit_rate@10", "success_10"),
+    ("hits@10", "hits_10"), ("r-precision", "Rprec"), ("ndcg_burges@10", "ndcg_exp_10"),
+    ("ndcg@10-l2", "ndcg_cut_10(min_rel=2)"), ("map@10-l2", "map_cut_10(rel=2)"), ("mrr@10", "recip_rank_10"),
+    ("HR@10", "success_10"), ("HitRate@5", "success_5"), ("F1@10", "F1_10"), ("MAP", "map"),
+    ("Precision@10", "P_10"), ("NumQ", "num_q"), ("SetAP", "set_map"), ("SetRelP", "set_relative_P"),
+    ("SetF(beta=0.5)", "set_F_0.5"), ("ERR@20", "err_20"), ("nDCG(dcg=exp-log2)@20", "ndcg_exp_20"),
+    ("nDCG(dcg=log2)@10", "ndcg_cut_10"),
+])
+def test_names_parse(text, printed):
+    assert output_names(text) == [printed]
+
+
+def untied(path, tmp_path):
+    """The run in trec_eval's order with scores 1000 - rank: no ties left."""
+    by_query: dict[str, list] = {}
+    for line in gzip.decompress(path.read_bytes()).decode().splitlines():
+        qid, _, docno, _, score = line.split()[:5]
+        by_query.setdefault(qid, []).append((float(score), docno))
+    lines = []
+    for qid, docs in by_query.items():
+        for rank, (_, docno) in enumerate(sorted(docs, key=lambda d: (-d[0], [-b for b in d[1].encode()])), 1):
+            lines.append(f"{qid} Q0 {docno} {rank} {1000 - rank} t")
+    return write(tmp_path / path.name.replace(".gz", ""), "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda path: path.name)
+def test_per_query_values_equal_ranx(run, tmp_path):
+    ranx = pytest.importorskip("ranx")
+    path = untied(run, tmp_path)
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for line in gzip.decompress(QRELS.read_bytes()).decode().splitlines():
+        qid, _, docno, grade = line.split()
+        qrels_dict.setdefault(qid, {})[docno] = int(grade)
+    run_dict: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, docno, _, score = line.split()[:5]
+        run_dict.setdefault(qid, {})[docno] = float(score)
+    run_dict = {qid: docs for qid, docs in run_dict.items() if qid in qrels_dict}
+    ranx_run = ranx.Run(run_dict)
+    ranx.evaluate(ranx.Qrels(qrels_dict), ranx_run, RANX_NAMES, make_comparable=True)
+    ev = evaluate(str(QRELS), [str(path)], RANX_NAMES, warn=lambda text: None)
+    for name in RANX_NAMES:
+        ours = dict(zip(ev.qids, ev.column(output_names(name)[0]).values[0]))
+        theirs = ranx_run.scores[name]
+        compared = [qid for qid in theirs if any(g > 0 for g in qrels_dict[qid].values())]
+        assert len(compared) > 200
+        for qid in compared:
+            assert ours[qid] == pytest.approx(theirs[qid], abs=1e-9), (name, qid)
+
+
+def test_ir_measures_spellings_equal_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    names = ["MAP", "Precision@10", "SetAP", "SetRelP", "SetF(beta=0.5)", "NumQ"]
+    qrels = [ir_measures.Qrel(*(line.split()[i] for i in (0, 2)), int(line.split()[3]))
+             for line in gzip.decompress(QRELS.read_bytes()).decode().splitlines()]
+    run = [ir_measures.ScoredDoc(f[0], f[2], float(f[4]))
+           for f in (line.split() for line in gzip.decompress(RUNS[0].read_bytes()).decode().splitlines())]
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(name) for name in names], qrels, run)
+    ev = evaluate(str(QRELS), [str(RUNS[0])], names, warn=lambda text: None)
+    for name in names:
+        column = ev.column(output_names(name)[0])
+        assert float(ev.summary(column)[0]) == pytest.approx(theirs[ir_measures.parse_measure(name)], abs=1e-9), name
