@@ -18,7 +18,9 @@ import numpy as np
 from .errors import UsageError
 from .io.inputs import ReadOptions, Source, read_qrels
 from .io.sources import check_sources, coverage_notes, read_runs, sources_of
+from .io.subtopics import read_subtopic_qrels
 from .measures import registry as m
+from .measures.diversity import Subtopics
 from .measures.names import select_measures
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
@@ -214,7 +216,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
-         keep_rows: bool = False, jobs: int | None = None, progress=None, warn=None,
+         keep_rows: bool = False, subtopics: bool = False, jobs: int | None = None, progress=None, warn=None,
          timings: Timings | None = None, verbose: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
@@ -229,6 +231,13 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
     if level < 0:
         raise UsageError("-l (relevance level) must be 0 or more")
     qrels_source = qrels if isinstance(qrels, Source) else Source(qrels)
+    by_subtopic = None
+    if subtopics:          # qid subtopic docno grade: ordinary judgements are each document's highest grade
+        if not qrels_source.is_file or qrels_source.path == "-":
+            raise UsageError("subtopic judgements are read from a qrels file (not standard input or a table)")
+        by_subtopic = read_subtopic_qrels(qrels_source.path)
+        qrels_source = Source(by_subtopic.table(), name=qrels_source.path)
+        keep_rows = True
     sources = sources_of(runs)
     if not sources:
         raise UsageError("no runs to evaluate")
@@ -237,6 +246,8 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         judgements = read_qrels(qrels_source)
         parsed = read_runs(sources, judgements, ReadOptions(depth, judged_only, keep_rows), jobs, progress)
         rankings = build_rankings(judgements, parsed, level)
+        if by_subtopic is not None:
+            rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
     if timings is not None:
         sizes = [source.size() for source in [qrels_source, *sources]]
         # compressed files, standard input and tables have no size to divide by
@@ -252,7 +263,8 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
 
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
              judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
-             aggregate: str = "mean", pair_metrics: bool = False, extra_measures=(), keep_rows: bool = False,
+             aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, extra_measures=(),
+             keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
              verbose: bool = False) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
@@ -265,7 +277,9 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     ``measures`` (-m values; None: the defaults), ``level`` (-l), ``depth``
     (-M), ``complete`` (-c), ``judged_only`` (-J), ``options`` (the tests),
     ``rarity_weight``, ``aggregate`` (--aggregate: mean, borda, mc4),
-    ``pair_metrics`` (--pair-metrics). ``extra_measures`` are computed even when
+    ``pair_metrics`` (--pair-metrics), ``subtopics`` (--subtopics: the qrels
+    are diversity judgements, qid subtopic docno grade; implied by a
+    diversity measure). ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
@@ -284,6 +298,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                 for req in selection.metrics]
     rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
+                    subtopics=subtopics or selection.needs_subtopics,
                     timings=timings)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
                              options=options, aggregate=aggregate, pair_metrics=pair_metrics, timings=timings)

@@ -37,6 +37,7 @@ class Rankings:
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
     qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
     qrels: Qrels | None = field(repr=False, default=None)   # the judgements these came from
+    subtopics: object | None = field(repr=False, default=None)  # measures.diversity.Subtopics, if read
 
     # ------------------------------------------------------------ shape
     @property

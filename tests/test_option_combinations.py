@@ -27,7 +27,9 @@ MEASURES = ["map", "P.5,10", "recall.3", "recip_rank", "Rprec", "bpref", "ndcg",
             "unj.5", "success.1", "judged.5", "Rprec_mult", "map_cut.5", "relative_P.5", "tse",
             "P_rare.5", "P_rare_norm.5", "map_rare", "nDCG@10", "RR@10", "P(rel=2)@5", "RBP(p=0.8)",
             "official", "all_trec", "set", "seeds", "all_prefs", "LP", "rrLP", "LR", "rrLR", "RPP", "invRPP",
-            "dcgRPP", "gRPP", "rpp", "graded_rpp", "all_preferences"]
+            "dcgRPP", "gRPP", "rpp", "graded_rpp", "all_preferences", "ERR@20", "nDCG(dcg=exp-log2)@10",
+            "ndcg@10-l2", "f1@5", "hits@5", "alpha_nDCG@5", "ERR_IA@10", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@5",
+            "AP_IA", "StRecall@10", "MAP-IA"]
 REPORTS = ["ties", "agreement", "discrimination", "stability", "degradation"]
 FORMATS = ["text", "json", "csv", "table", "latex", "markdown"]
 GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map",
@@ -66,7 +68,7 @@ def collections(draw):
 @st.composite
 def option_lists(draw, num_runs: int):
     args: list[str] = []
-    for flag in ("-q", "-n", "-c", "-J", "--hsd", "--ci"):
+    for flag in ("-q", "-n", "-c", "-J", "--hsd", "--ci", "--subtopics"):
         if draw(st.integers(0, 3)) == 0:
             args.append(flag)
     if draw(st.booleans()):

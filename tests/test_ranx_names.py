@@ -74,7 +74,8 @@ def test_per_query_values_equal_ranx(run, tmp_path):
 
 def test_ir_measures_spellings_equal_ir_measures():
     ir_measures = pytest.importorskip("ir_measures")
-    names = ["MAP", "Precision@10", "SetAP", "SetRelP", "SetF(beta=0.5)", "NumQ"]
+    names = ["MAP", "Precision@10", "SetAP", "SetRelP", "SetF(beta=0.5)", "NumQ", "nDCG(judged_only=True)@10",
+             "nDCG(gains={0:0,1:1,2:3,3:4,4:5})", "P(judged_only=True,rel=2)@5"]
     qrels = [ir_measures.Qrel(*(line.split()[i] for i in (0, 2)), int(line.split()[3]))
              for line in gzip.decompress(QRELS.read_bytes()).decode().splitlines()]
     run = [ir_measures.ScoredDoc(f[0], f[2], float(f[4]))

@@ -39,6 +39,10 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-J", "judged_only", is_flag=True,
               help="Judged documents only: unjudged documents are removed from every ranking "
                    "(after -M) before anything is computed, as trec_eval's -J.")
+@click.option("--subtopics", is_flag=True,
+              help="QRELS holds diversity judgements, 'qid subtopic docno grade' (a docno once per subtopic); "
+                   "ordinary measures use each document's highest grade. Implied by a diversity measure "
+                   "(alpha_nDCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k, AP_IA, StRecall@k).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True,
               help="Output format: text (trec_eval's), json and csv (four columns); table (for people, "
@@ -122,7 +126,7 @@ def run(call: Call) -> None:
         evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
-                              pair_metrics=call.pair_metrics,
+                              pair_metrics=call.pair_metrics, subtopics=reading.subtopics,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),

@@ -57,10 +57,11 @@ def list_measures(ctx, _param, value):
         return textwrap.wrap(description, width, initial_indent=f"  {name:<24}  ", subsequent_indent=" " * 28)
     lines = ["Per-run measures: -m NAME, or with parameters as shown (trec_eval's syntax):"]
     for measure in MEASURES:
-        lines += entry(measure.example(), measure.description())
-    lines += ["", "ir_measures' names work too: nDCG@10, AP, AP@100, RR@10, R@1000, P(rel=2)@10,",
-              "Judged@10, Success@1, Rprec, Bpref, infAP, NumRet, NumRel, NumRelRet, RBP(p=0.8);",
-              "output keeps trec_eval's names (README: \"Measure names\").", "",
+        lines += entry(measure.example(), f"{measure.description()} {measure.aliases()}")
+    lines += ["", "Names from ir_measures (nDCG@10, P(rel=2)@10, nDCG(dcg=exp-log2)@20, RBP(p=0.8)), ranx",
+              "(ndcg@10-l2, map@100, hit_rate@10, r-precision) and ndeval (alpha-nDCG@20, MAP-IA) work too;",
+              "output keeps one printed name per measure (README: \"Measure names\"). Diversity measures",
+              "read subtopic qrels (qid subtopic docno grade; --subtopics).", "",
               "Pair preferences (two or more runs): -m NAME"]
     for name, description in PREFERENCES.items():
         lines += entry(name, description)

@@ -62,6 +62,7 @@ class Reading:
     rarity_weight: float
     jobs: int | None
     verbose: bool
+    subtopics: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def collect(params: dict) -> Call:
     call = Call(
         Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
                 params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
-                params["jobs"], params["verbose"]),
+                params["jobs"], params["verbose"], params["subtopics"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],

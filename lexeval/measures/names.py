@@ -39,6 +39,8 @@ def _forms(attribute: str) -> dict[str, tuple[str | None, str | None]]:
 
 IR_MEASURES = _forms("ir_names")
 RANX_MEASURES = _forms("ranx_names")
+NDEVAL_MEASURES = _forms("ndeval_names")
+_NDEVAL_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z-]*)(?:@(?P<cutoff>[0-9]+))?")
 _RANX_SYNTAX = re.compile(r"(?P<name>[a-z][a-z0-9_-]*?)(?:@(?P<cutoff>[0-9]+))?(?:-l(?P<level>[0-9]+))?")
 
 _IR_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?")
@@ -55,6 +57,11 @@ class Selection:
     def needs_documents(self) -> bool:
         """Whether a measure compares documents across runs (rareness)."""
         return any(req.measure.needs_documents for req in self.metrics)
+
+    @property
+    def needs_subtopics(self) -> bool:
+        """Whether a diversity measure was asked for."""
+        return any(req.measure.subtopics for req in self.metrics)
 
 
 def _unknown(text: str):
@@ -80,6 +87,8 @@ def parse_measure(text: str) -> list:
     found = _ir_measure(text)                                   # ir_measures: Name(p=v)@k
     if found is None:
         found = _ranx_measure(text)                             # ranx: name@k-lN
+    if found is None:
+        found = _ndeval_measure(text)                           # ndeval: alpha-nDCG@20
     if found is not None:
         return [found]
     base, underscore, raw = text.rpartition("_")                # an output name: P_10, recip_rank_10
@@ -101,8 +110,19 @@ def _ir_measure(text: str):
     if not match or match["name"].lower() not in IR_MEASURES:
         return None
     plain, with_cutoff = IR_MEASURES[match["name"].lower()]
-    level, raw_params = None, []
-    for part in filter(None, (match["params"] or "").split(",")):
+    level, raw_params, judged_only = None, [], False
+    params = match["params"] or ""
+    gains = re.search(r"gains\s*=\s*\{(?P<pairs>[^{}]*)\}", params)
+    if gains:                    # nDCG(gains={0:0,1:1,2:3}): trec_eval's ndcg.0=0,1=1,2=3
+        if plain != "ndcg" or match["cutoff"]:
+            raise UsageError(f"measure '{text}': gains are for nDCG without a cutoff (trec_eval's ndcg takes "
+                             "gains, ndcg_cut does not)")
+        pairs = [piece.split(":") for piece in gains["pairs"].split(",") if piece.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise UsageError(f"measure '{text}': gains are {{grade:gain,...}}")
+        raw_params.append(",".join(f"{grade.strip()}={gain.strip()}" for grade, gain in pairs))
+        params = params[:gains.start()] + params[gains.end():]
+    for part in filter(None, (piece.strip() for piece in params.split(","))):
         key, equals, value = (piece.strip() for piece in part.partition("="))
         if not equals:
             raise UsageError(f"measure '{text}': parameters are name=value, got '{part}'")
@@ -117,6 +137,10 @@ def _ir_measure(text: str):
             raw_params.append(f"p={value}")
         elif key == "beta" and plain == "set_F":
             raw_params.append(value)
+        elif key == "judged_only":
+            if value not in ("True", "False", "true", "false", "1", "0"):
+                raise UsageError(f"measure '{text}': judged_only is True or False")
+            judged_only = value in ("True", "true", "1")
         elif key == "dcg" and match["name"].lower() == "ndcg":
             if value not in ("log2", "exp-log2"):
                 raise UsageError(f"measure '{text}': dcg is log2 (trec_eval's linear gains) or exp-log2 "
@@ -128,9 +152,16 @@ def _ir_measure(text: str):
     if match["cutoff"]:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return m.request(with_cutoff, match["cutoff"], level)
+        return replace(m.request(with_cutoff, match["cutoff"], level), judged_only=judged_only)
     if plain is None:
         raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
+    if judged_only:
+        return replace(_ir_plain(text, plain, raw_params, level), judged_only=True)
+    return _ir_plain(text, plain, raw_params, level)
+
+
+def _ir_plain(text: str, plain: str, raw_params: list[str], level: int | None):
+    """The request for an ir_measures name without a cutoff."""
     if plain == "rbp":          # ir_measures' RBP: binary gains at rel (1), p = 0.8 by default
         raw = raw_params[0] if raw_params else "p=0.8"
         request = m.request("rbp", raw, 1 if level is None else level)
@@ -156,6 +187,21 @@ def _ranx_measure(text: str):
         request = m.request(plain, None, level)
     # ranx's -lN reads grades below N as 0: on graded measures that is a floor, not just a level
     return replace(request, floor=True) if level is not None and request.measure.graded else request
+
+
+def _ndeval_measure(text: str):
+    """A request from ndeval's names (``alpha-nDCG@20``, ``MAP-IA``), or None."""
+    match = _NDEVAL_SYNTAX.fullmatch(text)
+    if not match or match["name"].lower() not in NDEVAL_MEASURES:
+        return None
+    plain, with_cutoff = NDEVAL_MEASURES[match["name"].lower()]
+    if match["cutoff"]:
+        if with_cutoff is None:
+            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
+        return m.request(with_cutoff, match["cutoff"])
+    if plain is None:
+        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@20")
+    return m.request(plain)
 
 
 def output_names(text: str) -> list[str]:

@@ -23,6 +23,7 @@ from ..errors import UsageError
 from ..rankings import Rankings
 from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
+from .diversity import alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
 from .gains import (
     binary_g,
     dcg,
@@ -101,10 +102,13 @@ class Measure:
     zero_when_missing: bool = False   # trec_eval forces 0 for a query the run lacks (-c)
     needs_documents: bool = False     # compares documents across runs (rareness)
     graded: bool = False              # reads grades as gains (a relevance floor changes it)
+    subtopics: bool = False           # a diversity measure: needs subtopic judgements
     label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
     cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
     ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
     ranx_names: tuple[str, ...] = ()  # ranx's names (name@k, name@k-lN) for this row
+    ndeval_names: tuple[str, ...] = ()  # ndeval's names (alpha-nDCG@20, MAP-IA)
+    origin: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     help: str = field(default="", compare=False)
 
@@ -130,6 +134,13 @@ class Measure:
         if self.params == GAINS:
             return f"{self.name}.1=3,2=9"
         return self.name
+
+    def aliases(self) -> str:
+        """Its names in other tools, for --list-measures."""
+        cutoff = "@k" if self.params in (CUTOFFS, FRACTIONS) else ""
+        parts = [f"{tool} {', '.join(name + cutoff for name in names)}" for tool, names in
+                 (("ir_measures", self.ir_names), ("ranx", self.ranx_names), ("ndeval", self.ndeval_names)) if names]
+        return f"(from {self.origin}" + ("; " + "; ".join(parts) if parts else "") + ")"
 
     def description(self) -> str:
         """The help of --list-measures: the row's, or the kernel's docstring's
@@ -207,20 +218,36 @@ MEASURES: tuple[Measure, ...] = (
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
     _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
-         ir_names=("RR", "MRR"), ranx_names=("mrr",)),
-    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",)),
+         ir_names=("RR", "MRR"), ranx_names=("mrr",), origin="ir_measures"),
+    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",), origin="ir_measures"),
     # exponential gains, as gdeval and learning-to-rank papers compute them
-    _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True),
-    _row("ndcg_exp", ndcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("ndcg_burges",), graded=True),
+    _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True,
+         origin="gdeval"),
+    _row("ndcg_exp", ndcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("ndcg_burges",), graded=True,
+         origin="gdeval"),
+    # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
+    _row("alpha_ndcg", alpha_ndcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+         ir_names=("alpha_nDCG",), ndeval_names=("alpha-nDCG",), origin="ndeval"),
+    _row("err_ia", err_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+        ir_names=("ERR_IA",), ndeval_names=("ERR-IA",), origin="ndeval"),
+    _row("nerr_ia", nerr_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+        ir_names=("nERR_IA",), ndeval_names=("nERR-IA",), origin="ndeval"),
+    _row("nrbp", nrbp, subtopics=True, ir_names=("NRBP",), ndeval_names=("NRBP",), origin="ndeval"),
+    _row("nnrbp", nnrbp, subtopics=True, ir_names=("nNRBP",), ndeval_names=("nNRBP",), origin="ndeval"),
+    _row("p_ia", p_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+        ir_names=("P_IA",), ndeval_names=("P-IA",), origin="ndeval"),
+    _row("ap_ia", ap_ia, subtopics=True, ir_names=("AP_IA",), ndeval_names=("MAP-IA",), origin="ndeval"),
+    _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+         ir_names=("StRecall",), ndeval_names=("strec",), origin="ndeval"),
     # ranx's and recommender systems' cutoff measures
-    _row("hits", hits, params=CUTOFFS, defaults=(10,), ranx_names=("hits",)),
-    _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",)),
+    _row("hits", hits, params=CUTOFFS, defaults=(10,), ranx_names=("hits",), origin="ranx"),
+    _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), origin="ranx"),
     # measures from the seeds that trec_eval lacks
-    _row("tse", total_search_efficiency),
-    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True),
+    _row("tse", total_search_efficiency, origin="seeds"),
+    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True, origin="seeds"),
     _row("P_rare_norm", rare_precision_bounded, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
-         needs_documents=True),
-    _row("map_rare", rare_average_precision, needs_documents=True),
+         needs_documents=True, origin="seeds"),
+    _row("map_rare", rare_average_precision, needs_documents=True, origin="seeds"),
 )
 
 MEASURE_BY_NAME = {measure.name: measure for measure in MEASURES}
@@ -250,6 +277,7 @@ class MeasureRequest:
     level: int | None = None  # this measure's own relevance level (ir_measures' rel=), else -l's
     rarity_weight: float = 0.5  # alpha of the rareness measures (needs_documents)
     floor: bool = False       # ranx's -lN on graded measures: grades below ``level`` gain nothing
+    judged_only: bool = False  # ir_measures' judged_only=True: unjudged documents removed first (-J for one measure)
 
     @property
     def name(self) -> str:
@@ -266,12 +294,16 @@ class MeasureRequest:
             names = [f"{stem}_{self.raw}"]
         else:
             names = [stem]
+        if self.judged_only:
+            names = [f"{name}(judged_only)" for name in names]
         if self.level is None:
             return names
         return [f"{name}({'min_rel' if self.floor else 'rel'}={self.level})" for name in names]
 
     def compute(self, rankings: Rankings) -> np.ndarray:
         """(S, k) values: one column per output name."""
+        if self.judged_only:
+            rankings = judged(rankings)
         if self.floor:
             rankings = floored(rankings, self.level)
         elif self.level is not None and self.level != rankings.level:
@@ -281,6 +313,16 @@ class MeasureRequest:
         else:
             values = self.measure.compute(rankings, self.values)
         return values.reshape(len(values), -1)
+
+
+def judged(rankings: Rankings) -> Rankings:
+    """The rankings without their unjudged documents (trec_eval's -J, for one measure)."""
+    keep = rankings.codes >= 0
+    if keep.all():
+        return rankings
+    lengths = np.bincount(rankings.segment[keep], minlength=rankings.num_segments).astype(rankings.lengths.dtype)
+    return replace(rankings, codes=rankings.codes[keep], lengths=lengths,
+                   qrels_rows=None if rankings.qrels_rows is None else rankings.qrels_rows[keep])
 
 
 def floored(rankings: Rankings, level: int) -> Rankings:

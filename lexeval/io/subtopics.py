@@ -1,0 +1,63 @@
+"""Diversity judgements: ``qid subtopic docno grade``, a docno once per
+subtopic (the TREC Web track's format, read by ndeval).
+
+They become two things: ordinary judgements (a document's grade is its
+highest over the subtopics, as ndeval and pref_eval read them), which every
+other measure uses, and per judged document its subtopics and grades, which
+the diversity measures use."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class SubtopicJudgements:
+    """``grades[(qid, docno)]``: {subtopic: grade}, identifiers as bytes."""
+
+    path: str
+    grades: dict[tuple[bytes, bytes], dict[bytes, int]]
+
+    def table(self):
+        """The ordinary judgements: one row per (qid, docno), its highest grade."""
+        import pyarrow as pa
+        keys = list(self.grades)
+        return pa.table({"qid": pa.array([qid for qid, _ in keys], pa.binary()),
+                         "docno": pa.array([docno for _, docno in keys], pa.binary()),
+                         "relevance": pa.array([max(g.values()) for g in self.grades.values()], pa.int64())})
+
+
+def read_subtopic_qrels(path: str) -> SubtopicJudgements:
+    """Read a diversity qrels file (gzip by its header); errors name file and line."""
+    with open(path, "rb") as raw:
+        data = raw.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    grades: dict[tuple[bytes, bytes], dict[bytes, int]] = {}
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if b"\0" in line:
+            raise InputError(path, "a NUL byte in the line", number)
+        if len(fields) != 4:
+            raise InputError(path, f"expected 4 columns (qid subtopic docno grade), found {len(fields)}", number)
+        qid, subtopic, docno, grade = fields
+        try:
+            value = int(grade)
+        except ValueError:
+            raise InputError(path, f"grade '{grade.decode('utf-8', 'backslashreplace')}' is not an integer",
+                             number) from None
+        judged = grades.setdefault((qid, docno), {})
+        if subtopic in judged:
+            raise InputError(path, f"document '{docno.decode('utf-8', 'backslashreplace')}' is judged twice "
+                                   f"for subtopic '{subtopic.decode('utf-8', 'backslashreplace')}'", number)
+        judged[subtopic] = value
+    if not grades:
+        raise InputError(path, "no judgements")
+    return SubtopicJudgements(path, grades)
