@@ -27,6 +27,14 @@ def average_precision(r: Rankings, _=()) -> np.ndarray:
     return ratio(total, r.num_rel)
 
 
+def yaap(r: Rankings, _=()) -> np.ndarray:
+    """yaap: yet another average precision, log((1 + S) / (1 + R - S)), S the
+    sum of the precision at every relevant retrieved document (Robertson, "On
+    Smoothing Average Precision", ECIR 2012; trec_eval's m_yaap.c)."""
+    total = np.bincount(r.rel_segment, weights=_precision_at_relevant(r), minlength=r.num_segments)
+    return np.log((1.0 + total) / (1.0 + r.num_rel - total))
+
+
 def map_cut(r: Rankings, cutoffs) -> np.ndarray:
     """map_cut.k: average precision counting only the top k."""
     precision = _precision_at_relevant(r)

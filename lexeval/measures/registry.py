@@ -53,6 +53,7 @@ from .precision import (
     recip_rank_cut,
     relative_precision,
     success,
+    yaap,
 )
 from .seeds import (
     rare_average_precision,
@@ -213,6 +214,7 @@ MEASURES: tuple[Measure, ...] = (
     _row("set_map", set_map, ir_names=("SetAP",)),
     _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",)),
     _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, value=COUNT),
+    _row("yaap", yaap),
     _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True),
     _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
@@ -257,7 +259,9 @@ MEASURE_ORDER = {measure.name: index for index, measure in enumerate(MEASURES)}
 MEASURE_SETS: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": tuple(m.name for m in MEASURES[:MEASURE_ORDER["unj"] + 1] if m.name not in ("dcg", "ideal_dcg")),
+    # yaap is in trec_eval's table but in none of its sets
+    "all_trec": tuple(m.name for m in MEASURES[:MEASURE_ORDER["unj"] + 1]
+                      if m.name not in ("dcg", "ideal_dcg", "yaap")),
     "seeds": ("tse", "P_rare", "P_rare_norm", "map_rare"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
