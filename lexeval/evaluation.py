@@ -19,9 +19,11 @@ from .errors import UsageError
 from .io.inputs import ReadOptions, Source, read_qrels
 from .io.sources import check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
+from .io.zscores import read_zscores
 from .measures import registry as m
 from .measures.diversity import Subtopics
 from .measures.names import select_measures
+from .measures.zscores import to_zscores
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
 from .stats.aggregation import AGGREGATE
@@ -73,6 +75,7 @@ class Evaluation:
     tests: PairTests | None = None            # tests of ``pairs`` (None with --test none)
     aggregate: str = "mean"                   # how <pref>_score and _rank rank the runs
     metric_pairs: MetricPairs | None = None   # with pair_metrics: per pair, metric differences
+    zscores: dict | None = None               # -Z's reference means and sds, if values are z-scores
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -152,7 +155,8 @@ class Evaluation:
         labels removed), without significance tests."""
         return evaluate_rankings(rankings, self.requests, complete=self.complete,
                                  preference_names=self.preference_names(),
-                                 options=SignificanceOptions(test="none"), aggregate=self.aggregate)
+                                 options=SignificanceOptions(test="none"), aggregate=self.aggregate,
+                                 zscores=self.zscores)
 
     def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None):
         """The results as a tidy table, one row per printed value: columns
@@ -180,9 +184,24 @@ def compute_columns(rankings: Rankings, requests) -> list[Column]:
     return columns
 
 
+def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[Column]:
+    """trec_eval's -Z: every numeric column as z-scores against ``reference``,
+    printed as Z<name> with four decimals (runid and relstring unchanged)."""
+    out = []
+    for column in columns:
+        if column.measure.text:
+            out.append(column)
+            continue
+        measure = replace(column.measure, value=m.REAL, label="Z" + column.measure.stem)
+        values = column.values if column.measure.compute is None else \
+            to_zscores(column.values, qids, column.name, reference)
+        out.append(Column("Z" + column.name, measure, values))
+    return out
+
+
 def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
                       preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
-                      aggregate: str = "mean", pair_metrics: bool = False,
+                      aggregate: str = "mean", pair_metrics: bool = False, zscores: dict | None = None,
                       timings: Timings | None = None) -> Evaluation:
     """Compute per-run measures and, with 2+ runs, pair preferences and tests.
 
@@ -199,6 +218,8 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests)
+        if zscores is not None:
+            columns = as_zscores(columns, rankings.qids, zscores)
     preferences = pairs = summary = tests = as_preferences = None
     if rankings.num_runs > 1:
         with timed(timings, "pairs"):
@@ -212,7 +233,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
             if pair_metrics:
                 as_preferences = metric_pairs(metrics, pairs)
     return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
-                      preferences, pairs, summary, tests, aggregate, as_preferences)
+                      preferences, pairs, summary, tests, aggregate, as_preferences, zscores)
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
@@ -263,7 +284,8 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
 
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
              judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
-             aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, extra_measures=(),
+             aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, zscores=None,
+             extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
              verbose: bool = False) -> Evaluation:
@@ -279,7 +301,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     ``rarity_weight``, ``aggregate`` (--aggregate: mean, borda, mc4),
     ``pair_metrics`` (--pair-metrics), ``subtopics`` (--subtopics: the qrels
     are diversity judgements, qid subtopic docno grade; implied by a
-    diversity measure). ``extra_measures`` are computed even when
+    diversity measure), ``zscores`` (-Z: a file of ``qid measure mean sd``;
+    every value is printed as its z-score, Z<name>). ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
@@ -301,4 +324,5 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                     subtopics=subtopics or selection.needs_subtopics,
                     timings=timings)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
-                             options=options, aggregate=aggregate, pair_metrics=pair_metrics, timings=timings)
+                             options=options, aggregate=aggregate, pair_metrics=pair_metrics,
+                             zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)

@@ -16,12 +16,14 @@ CASES = {
         "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
         "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
         "qrels.test", "results.test"],
+    "out.test.aqZ": ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"],
 }
 
 
 @pytest.mark.parametrize("expected", sorted(CASES))
 def test_matches_trec_eval(expected, reader):
-    args = [a if not a.startswith(("qrels", "results")) else str(CONFORMANCE / a) for a in CASES[expected]]
+    args = [a if not a.startswith(("qrels", "results", "zscores")) else str(CONFORMANCE / a)
+            for a in CASES[expected]]
     result = run_cli(args)
     assert result.code == 0, result.err
     want = (CONFORMANCE / expected).read_text()
@@ -88,3 +90,27 @@ def test_rbp_resid_takes_trec_evals_p_parameter():
         codes = [qrels[qid].get(doc, -1) for doc in ref.ranked(docs)]
         assert values[qid] == pytest.approx(_rbp_residual(codes, 0.8), abs=5e-5)
     assert any(values[qid] > 0 for qid in run)
+
+
+def test_zscores_with_several_runs_and_missing_references(tmp_path):
+    """-Z with two runs: Z<measure> lines per run, z-scores tested between
+    runs; a (query, measure) the file lacks prints trec_eval's -1000000; no
+    measure name starts with Z, so the prefix cannot be misread."""
+    from lexeval.measures.registry import MEASURES
+    assert not [measure.name for measure in MEASURES if measure.name.startswith("Z")]
+    reference = tmp_path / "z"
+    reference.write_text("301 map 0.2 0.1\n302 map 0.2 0.1\n303 map 0.2 0\n")
+    results = str(CONFORMANCE / "results.test")
+    copy = tmp_path / "copy"
+    copy.write_text((CONFORMANCE / "results.test").read_text())
+    result = run_cli(["-q", "-m", "map", "-m", "P.5", "-Z", reference, CONFORMANCE / "qrels.test", results, copy])
+    assert result.code == 0, result.err
+    assert "results.test\tZP_5                   \t301\t-1000000.0000" in result.lines()   # Z + name padded to 22
+    lines = [[field.strip() for field in line.split("\t")] for line in result.lines()]
+    assert ["results.test", "ZP_5", "all", "-1000000.0000"] in lines
+    assert ["results.test:copy", "Zmap_p", "all", "1"] in lines
+    plain = run_cli(["-q", "-m", "map", CONFORMANCE / "qrels.test", results])
+    raw = {line.split("\t")[1]: float(line.split("\t")[2]) for line in plain.lines()}
+    zmap = {q: float(v) for key, name, q, v in lines if key == "results.test" and name.strip() == "Zmap"}
+    assert zmap["301"] == pytest.approx((raw["301"] - 0.2) / 0.1, abs=2e-3)
+    assert zmap["303"] == -1000000.0                      # sd 0 and the value is not the mean

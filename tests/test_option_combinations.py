@@ -102,6 +102,8 @@ def option_lists(draw, num_runs: int):
         args += ["--resamples", "20"]
     if draw(st.integers(0, 9)) == 0:
         args += ["--plot", "PLOTDIR"]
+    if draw(st.integers(0, 7)) == 0:
+        args += ["-Z", "ZFILE"]
     return args
 
 
@@ -144,7 +146,8 @@ def check_output(out: str, output_format: str) -> None:
 
 def check_call(tmp: Path, qrels, runs, args: list[str]) -> None:
     qrels_path, run_paths = write_collection(tmp, qrels, runs)
-    args = [str(tmp / "plots") if a == "PLOTDIR" else a for a in args]
+    (tmp / "zscores").write_text("1 map 0.5 0.25\n1 P_5 0.2 0\n2 num_ret 3 1\n")
+    args = [str(tmp / "plots") if a == "PLOTDIR" else str(tmp / "zscores") if a == "ZFILE" else a for a in args]
     result = run_cli(args + [qrels_path] + run_paths)
     call = "lexeval " + " ".join(args)
     assert "Traceback" not in result.err, call + "\n" + result.err

@@ -39,6 +39,10 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-J", "judged_only", is_flag=True,
               help="Judged documents only: unjudged documents are removed from every ranking "
                    "(after -M) before anything is computed, as trec_eval's -J.")
+@click.option("-Z", "--zscores", "zscores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Print every measure as a z-score, Z<measure>: (value - mean) / sd with the mean and sd of "
+                   "each query and measure from FILE (lines 'qid measure mean sd'), as trec_eval's -Z; "
+                   "-1000000 where FILE has none.")
 @click.option("--subtopics", is_flag=True,
               help="QRELS holds diversity judgements, 'qid subtopic docno grade' (a docno once per subtopic); "
                    "ordinary measures use each document's highest grade. Implied by a diversity measure "
@@ -126,7 +130,7 @@ def run(call: Call) -> None:
         evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
-                              pair_metrics=call.pair_metrics, subtopics=reading.subtopics,
+                              pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),
@@ -136,7 +140,8 @@ def run(call: Call) -> None:
         report_lines = []
         if reports.names:
             from ..reports import ReportOptions, run_reports
-            report_options = ReportOptions(reference=output_names(reports.reference)[0], trials=reports.trials,
+            reference = ("Z" if reading.zscores else "") + output_names(reports.reference)[0]
+            report_options = ReportOptions(reference=reference, trials=reports.trials,
                                            fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
                                            alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
                                            permutations=tests.permutations, correction=tests.correction,

@@ -63,6 +63,7 @@ class Reading:
     jobs: int | None
     verbose: bool
     subtopics: bool = False
+    zscores: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def collect(params: dict) -> Call:
     call = Call(
         Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
                 params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
-                params["jobs"], params["verbose"], params["subtopics"]),
+                params["jobs"], params["verbose"], params["subtopics"], params["zscores"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],

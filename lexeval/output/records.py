@@ -207,17 +207,23 @@ def _interleaved(texts: list[list[str]]) -> str:
     return "".join(chain.from_iterable(zip(*texts)))
 
 
+def _padded(name: str) -> str:
+    """The measure padded to 22 characters; a -Z name (no measure starts
+    with Z otherwise) is Z before the padded name, as trec_eval prints it."""
+    return "Z" + f"{name[1:]:<22}" if name.startswith("Z") else f"{name:<22}"
+
+
 def text_chunk(block: Block, with_key: bool) -> str:
     """trec_eval's lines, ``%-22s\t%s\t%s``, preceded by ``key\t`` for
     several runs."""
     texts = []
     for name, values, style in zip(block.names, block.values, block.styles):
         if with_key:    # key, then the measure padded, then qid and value
-            head = f"\t{name:<22}\t"
+            head = f"\t{_padded(name)}\t"
             texts.append([f"{key}{head}{qid}\t{text}\n" for key, qid, text
                           in zip(block.keys, block.qids, formatted(values, style))])
         else:
-            head = f"{name:<22}\t"
+            head = f"{_padded(name)}\t"
             texts.append([f"{head}{qid}\t{text}\n" for qid, text in zip(block.qids, formatted(values, style))])
     return _interleaved(texts)
 
