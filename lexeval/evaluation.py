@@ -285,6 +285,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
              judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
              aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, zscores=None,
+             num_docs: int = 0,
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
@@ -302,7 +303,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     ``pair_metrics`` (--pair-metrics), ``subtopics`` (--subtopics: the qrels
     are diversity judgements, qid subtopic docno grade; implied by a
     diversity measure), ``zscores`` (-Z: a file of ``qid measure mean sd``;
-    every value is printed as its z-score, Z<name>). ``extra_measures`` are computed even when
+    every value is printed as its z-score, Z<name>), ``num_docs`` (-N: documents
+    in the collection, for utility). ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
@@ -317,8 +319,10 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
     selection = select_measures(measures, len(sources), extra=extra_measures)
-    requests = [replace(req, rarity_weight=rarity_weight) if req.measure.needs_documents else req
-                for req in selection.metrics]
+    if num_docs < 0:
+        raise UsageError("-N (documents in the collection) must be 0 or more")
+    requests = [replace(req, rarity_weight=rarity_weight) if req.measure.needs_documents else
+                replace(req, num_docs=num_docs) if req.measure.uses_num_docs else req for req in selection.metrics]
     rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
                     subtopics=subtopics or selection.needs_subtopics,

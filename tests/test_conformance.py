@@ -114,3 +114,19 @@ def test_zscores_with_several_runs_and_missing_references(tmp_path):
     zmap = {q: float(v) for key, name, q, v in lines if key == "results.test" and name.strip() == "Zmap"}
     assert zmap["301"] == pytest.approx((raw["301"] - 0.2) / 0.1, abs=2e-3)
     assert zmap["303"] == -1000000.0                      # sd 0 and the value is not the mean
+
+
+def test_num_docs_and_trec_eval_options():
+    """-N adds the collection's size to utility's fourth term (trec_eval's
+    m_utility.c); -R/-T/-D/-o are accepted or refused with what to use."""
+    qrels, results = CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"
+    plain = run_cli(["-q", "-m", "utility.1,-1,0,1", qrels, results])
+    sized = run_cli(["-q", "-N", "2000", "-o", "-T", "trec_results", "-R", "qrels", "-m", "utility.1,-1,0,1",
+                     qrels, results])
+    assert plain.code == sized.code == 0, sized.err
+    for before, after in zip(plain.lines(), sized.lines()):
+        assert float(after.split("\t")[2]) == pytest.approx(float(before.split("\t")[2]) + 2000)
+    for args, message in ((["-R", "prefs"], "-R prefs: trec_eval's preference"), (["-T", "xml"], "-T xml"),
+                          (["-D", "1"], "-D: lexeval has no debug levels"), (["-N", "-1"], "-N")):
+        refused = run_cli(args + [qrels, results])
+        assert refused.code == 2 and refused.out == "" and message in refused.err, refused.err

@@ -68,7 +68,7 @@ def collections(draw):
 @st.composite
 def option_lists(draw, num_runs: int):
     args: list[str] = []
-    for flag in ("-q", "-n", "-c", "-J", "--hsd", "--ci", "--subtopics"):
+    for flag in ("-q", "-n", "-c", "-J", "--hsd", "--ci", "--subtopics", "-o"):
         if draw(st.integers(0, 3)) == 0:
             args.append(flag)
     if draw(st.booleans()):
@@ -104,6 +104,10 @@ def option_lists(draw, num_runs: int):
         args += ["--plot", "PLOTDIR"]
     if draw(st.integers(0, 7)) == 0:
         args += ["-Z", "ZFILE"]
+    if draw(st.integers(0, 7)) == 0:
+        args += ["-N", str(draw(st.integers(0, 50)))]
+    if draw(st.integers(0, 9)) == 0:
+        args += draw(st.sampled_from([["-R", "qrels"], ["-R", "prefs"], ["-T", "trec_results"], ["-D", "2"]]))
     return args
 
 
@@ -151,7 +155,7 @@ def check_call(tmp: Path, qrels, runs, args: list[str]) -> None:
     result = run_cli(args + [qrels_path] + run_paths)
     call = "lexeval " + " ".join(args)
     assert "Traceback" not in result.err, call + "\n" + result.err
-    assert "internal error" not in result.err, call + "\n" + result.err
+    assert "lexeval: internal error:" not in result.err, call + "\n" + result.err
     assert "Warning:" not in result.err, call + "\n" + result.err          # numpy's RuntimeWarnings
     if result.code == 0:
         output_format = args[args.index("--format") + 1] if "--format" in args else "text"

@@ -43,6 +43,15 @@ from .options import Call, Real, collect, fractions_option
               help="Print every measure as a z-score, Z<measure>: (value - mean) / sd with the mean and sd of "
                    "each query and measure from FILE (lines 'qid measure mean sd'), as trec_eval's -Z; "
                    "-1000000 where FILE has none.")
+@click.option("-N", "num_docs", type=click.IntRange(min=0), default=0, show_default=True, metavar="NUM",
+              help="Documents in the collection (trec_eval's -N), for utility's non-relevant unretrieved term.")
+@click.option("-R", "rel_format", default="qrels", show_default=True, metavar="FORMAT",
+              help="trec_eval's judgement format: qrels (the only one lexeval reads so far; diversity "
+                   "judgements: --subtopics).")
+@click.option("-T", "results_format", default="trec_results", show_default=True, metavar="FORMAT",
+              help="trec_eval's results format: trec_results (MS MARCO run files are recognised by themselves).")
+@click.option("-D", "debug_level", default=None, metavar="LEVEL", hidden=True)
+@click.option("-o", "obsolete_o", is_flag=True, hidden=True)
 @click.option("--subtopics", is_flag=True,
               help="QRELS holds diversity judgements, 'qid subtopic docno grade' (a docno once per subtopic); "
                    "ordinary measures use each document's highest grade. Implied by a diversity measure "
@@ -131,6 +140,7 @@ def run(call: Call) -> None:
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
                               pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,
+                              num_docs=reading.num_docs,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),

@@ -64,6 +64,7 @@ class Reading:
     verbose: bool
     subtopics: bool = False
     zscores: str | None = None
+    num_docs: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,10 +115,11 @@ def collect(params: dict) -> Call:
     """The click parameters, checked (combinations that cannot work are a
     UsageError before any file is read) and grouped."""
     from ..stats.pairs import SignificanceOptions
+    trec_eval_options(params)
     call = Call(
         Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
                 params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
-                params["jobs"], params["verbose"], params["subtopics"], params["zscores"]),
+                params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
@@ -130,6 +132,22 @@ def collect(params: dict) -> Call:
         params["aggregate"], params["pair_metrics"])
     check(call)
     return call
+
+
+def trec_eval_options(params: dict) -> None:
+    """trec_eval's -R, -T, -D and -o: what lexeval reads, or what to use instead."""
+    if params["rel_format"] in ("prefs", "qrels_prefs", "qrels_jg"):
+        raise UsageError(f"-R {params['rel_format']}: trec_eval's preference and judgement-group formats are "
+                         "not read by lexeval yet; use trec_eval for the prefs_* and *_avgjg measures")
+    if params["rel_format"] != "qrels":
+        raise UsageError(f"-R {params['rel_format']}: unknown judgement format (qrels; diversity judgements: "
+                         "--subtopics)")
+    if params["results_format"] != "trec_results":
+        raise UsageError(f"-T {params['results_format']}: unknown results format (trec_results; MS MARCO run "
+                         "files, qid docid rank, are recognised without an option)")
+    if params["debug_level"] is not None:
+        raise UsageError("-D: lexeval has no debug levels; use --timings for where the time goes, -v for "
+                         "dropped queries, LEXEVAL_TRACEBACK=1 for an internal error's traceback")
 
 
 def check(call: Call) -> None:

@@ -104,6 +104,7 @@ class Measure:
     needs_documents: bool = False     # compares documents across runs (rareness)
     graded: bool = False              # reads grades as gains (a relevance floor changes it)
     subtopics: bool = False           # a diversity measure: needs subtopic judgements
+    uses_num_docs: bool = False       # reads the collection's size (-N)
     label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
     cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
     ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
@@ -190,7 +191,7 @@ MEASURES: tuple[Measure, ...] = (
     _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of bpref (summary only)."),
     _row("Rprec_mult", r_precision_multiples, params=FRACTIONS, defaults=R_MULTIPLES),
-    _row("utility", utility, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0), zero_when_missing=True,
+    _row("utility", utility, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0), zero_when_missing=True, uses_num_docs=True,
          syntax="utility.1,-1,0,0"),
     _row("11pt_avg", eleven_point_average, params=VALUES, defaults=RECALL_POINTS,
          syntax="11pt_avg.0.25,0.5,0.75"),
@@ -282,6 +283,7 @@ class MeasureRequest:
     rarity_weight: float = 0.5  # alpha of the rareness measures (needs_documents)
     floor: bool = False       # ranx's -lN on graded measures: grades below ``level`` gain nothing
     judged_only: bool = False  # ir_measures' judged_only=True: unjudged documents removed first (-J for one measure)
+    num_docs: int = 0          # documents in the collection (-N), for the measures that use it
 
     @property
     def name(self) -> str:
@@ -314,6 +316,8 @@ class MeasureRequest:
             rankings = replace(rankings, level=self.level)
         if self.measure.needs_documents:
             values = self.measure.compute(rankings, self.values, self.rarity_weight)
+        elif self.measure.uses_num_docs:
+            values = self.measure.compute(rankings, self.values, self.num_docs)
         else:
             values = self.measure.compute(rankings, self.values)
         return values.reshape(len(values), -1)

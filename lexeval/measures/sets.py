@@ -40,13 +40,15 @@ def set_f(r: Rankings, values) -> np.ndarray:
     return np.where(r.num_rel_ret > 0, ratio((weight + 1.0) * p * rec, weight * p + rec), 0.0)
 
 
-def utility(r: Rankings, values) -> np.ndarray:
-    """utility.a,b,c,d: a*relret + b*nonrelret + c*relmissed + d*nonrelmissed."""
+def utility(r: Rankings, values, num_docs: int = 0) -> np.ndarray:
+    """utility.a,b,c,d: a*relret + b*nonrelret + c*relmissed + d*nonrelmissed;
+    the documents neither retrieved nor relevant are counted from -N (the
+    collection's size, 0 unless given), as trec_eval does."""
     if len(values) != 4:
         raise UsageError("utility takes exactly 4 coefficients, e.g. -m utility.1,-1,0,0")
     found, retrieved, relevant = r.num_rel_ret, r.lengths, r.num_rel
     return (values[0] * found + values[1] * (retrieved - found) + values[2] * (relevant - found)
-            + values[3] * (found - retrieved - relevant))
+            + values[3] * (num_docs + found - retrieved - relevant))
 
 
 def rel_string(r: Rankings, values) -> np.ndarray:
