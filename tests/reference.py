@@ -1,6 +1,7 @@
 """Naive reference implementations, written for the tests as plainly as
 possible: one query, one ranking, Python loops, textbook definitions."""
 
+import gzip
 import math
 
 
@@ -212,3 +213,21 @@ def rare_average_precision(ranking, judgements, rankings, alpha):
             total += gained / rank
     r = num_rel(judgements)
     return total / r if r else 0.0
+
+
+# ---------------------------------------------------------------- files, plainly read
+
+def read_collection(qrels_path, run_paths):
+    """({qid: {docno: grade}}, [{qid: ranked docnos}] per run), read line by line."""
+    qrels: dict = {}
+    for line in qrels_path.read_text().splitlines():
+        qid, _, docno, grade = line.split()
+        qrels.setdefault(qid, {})[docno] = int(grade)
+    rankings = []
+    for path in run_paths:
+        run: dict = {}
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines():
+            qid, _, docno, _, score = line.split()[:5]
+            run.setdefault(qid, []).append((docno, float(score)))
+        rankings.append({qid: ranked(docs) for qid, docs in run.items()})
+    return qrels, rankings

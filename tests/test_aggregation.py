@@ -144,23 +144,11 @@ LEXEVAL_NAMES = {"ap": "map", "rbp": "rbp_p=0.5(rel=2)", "rr": "recip_rank", "nd
 def test_metric_preferences_equal_pref_evals_on_real_runs():
     """DL 2019 passage runs at binary relevance grade >= 2 (pref_eval -b 2):
     every pair's per-query metric differences and their means."""
-    import gzip
-
     import reference as ref
     from conftest import SHARED
     real = SHARED / "data" / "real" / "dl19-passage-top20"
     paths = sorted((real / "runs").glob("*.gz"))[:3]
-    qrels: dict[str, dict[str, int]] = {}
-    for line in (real / "qrels.txt").read_text().splitlines():
-        qid, _, docno, grade = line.split()
-        qrels.setdefault(qid, {})[docno] = int(grade)
-    rankings = []
-    for path in paths:
-        run: dict[str, list] = {}
-        for line in gzip.decompress(path.read_bytes()).decode().splitlines():
-            qid, _, docno, _, score = line.split()[:5]
-            run.setdefault(qid, []).append((docno, float(score)))
-        rankings.append({qid: ref.ranked(docs) for qid, docs in run.items()})
+    qrels, rankings = ref.read_collection(real / "qrels.txt", paths)
     # ndcg with gains 0/1 at grade 2: pref_eval -b 2 makes the grades binary
     measures = ["map", "RBP(p=0.5,rel=2)", "recip_rank", "ndcg.0=0,1=0,2=1,3=1", "Rprec", "P.10", "recall.10"]
     ev = evaluate(str(real / "qrels.txt"), [str(p) for p in paths], measures, level=2, pair_metrics=True,

@@ -96,18 +96,7 @@ def test_real_runs_against_the_reference():
     """DL 2019 passage runs (graded 0-3, top 20): every pair and query at -l 2."""
     real = SHARED / "data" / "real" / "dl19-passage-top20"
     runs = sorted((real / "runs").glob("*.gz"))[:4]
-    qrels: dict[str, dict[str, int]] = {}
-    for line in (real / "qrels.txt").read_text().splitlines():
-        qid, _, docno, grade = line.split()
-        qrels.setdefault(qid, {})[docno] = int(grade)
-    import gzip
-    rankings = []
-    for path in runs:
-        run: dict[str, list] = {}
-        for line in gzip.decompress(path.read_bytes()).decode().splitlines():
-            qid, _, docno, _, score = line.split()[:5]
-            run.setdefault(qid, []).append((docno, float(score)))
-        rankings.append({qid: ref.ranked(docs) for qid, docs in run.items()})
+    qrels, rankings = ref.read_collection(real / "qrels.txt", runs)
     ev = evaluate(str(real / "qrels.txt"), [str(p) for p in runs], ["rpp", "graded_rpp"], level=2,
                   warn=lambda text: None)
     compared = [qid for qid in ev.qids if ref.num_rel(qrels[qid], 2) > 0]
