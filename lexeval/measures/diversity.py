@@ -122,7 +122,9 @@ class _Pairs:
     seen_before: np.ndarray
 
 
-def _pairs(r: Rankings) -> tuple[Subtopics, _Pairs]:
+def _pairs(r: Rankings) -> tuple[Subtopics, _Pairs, np.ndarray, np.ndarray]:
+    """The subtopic judgements, every relevant (document, subtopic) pair, and
+    per segment A and the qrels query."""
     subtopics: Subtopics = r.subtopics
     if subtopics is None or r.qrels_rows is None:
         raise ValueError("diversity measures need subtopic judgements (read with --subtopics)")
@@ -139,26 +141,25 @@ def _pairs(r: Rankings) -> tuple[Subtopics, _Pairs]:
     group = np.flatnonzero(np.r_[True, (segment[1:] != segment[:-1]) | (subtopic[1:] != subtopic[:-1])])
     sizes = np.diff(np.r_[group, len(segment)])
     seen = np.arange(len(segment)) - np.repeat(group, sizes)
-    return subtopics, _Pairs(segment, rank, subtopics.query_of_row[doc_rows], subtopic, seen)
+    query_of = np.array([r.qrels.query_of[qid.encode("utf-8", "surrogateescape")] for qid in r.qids],
+                        dtype=np.int64)[r.segment_query]
+    pairs = _Pairs(segment, rank, subtopics.query_of_row[doc_rows], subtopic, seen)
+    return subtopics, pairs, subtopics.actual[query_of], query_of
 
 
 def _gain(pairs: _Pairs) -> np.ndarray:
     return (1.0 - ALPHA) ** pairs.seen_before
 
 
-def _actual(r: Rankings, subtopics: Subtopics) -> np.ndarray:
-    """(S,) A of each segment's query."""
-    query = np.array([r.qrels.query_of[qid.encode("utf-8", "surrogateescape")] for qid in r.qids], dtype=np.int64)
-    return subtopics.actual[query][r.segment_query], query[r.segment_query]
-
-
 def _ideal_within(subtopics: Subtopics, query: np.ndarray, cutoff: int, discount) -> np.ndarray:
-    """(S,) sum over the ideal list's top ``cutoff`` of gain x discount(rank)."""
-    out = np.zeros(len(query))
-    for q in np.unique(query):
-        gain = subtopics.ideal_gain[subtopics.ideal_starts[q]:subtopics.ideal_starts[q + 1]][:cutoff]
-        out[query == q] = float(np.sum(gain * discount(np.arange(1, len(gain) + 1))))
-    return out
+    """(S,) sum over each segment's query's ideal list's top ``cutoff`` of
+    gain x discount(rank), added in rank order."""
+    counts = np.diff(subtopics.ideal_starts)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    rank = np.arange(len(owner)) - subtopics.ideal_starts[owner] + 1
+    chosen = rank <= cutoff
+    weights = subtopics.ideal_gain[chosen] * discount(rank[chosen].astype(np.float64))
+    return np.bincount(owner[chosen], weights=weights, minlength=len(counts))[query]
 
 
 def _sum_within(r: Rankings, pairs: _Pairs, weight: np.ndarray, cutoff=None) -> np.ndarray:
@@ -176,8 +177,7 @@ def _rank_discount(rank):
 
 def alpha_ndcg(r: Rankings, cutoffs) -> np.ndarray:
     """alpha_ndcg.k: alpha-nDCG@k (ndeval's alpha-nDCG@k)."""
-    subtopics, pairs = _pairs(r)
-    _, query = _actual(r, subtopics)
+    subtopics, pairs, _, query = _pairs(r)
     gained = _gain(pairs) * _log_discount(pairs.rank)
     return per_cutoff(lambda k: ratio(_sum_within(r, pairs, gained, k),
                                       _ideal_within(subtopics, query, k, _log_discount)), cutoffs)
@@ -185,8 +185,7 @@ def alpha_ndcg(r: Rankings, cutoffs) -> np.ndarray:
 
 def err_ia(r: Rankings, cutoffs) -> np.ndarray:
     """err_ia.k: intent-aware ERR@k, normalised by A subtopics found at every rank (ndeval's ERR-IA@k)."""
-    subtopics, pairs = _pairs(r)
-    actual, _ = _actual(r, subtopics)
+    subtopics, pairs, actual, _ = _pairs(r)
     gained = _gain(pairs) / pairs.rank
 
     def at(k):
@@ -200,8 +199,7 @@ def err_ia(r: Rankings, cutoffs) -> np.ndarray:
 
 def nerr_ia(r: Rankings, cutoffs) -> np.ndarray:
     """nerr_ia.k: intent-aware ERR@k over the ideal list's (ndeval's nERR-IA@k)."""
-    subtopics, pairs = _pairs(r)
-    _, query = _actual(r, subtopics)
+    subtopics, pairs, _, query = _pairs(r)
     gained = _gain(pairs) / pairs.rank
     return per_cutoff(lambda k: ratio(_sum_within(r, pairs, gained, k),
                                       _ideal_within(subtopics, query, k, _rank_discount)), cutoffs)
@@ -213,24 +211,21 @@ def _nrbp_sum(rank):
 
 def nrbp(r: Rankings, _=()) -> np.ndarray:
     """nrbp: novelty- and rank-biased precision (ndeval's NRBP)."""
-    subtopics, pairs = _pairs(r)
-    actual, _ = _actual(r, subtopics)
+    subtopics, pairs, actual, _ = _pairs(r)
     total = _sum_within(r, pairs, _gain(pairs) * _nrbp_sum(pairs.rank))
     return ratio(total * (1.0 - (1.0 - ALPHA) * BETA), actual)
 
 
 def nnrbp(r: Rankings, _=()) -> np.ndarray:
     """nnrbp: NRBP over the ideal list's (ndeval's nNRBP)."""
-    subtopics, pairs = _pairs(r)
-    _, query = _actual(r, subtopics)
+    subtopics, pairs, _, query = _pairs(r)
     total = _sum_within(r, pairs, _gain(pairs) * _nrbp_sum(pairs.rank))
     return ratio(total, _ideal_within(subtopics, query, 1 << 62, _nrbp_sum))
 
 
 def p_ia(r: Rankings, cutoffs) -> np.ndarray:
     """p_ia.k: intent-aware precision@k, relevant (document, subtopic) pairs over k A (ndeval's P-IA@k)."""
-    subtopics, pairs = _pairs(r)
-    actual, _ = _actual(r, subtopics)
+    subtopics, pairs, actual, _ = _pairs(r)
     ones = np.ones(len(pairs.rank))
     return per_cutoff(lambda k: ratio(_sum_within(r, pairs, ones, k), k * actual), cutoffs)
 
@@ -238,8 +233,7 @@ def p_ia(r: Rankings, cutoffs) -> np.ndarray:
 def ap_ia(r: Rankings, _=()) -> np.ndarray:
     """ap_ia: average precision per subtopic, averaged over the subtopics with a relevant document
     (ndeval's MAP-IA)."""
-    subtopics, pairs = _pairs(r)
-    actual, _ = _actual(r, subtopics)
+    subtopics, pairs, actual, _ = _pairs(r)
     relevant = subtopics.relevant_count[subtopics.relevant_starts[pairs.query] + pairs.subtopic]
     precision = (pairs.seen_before + 1.0) / pairs.rank / relevant
     return ratio(_sum_within(r, pairs, precision), actual)
@@ -247,7 +241,6 @@ def ap_ia(r: Rankings, _=()) -> np.ndarray:
 
 def subtopic_recall(r: Rankings, cutoffs) -> np.ndarray:
     """strec.k: subtopics with a relevant document in the top k, over A (ndeval's strec@k)."""
-    subtopics, pairs = _pairs(r)
-    actual, _ = _actual(r, subtopics)
+    subtopics, pairs, actual, _ = _pairs(r)
     first = (pairs.seen_before == 0).astype(np.float64)
     return per_cutoff(lambda k: ratio(_sum_within(r, pairs, first, k), actual), cutoffs)
