@@ -30,7 +30,8 @@ SIGN_PREFERENCES = ("LP", "LR")          # signs: sign test, and _win, _loss, _t
 RPP_WEIGHTS = {"RPP": "uniform", "invRPP": "inverse", "dcgRPP": "dcg",
                "gRPP": "uniform", "ginvRPP": "inverse", "gdcgRPP": "dcg"}
 PREFERENCE_SETS = {
-    "all_prefs": ("LP", "rrLP", "LR", "rrLR"),            # lexiprecision and lexirecall
+    # lexiprecision and lexirecall; "all_prefs" up to lexeval 0.2, a name now trec_eval's (-R prefs)
+    "lexicographic": ("LP", "rrLP", "LR", "rrLR"),
     "rpp": ("RPP", "invRPP", "dcgRPP"),                   # pref_eval's average case
     "graded_rpp": ("gRPP", "ginvRPP", "gdcgRPP"),
     "all_preferences": PREFERENCE_NAMES,

@@ -16,13 +16,16 @@ from functools import cached_property
 import numpy as np
 
 from .errors import UsageError
+from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, Source, read_qrels
 from .io.sources import check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
 from .io.zscores import read_zscores
 from .measures import registry as m
 from .measures.diversity import Subtopics
+from .measures.groups import JudgementGroups
 from .measures.names import select_measures
+from .measures.prefs import PreferenceIndex
 from .measures.zscores import to_zscores
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
@@ -237,8 +240,8 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
-         keep_rows: bool = False, subtopics: bool = False, jobs: int | None = None, progress=None, warn=None,
-         timings: Timings | None = None, verbose: bool = False) -> Rankings:
+         keep_rows: bool = False, subtopics: bool = False, rel_format: str = "qrels", jobs: int | None = None,
+         progress=None, warn=None, timings: Timings | None = None, verbose: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
@@ -246,7 +249,10 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
     unjudged ones (-J); ``keep_rows`` keeps document identities (for the
     rareness measures); ``warn(text)`` receives the notes on dropped queries
     and file formats (default: standard error); ``timings`` (a
-    :class:`Timings`) the seconds and bytes of reading."""
+    :class:`Timings`) the seconds and bytes of reading. ``rel_format`` is
+    trec_eval's -R: qrels, or prefs, qrels_prefs, qrels_jg (judgements with
+    a group per line; the rankings then carry them for the prefs_* and
+    *_avgjg measures)."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
@@ -259,16 +265,29 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         by_subtopic = read_subtopic_qrels(qrels_source.path)
         qrels_source = Source(by_subtopic.table(), name=qrels_source.path)
         keep_rows = True
+    grouped = None
+    if rel_format != "qrels":   # qid group [subgroup] docno level: ordinary judgements are derived from them
+        if not qrels_source.is_file or qrels_source.path == "-":
+            raise UsageError(f"-R {rel_format} judgements are read from a file (not standard input or a table)")
+        grouped = read_grouped(qrels_source.path, rel_format)
+        qrels_source = Source(grouped.table(), name=qrels_source.path)
+        keep_rows = True
     sources = sources_of(runs)
     if not sources:
         raise UsageError("no runs to evaluate")
     check_sources(qrels_source, sources)
     with timed(timings, "reading"):
         judgements = read_qrels(qrels_source)
-        parsed = read_runs(sources, judgements, ReadOptions(depth, judged_only, keep_rows), jobs, progress)
+        # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
+        options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
+        parsed = read_runs(sources, judgements, options, jobs, progress)
         rankings = build_rankings(judgements, parsed, level)
         if by_subtopic is not None:
             rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
+        if grouped is not None and rel_format == "qrels_jg":
+            rankings = replace(rankings, groups=JudgementGroups.build(judgements, grouped, judged_only))
+        elif grouped is not None:
+            rankings = replace(rankings, prefs=PreferenceIndex.build(judgements, grouped))
     if timings is not None:
         sizes = [source.size() for source in [qrels_source, *sources]]
         # compressed files, standard input and tables have no size to divide by
@@ -282,10 +301,31 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
     return rankings
 
 
+#: The measures computed when none are named, per judgement format (-R): trec_eval's.
+DEFAULT_SETS = {"qrels": "official", "prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+#: Which -R formats feed the measures of each kind of judgements.
+READ_BY = {m.PREFS: ("prefs", "qrels_prefs"), m.QRELS_JG: ("qrels_jg",)}
+
+
+def check_judgements(selection, rel_format: str, names) -> None:
+    """Every measure asked for can be computed from the judgements -R reads."""
+    if rel_format not in DEFAULT_SETS:
+        raise UsageError(f"-R {rel_format}: unknown judgement format (one of {', '.join(DEFAULT_SETS)})")
+    for req in selection.metrics:
+        needs = req.measure.judgements
+        if needs != m.QRELS and rel_format not in READ_BY[needs]:
+            kind = "preference judgements: -R prefs (a file of 'qid group subgroup docno level') or " \
+                   "-R qrels_prefs (a qrels read as preferences)" if needs == m.PREFS else \
+                   "judgement groups: -R qrels_jg (a qrels whose second column names the group)"
+            hint = "; lexiprecision and lexirecall are the set 'lexicographic'" if "all_prefs" in (names or ()) \
+                else ""
+            raise UsageError(f"{req.measure.name} is computed from trec_eval's {kind}{hint}")
+
+
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
              judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
              aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, zscores=None,
-             num_docs: int = 0,
+             num_docs: int = 0, rel_format: str = "qrels",
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
@@ -304,7 +344,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     are diversity judgements, qid subtopic docno grade; implied by a
     diversity measure), ``zscores`` (-Z: a file of ``qid measure mean sd``;
     every value is printed as its z-score, Z<name>), ``num_docs`` (-N: documents
-    in the collection, for utility). ``extra_measures`` are computed even when
+    in the collection, for utility), ``rel_format`` (-R: qrels, prefs,
+    qrels_prefs or qrels_jg; see :func:`load`). ``extra_measures`` are computed even when
     ``measures`` is None; ``keep_rows`` keeps document identities (the
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
@@ -318,14 +359,15 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     sources = sources_of(runs)
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
-    selection = select_measures(measures, len(sources), extra=extra_measures)
+    selection = select_measures(measures, len(sources), extra=extra_measures, default_set=DEFAULT_SETS[rel_format])
+    check_judgements(selection, rel_format, measures)
     if num_docs < 0:
         raise UsageError("-N (documents in the collection) must be 0 or more")
     requests = [replace(req, rarity_weight=rarity_weight) if req.measure.needs_documents else
                 replace(req, num_docs=num_docs) if req.measure.uses_num_docs else req for req in selection.metrics]
     rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
-                    subtopics=subtopics or selection.needs_subtopics,
+                    subtopics=subtopics or selection.needs_subtopics, rel_format=rel_format,
                     timings=timings)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
                              options=options, aggregate=aggregate, pair_metrics=pair_metrics,

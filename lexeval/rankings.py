@@ -38,6 +38,8 @@ class Rankings:
     qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
     qrels: Qrels | None = field(repr=False, default=None)   # the judgements these came from
     subtopics: object | None = field(repr=False, default=None)  # measures.diversity.Subtopics, if read
+    prefs: object | None = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
+    groups: object | None = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
 
     # ------------------------------------------------------------ shape
     @property
@@ -66,6 +68,15 @@ class Rankings:
                        codes=self.codes[document_kept], lengths=self.lengths[segment_kept],
                        present=self.present[:, keep], level_counts=self.level_counts[keep],
                        qrels_rows=None if self.qrels_rows is None else self.qrels_rows[document_kept])
+
+    def judged_only(self) -> Rankings:
+        """The rankings without their unjudged documents (trec_eval's -J)."""
+        keep = self.codes >= 0
+        if keep.all():
+            return self
+        lengths = np.bincount(self.segment[keep], minlength=self.num_segments).astype(self.lengths.dtype)
+        return replace(self, codes=self.codes[keep], lengths=lengths,
+                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[keep])
 
     # ------------------------------------------------------------ per segment
     @cached_property

@@ -231,3 +231,174 @@ def read_collection(qrels_path, run_paths):
             run.setdefault(qid, []).append((docno, float(score)))
         rankings.append({qid: ranked(docs) for qid, docs in run.items()})
     return qrels, rankings
+
+
+# ---------------------------------------------------------------- trec_eval's preference measures
+# Written loop by loop from trec_eval 10.0's form_prefs_counts.c and
+# m_prefs_*.c, for one query, without any of lexeval's arrays.
+
+def prefs_ranking(docs_scores):
+    """Document ids as trec_eval orders a run for preferences: score
+    descending, ties by docno ascending."""
+    return [doc for doc, _ in sorted(docs_scores, key=lambda pair: (-pair[1], pair[0].encode()))]
+
+
+def trec_prefs(lines, ranking):
+    """The fourteen prefs_* values of one query: ``lines`` are
+    (group, subgroup, docno, level), ``ranking`` the retrieved docnos in order."""
+    judged = sorted({docno for _, _, docno, _ in lines}, key=str.encode)
+    retrieved = [d for d in ranking if d in set(judged)]
+    njr = len(retrieved)
+    rank = {d: i for i, d in enumerate(retrieved)}
+    for d in judged:
+        if d not in rank:
+            rank[d] = len(rank)
+    n = len(judged)
+    counts = [[0] * n for _ in range(n)]
+    groups = []
+    for group in sorted({g for g, _, _, _ in lines}, key=str.encode):
+        entries = [(s, d, v) for g, s, d, v in lines if g == group]
+        subgroups = sorted({s for s, _, _ in entries}, key=str.encode)
+        jg = {"ful_ret": 0, "poss_ret": 0, "ful_imp": 0, "poss_imp": 0, "notoccur": 0}
+        if len(subgroups) == 1:
+            levels = sorted({v for _, _, v in entries}, reverse=True)
+            ecs = [sorted(rank[d] for _, d, v in entries if v == level) for level in levels]
+            prefs = [(a, b) for i, ec1 in enumerate(ecs) for ec2 in ecs[i + 1:] for a in ec1 for b in ec2]
+            rel_of = {rank[d]: (1 if v > 0 else 0) for _, d, v in entries}
+            jg.update(kind="ec", ecs=ecs)
+        else:
+            pref = set()
+            for s in subgroups:
+                members = [(rank[d], v) for t, d, v in entries if t == s]
+                pref |= {(a, b) for a, va in members for b, vb in members if va > vb}
+            changed = True
+            while changed:                     # transitive closure
+                changed = False
+                for a, b in list(pref):
+                    for c, e in list(pref):
+                        if b == c and (a, e) not in pref and a != e:
+                            pref.add((a, e))
+                            changed = True
+            prefs = sorted(pref)
+            last = {}
+            for s in subgroups:
+                for t, d, v in entries:
+                    if t == s:
+                        last[rank[d]] = v
+            rel_of = {r: (1 if v > 0 else 0 if v == 0 else -1) for r, v in last.items()}
+            jg.update(kind="pa", prefs=set(prefs))
+        for a, b in prefs:
+            counts[a][b] += 1
+            if a < b:
+                jg["ful_ret" if b < njr else "ful_imp" if a < njr else "notoccur"] += 1
+            else:
+                jg["poss_ret" if a < njr else "poss_imp" if b < njr else "notoccur"] += 1
+        jg["poss_ret"] += jg["ful_ret"]
+        jg["poss_imp"] += jg["ful_imp"]
+        jg["num_rel"] = sum(1 for v in rel_of.values() if v == 1)
+        jg["num_nonrel"] = sum(1 for v in rel_of.values() if v == 0)
+        jg["num_rel_ret"] = sum(1 for r, v in rel_of.items() if v == 1 and r < njr)
+        jg["num_nonrel_ret"] = sum(1 for r, v in rel_of.items() if v == 0 and r < njr)
+        jg["rel_of"] = rel_of
+        groups.append(jg)
+
+    def div(a, b):
+        return a / b if b else 0.0
+
+    def nan_div(a, b):
+        return a / b if b else float("nan")
+
+    ful = sum(g["ful_ret"] + g["ful_imp"] for g in groups)
+    poss = sum(g["poss_ret"] + g["poss_imp"] + g["notoccur"] for g in groups)
+
+    def avg(ful_of, poss_of):
+        total = 0.0
+        for g in groups:
+            if poss_of(g):
+                total += ful_of(g) / poss_of(g)
+        return total / len(groups) if total > 0 else 0.0
+
+    def rnonrel(g, ret_only):
+        r, nn = (g["num_rel_ret"], g["num_nonrel_ret"]) if ret_only else (g["num_rel"], g["num_nonrel"])
+        if r >= nn:
+            f = g["ful_ret"] + (0 if ret_only else g["ful_imp"]) + g["num_rel_ret"] * (r - nn)
+            p = g["poss_ret"] + (0 if ret_only else g["poss_imp"] + g["notoccur"]) + g["num_rel"] * (r - nn)
+            return nan_div(f, p)
+        f = p = 0
+        if g["kind"] == "ec":
+            ecs = g["ecs"]
+            keep = g["num_rel_ret"] if ret_only else g["num_rel"]
+            new = ecs[-1][:keep]
+
+            def usable(x):
+                return x < njr if ret_only else True
+            for i, ec1 in enumerate(ecs):
+                for ec2 in ecs[i + 1:len(ecs) - 1]:
+                    for x in filter(usable, ec1):
+                        for y in filter(usable, ec2):
+                            if x < y and x < njr:
+                                f += 1
+                            else:
+                                p += 1
+            for ec1 in ecs:
+                for x in filter(usable, ec1):
+                    for y in filter(usable, new):
+                        if x < y and x < njr:
+                            f += 1
+                        else:
+                            p += 1
+        else:
+            scan = njr if ret_only else n
+            seen, first_dropped = 0, scan
+            for i in range(scan):
+                if g["rel_of"].get(i, -1) == 0:
+                    seen += 1
+                    if seen == g["num_rel"] + 1:
+                        first_dropped = i
+                        break
+
+            def dropped(x):
+                return x >= first_dropped and g["rel_of"].get(x, -1) == 0
+            for a, b in g["prefs"]:
+                if dropped(a) or dropped(b) or (ret_only and not (a < njr and b < njr)):
+                    continue
+                if a < b and a < njr:
+                    f += 1
+                else:
+                    p += 1
+        return nan_div(f, p + f)
+
+    def rnonrel_avg(ret_only):
+        total = 0.0
+        for g in groups:
+            total += rnonrel(g, ret_only)
+        return total / len(groups) if total > 0 else 0.0
+
+    def pair(both, one, none):
+        total, count = 0.0, 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                if not (counts[i][j] or counts[j][i]):
+                    continue
+                kind = "both" if j < njr else "one" if i < njr else "none"
+                if (kind == "both" and both) or (kind == "one" and one) or (kind == "none" and none):
+                    count += 1
+                    if kind != "none":
+                        total += counts[i][j] / (counts[i][j] + counts[j][i])
+        return div(total, count)
+
+    ful_ret = sum(g["ful_ret"] for g in groups)
+    return {
+        "prefs_num_prefs_poss": poss, "prefs_num_prefs_ful": ful, "prefs_num_prefs_ful_ret": ful_ret,
+        "prefs_simp": div(ful, poss), "prefs_pair": pair(True, True, True),
+        "prefs_avgjg": avg(lambda g: g["ful_ret"] + g["ful_imp"],
+                           lambda g: g["poss_ret"] + g["poss_imp"] + g["notoccur"]),
+        "prefs_avgjg_Rnonrel": rnonrel_avg(False),
+        "prefs_simp_ret": div(ful_ret, sum(g["poss_ret"] for g in groups)),
+        "prefs_pair_ret": pair(True, False, False),
+        "prefs_avgjg_ret": avg(lambda g: g["ful_ret"], lambda g: g["poss_ret"]),
+        "prefs_avgjg_Rnonrel_ret": rnonrel_avg(True),
+        "prefs_simp_imp": div(ful, sum(g["poss_ret"] + g["poss_imp"] for g in groups)),
+        "prefs_pair_imp": pair(True, True, False),
+        "prefs_avgjg_imp": avg(lambda g: g["ful_ret"] + g["ful_imp"], lambda g: g["poss_ret"] + g["poss_imp"]),
+    }

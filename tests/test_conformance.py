@@ -126,7 +126,8 @@ def test_num_docs_and_trec_eval_options():
     assert plain.code == sized.code == 0, sized.err
     for before, after in zip(plain.lines(), sized.lines()):
         assert float(after.split("\t")[2]) == pytest.approx(float(before.split("\t")[2]) + 2000)
-    for args, message in ((["-R", "prefs"], "-R prefs: trec_eval's preference"), (["-T", "xml"], "-T xml"),
+    for args, message in ((["-R", "prefs"], "qrels.test:1: expected 5 columns"), (["-R", "xml"], "'xml'"),
+                          (["-T", "xml"], "-T xml"),
                           (["-D", "1"], "-D: lexeval has no debug levels"), (["-N", "-1"], "-N")):
         refused = run_cli(args + [qrels, results])
         assert refused.code == 2 and refused.out == "" and message in refused.err, refused.err

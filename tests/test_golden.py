@@ -30,7 +30,7 @@ def dlhard_runs(count: int) -> list[Path]:
 
 CALLS = {
     "cranfield-default": lambda: [CRAN_QRELS, *CRAN],
-    "cranfield-per-query": lambda: ["-q", "-m", "map", "-m", "ndcg_cut.10", "-m", "all_prefs", "-m", "seeds",
+    "cranfield-per-query": lambda: ["-q", "-m", "map", "-m", "ndcg_cut.10", "-m", "lexicographic", "-m", "seeds",
                                     "--hsd", "--ci", "--correction", "holm", "--resamples", "200",
                                     CRAN_QRELS, *CRAN[:3]],
     "cranfield-all-trec": lambda: ["-q", "-m", "all_trec", CRAN_QRELS, CRAN[0]],
@@ -48,7 +48,7 @@ CALLS = {
     "dl19-csv": lambda: ["--format", "csv", "-l", "2", "-m", "official", "-m", "nDCG@10", "-m", "RR@10",
                          "-m", "LP", "-m", "LR", "--test", "randomization", "--permutations", "200",
                          "--correction", "bh", DL19 / "qrels.txt", *dl19_runs(6)],
-    "dl19-complete": lambda: ["-c", "-q", "-m", "P.10", "-m", "recip_rank", "-m", "all_prefs",
+    "dl19-complete": lambda: ["-c", "-q", "-m", "P.10", "-m", "recip_rank", "-m", "lexicographic",
                               DL19 / "qrels.txt", *dl19_runs(3)],
     "dlhard-judged": lambda: ["-M", "100", "-J", "-m", "official", "-m", "ndcg_cut.10", "-m", "bpref",
                               "--hsd", DLHARD / "qrels.txt", *dlhard_runs(4)],

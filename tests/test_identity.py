@@ -105,7 +105,7 @@ CHECKS = {
     "tse": ref.total_search_efficiency,
 }
 MEASURES = ["map", "P.3", "recall.5", "recip_rank", "Rprec", "bpref", "ndcg_cut.5", "set_F", "unj.5", "tse",
-            "all_prefs"]
+            "lexicographic"]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

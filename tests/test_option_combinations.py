@@ -26,10 +26,11 @@ MEASURES = ["map", "P.5,10", "recall.3", "recip_rank", "Rprec", "bpref", "ndcg",
             "relstring", "num_rel", "num_ret", "num_q", "runid", "gm_map", "gm_bpref", "rbp", "rbp_resid",
             "unj.5", "success.1", "judged.5", "Rprec_mult", "map_cut.5", "relative_P.5", "tse",
             "P_rare.5", "P_rare_norm.5", "map_rare", "nDCG@10", "RR@10", "P(rel=2)@5", "RBP(p=0.8)",
-            "official", "all_trec", "set", "seeds", "all_prefs", "LP", "rrLP", "LR", "rrLR", "RPP", "invRPP",
+            "official", "all_trec", "set", "seeds", "lexicographic", "LP", "rrLP", "LR", "rrLR", "RPP", "invRPP",
             "dcgRPP", "gRPP", "rpp", "graded_rpp", "all_preferences", "ERR@20", "nDCG(dcg=exp-log2)@10",
             "ndcg@10-l2", "f1@5", "hits@5", "alpha_nDCG@5", "ERR_IA@10", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@5",
-            "AP_IA", "StRecall@10", "MAP-IA"]
+            "AP_IA", "StRecall@10", "MAP-IA", "all_prefs", "prefs", "prefs_avgjg_Rnonrel", "prefs_pair_imp",
+            "qrels_jg", "map_avgjg", "P_avgjg.5", "Rprec_mult_avgjg", "yaap"]
 REPORTS = ["ties", "agreement", "discrimination", "stability", "degradation"]
 FORMATS = ["text", "json", "csv", "table", "latex", "markdown"]
 GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map",
@@ -46,7 +47,8 @@ def collections(draw):
     qrels = {}
     for q in range(1, num_queries + 1):
         judged = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=5, unique=True))
-        qrels[str(q)] = {d: draw(st.integers(-1, max_grade)) for d in judged}
+        # the second column: a judgement group for -R qrels_jg and qrels_prefs
+        qrels[str(q)] = {d: (draw(st.integers(-1, max_grade)), draw(st.sampled_from("001"))) for d in judged}
     runs = []
     for _ in range(draw(st.integers(1, 3))):
         if runs and draw(st.integers(0, 4)) == 0:
@@ -106,13 +108,15 @@ def option_lists(draw, num_runs: int):
         args += ["-Z", "ZFILE"]
     if draw(st.integers(0, 7)) == 0:
         args += ["-N", str(draw(st.integers(0, 50)))]
-    if draw(st.integers(0, 9)) == 0:
-        args += draw(st.sampled_from([["-R", "qrels"], ["-R", "prefs"], ["-T", "trec_results"], ["-D", "2"]]))
+    if draw(st.integers(0, 3)) == 0:
+        args += draw(st.sampled_from([["-R", "qrels"], ["-R", "prefs"], ["-R", "qrels_prefs"], ["-R", "qrels_jg"],
+                                      ["-T", "trec_results"], ["-D", "2"]]))
     return args
 
 
 def write_collection(tmp: Path, qrels, runs) -> tuple[str, list[str]]:
-    (tmp / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
+    (tmp / "qrels").write_text("".join(f"{q} {group} {d} {g}\n" for q, j in qrels.items()
+                                       for d, (g, group) in j.items()))
     paths = []
     for index, run in enumerate(runs):
         path = tmp / f"run{index}"

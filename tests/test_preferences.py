@@ -33,7 +33,7 @@ def test_figure_4_style_example(tmp_path):
     lines = "".join(f"1 Q0 {d} {i} {100 - i} A\n" for i, d in enumerate(a, 1))
     write(tmp_path / "A", lines)
     write(tmp_path / "B", "".join(f"1 Q0 {d} {i} {100 - i} B\n" for i, d in enumerate(b, 1)))
-    result = run_cli(["-m", "recip_rank", "-m", "all_prefs", qrels, tmp_path / "A", tmp_path / "B"])
+    result = run_cli(["-m", "recip_rank", "-m", "lexicographic", qrels, tmp_path / "A", tmp_path / "B"])
     values = {tuple(line.split("\t")[:2]): line.split("\t")[3] for line in result.lines()}
     key = "A:B"
     assert values[("A", "recip_rank            ")] == values[("B", "recip_rank            ")] == "0.5000"
@@ -55,7 +55,7 @@ def test_preferences_match_naive_reference(tmp_path_factory, collection):
         runs[-1] = {"1": [("d00", 1.0)]}
     tmp = tmp_path_factory.mktemp("p")
     qrels_path, run_paths = write_files(tmp, qrels, runs)
-    ev = evaluate(qrels_path, run_paths, ["all_prefs"])
+    ev = evaluate(qrels_path, run_paths, ["lexicographic"])
     prefs = ev.preferences
     assert prefs.pairs == list(combinations(range(len(runs)), 2))
     for pair_index, (a, b) in enumerate(prefs.pairs):
@@ -86,8 +86,8 @@ def test_preferences_are_antisymmetric(tmp_path_factory, collection):
     qrels, runs = collection
     tmp = tmp_path_factory.mktemp("s")
     qrels_path, run_paths = write_files(tmp, qrels, runs + [runs[0]] if len(runs) == 1 else runs)
-    forward = evaluate(qrels_path, run_paths[:2], ["all_prefs"]).preferences
-    backward = evaluate(qrels_path, run_paths[:2][::-1], ["all_prefs"]).preferences
+    forward = evaluate(qrels_path, run_paths[:2], ["lexicographic"]).preferences
+    backward = evaluate(qrels_path, run_paths[:2][::-1], ["lexicographic"]).preferences
     for name in forward.values:
         np.testing.assert_array_equal(forward.values[name], -backward.values[name])
 
@@ -143,7 +143,7 @@ def test_pairs_computed_in_small_blocks_print_the_same(monkeypatch):
     from lexeval.preferences import Preferences
     qrels = EXAMPLES / "cranfield" / "qrels.txt.gz"
     runs = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:5]
-    args = ["-q", "-m", "map", "-m", "all_prefs", "--hsd", qrels, *runs]
+    args = ["-q", "-m", "map", "-m", "lexicographic", "--hsd", qrels, *runs]
     want = run_cli(args)
     baseline = run_cli(args + ["--baseline", runs[2].name[:-3]])
     monkeypatch.setattr(Preferences, "BLOCK_CELLS", 300)          # 1 pair per block with 225 queries

@@ -24,8 +24,9 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Measure to compute (repeatable): trec_eval names and parameters "
                    "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9  recip_rank.10), ir_measures' names (nDCG@10  AP  "
-                   "RR@10  P(rel=2)@10  Judged@10), sets (official, all_trec, set, seeds, all_prefs), "
-                   "preferences (LP, rrLP, LR, rrLR). Default: official (+ LP, rrLP, LR with 2+ runs). "
+                   "RR@10  P(rel=2)@10  Judged@10), sets (official, all_trec, set, seeds, lexicographic; "
+                   "trec_eval's all_prefs and qrels_jg with -R), preferences (LP, rrLP, LR, rrLR). Default: official "
+                   "(+ LP, rrLP, LR with 2+ runs); with -R prefs or qrels_prefs: prefs; with -R qrels_jg: qrels_jg. "
                    "--list-measures shows them all.")
 @click.option("-q", "per_query", is_flag=True, help="Also print a line per query.")
 @click.option("-n", "no_summary", is_flag=True, help="No summary ('all') lines.")
@@ -46,8 +47,13 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-N", "num_docs", type=click.IntRange(min=0), default=0, show_default=True, metavar="NUM",
               help="Documents in the collection (trec_eval's -N), for utility's non-relevant unretrieved term.")
 @click.option("-R", "rel_format", default="qrels", show_default=True, metavar="FORMAT",
-              help="trec_eval's judgement format: qrels (the only one lexeval reads so far; diversity "
-                   "judgements: --subtopics).")
+              type=click.Choice(("qrels", "prefs", "qrels_prefs", "qrels_jg")),
+              help="trec_eval's judgement format of QRELS: qrels; prefs ('qid group subgroup docno level', "
+                   "preference judgements, for the prefs_* measures); qrels_prefs (a qrels read as preferences, "
+                   "its second column the judgement group); qrels_jg (a qrels whose second column names the "
+                   "judgement group, e.g. the assessor, for map_avgjg, P_avgjg, Rprec_mult_avgjg). Other measures "
+                   "read each document's highest grade over the groups (prefs: 1 if some level is above 0). "
+                   "Diversity judgements: --subtopics.")
 @click.option("-T", "results_format", default="trec_results", show_default=True, metavar="FORMAT",
               help="trec_eval's results format: trec_results (MS MARCO run files are recognised by themselves).")
 @click.option("-D", "debug_level", default=None, metavar="LEVEL", hidden=True)
@@ -140,7 +146,7 @@ def run(call: Call) -> None:
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
                               pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,
-                              num_docs=reading.num_docs,
+                              num_docs=reading.num_docs, rel_format=reading.rel_format,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),

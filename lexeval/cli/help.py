@@ -67,8 +67,10 @@ def list_measures(ctx, _param, value):
         lines += entry(name, description)
     lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + list(PREFERENCE_SETS))
               + " (default: official, plus LP, rrLP, LR with two or more runs)",
-              "  all_prefs = LP rrLP LR rrLR; rpp = RPP invRPP dcgRPP; graded_rpp = gRPP ginvRPP gdcgRPP;",
-              "  all_preferences = all ten. --pair-metrics turns every metric into a preference too."]
+              "  lexicographic = LP rrLP LR rrLR; rpp = RPP invRPP dcgRPP; graded_rpp = gRPP ginvRPP gdcgRPP;",
+              "  all_preferences = all ten. --pair-metrics turns every metric into a preference too.",
+              "  trec_eval's: all_prefs and prefs (the prefs_* measures, with -R prefs or -R qrels_prefs),",
+              "  qrels_jg (map_avgjg, P_avgjg, Rprec_mult_avgjg, with -R qrels_jg)."]
     click.echo("\n".join(lines))
     ctx.exit(0)
 

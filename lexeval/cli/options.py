@@ -65,6 +65,7 @@ class Reading:
     subtopics: bool = False
     zscores: str | None = None
     num_docs: int = 0
+    rel_format: str = "qrels"
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,8 @@ def collect(params: dict) -> Call:
     call = Call(
         Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
                 params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
-                params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"]),
+                params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"],
+                params["rel_format"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
@@ -136,12 +138,9 @@ def collect(params: dict) -> Call:
 
 def trec_eval_options(params: dict) -> None:
     """trec_eval's -R, -T, -D and -o: what lexeval reads, or what to use instead."""
-    if params["rel_format"] in ("prefs", "qrels_prefs", "qrels_jg"):
-        raise UsageError(f"-R {params['rel_format']}: trec_eval's preference and judgement-group formats are "
-                         "not read by lexeval yet; use trec_eval for the prefs_* and *_avgjg measures")
-    if params["rel_format"] != "qrels":
-        raise UsageError(f"-R {params['rel_format']}: unknown judgement format (qrels; diversity judgements: "
-                         "--subtopics)")
+    if params["rel_format"] != "qrels" and params["subtopics"]:
+        raise UsageError(f"--subtopics with -R {params['rel_format']}: subtopic judgements are a format of their "
+                         "own; give one of them")
     if params["results_format"] != "trec_results":
         raise UsageError(f"-T {params['results_format']}: unknown results format (trec_results; MS MARCO run "
                          "files, qid docid rank, are recognised without an option)")

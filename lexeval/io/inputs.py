@@ -404,6 +404,7 @@ class ReadOptions:
     depth: int | None = None
     judged_only: bool = False
     keep_rows: bool = False
+    ties_ascending: bool = False    # tied scores by docno ascending (trec_eval's order for preference judgements)
 
 
 def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
@@ -464,7 +465,7 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     kept = np.flatnonzero(query >= 0) if unknown else np.arange(len(query))
     if unknown:
         query, score, row = query[kept], score[kept], row[kept]
-    order = trec_order(query, score, docnos, kept)
+    order = trec_order(query, score, docnos, kept, descending=not options.ties_ascending)
     del score, kept, docnos
     if order is not None:
         query, row = query[order], row[order]
@@ -513,10 +514,13 @@ def _qid_codes(qids: ByteStrings, seen: dict[bytes, int]) -> np.ndarray:
     return mapping[local]
 
 
-def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray) -> np.ndarray | None:
+def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray,
+               descending: bool = True) -> np.ndarray | None:
     """Permutation putting lines in trec_eval's order: query, then score
-    descending, then docno descending (byte-wise); None when the lines are
-    in that order already. Line i's docno is ``docnos[index[i]]``.
+    descending, then docno descending (byte-wise; ascending if not
+    ``descending``, as trec_eval orders runs for preference judgements);
+    None when the lines are in that order already. Line i's docno is
+    ``docnos[index[i]]``.
 
     Runs are usually written by query and descending score already; that is
     checked in linear time, and then only tied scores are ordered by docno.
@@ -548,9 +552,9 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray)
     if len(tied):
         members = np.union1d(tied, tied + 1)                          # positions in tied groups
         line = members if order is None else order[members]
-        rank = docnos.rank(index[line])
+        rank = docnos.rank(index[line]) * (1 if descending else -1)
         position = np.searchsorted(members, tied)
-        if not (rank[position] > rank[position + 1]).all():           # not already docno-descending
+        if not (rank[position] > rank[position + 1]).all():           # not already in docno order
             group = np.cumsum(np.concatenate(([True], ~tie)))[members]
             if order is None:
                 order = np.arange(count)

@@ -8,10 +8,10 @@ the diversity measures use."""
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 
 from ..errors import InputError
+from .textfile import small_file_fields
 
 
 @dataclass(frozen=True)
@@ -32,19 +32,8 @@ class SubtopicJudgements:
 
 def read_subtopic_qrels(path: str) -> SubtopicJudgements:
     """Read a diversity qrels file (gzip by its header); errors name file and line."""
-    with open(path, "rb") as raw:
-        data = raw.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    if data[:3] == b"\xef\xbb\xbf":
-        data = data[3:]
     grades: dict[tuple[bytes, bytes], dict[bytes, int]] = {}
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if b"\0" in line:
-            raise InputError(path, "a NUL byte in the line", number)
+    for number, fields in small_file_fields(path):
         if len(fields) != 4:
             raise InputError(path, f"expected 4 columns (qid subtopic docno grade), found {len(fields)}", number)
         qid, subtopic, docno, grade = fields

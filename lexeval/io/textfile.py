@@ -578,3 +578,26 @@ def find_line(path: str, layouts: list[Layout], test) -> None:
             fields = line.split()
             if fields and not fields[0].startswith(b"#"):
                 test(number, fields)
+
+
+def small_file_fields(path: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of each data line of a small file read whole
+    (subtopic qrels, grouped judgements, -Z files): gzip by its header, a
+    UTF-8 byte-order mark skipped, blank and '#' lines passed over, a NUL
+    byte an error."""
+    try:
+        with open(path, "rb") as raw:
+            data = raw.read()
+    except OSError as exc:
+        raise _read_error(path, exc) from None
+    if is_gzip(data[:4]):
+        data = gzip.decompress(data)
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if b"\0" in line:
+            raise InputError(path, "a NUL byte in the line", number)
+        yield number, fields

@@ -213,12 +213,12 @@ def output_names(text: str) -> list[str]:
 
 
 def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1,
-                    extra: list[str] | tuple[str, ...] = ()) -> Selection:
-    """Parse -m values. With none given: trec_eval's official set, plus
-    LP, rrLP and LR when there are two or more runs. ``extra`` names (the
-    gate's measures) are added either way."""
+                    extra: list[str] | tuple[str, ...] = (), default_set: str = DEFAULT_SET) -> Selection:
+    """Parse -m values. With none given: ``default_set`` (trec_eval's
+    official set), plus LP, rrLP and LR when there are two or more runs.
+    ``extra`` names (the gate's measures) are added either way."""
     if not names:
-        names = [DEFAULT_SET] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
+        names = [default_set] + (list(DEFAULT_PREFERENCES) if num_runs > 1 else [])
     metrics, preferences = [], []
     for text in list(names) + list(extra):
         for item in parse_measure(text):

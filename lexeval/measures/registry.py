@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..rankings import Rankings
+from . import prefs
 from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
 from .diversity import alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
@@ -37,6 +38,7 @@ from .gains import (
     rndcg,
 )
 from .gdeval import expected_reciprocal_rank, ndcg_exponential
+from .groups import P_avgjg, Rprec_mult_avgjg, map_avgjg
 from .incomplete import bpref, inferred_ap, judged, unjudged
 from .precision import (
     average_precision,
@@ -87,6 +89,7 @@ R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
 REAL, COUNT, TEXT = "real", "count", "text"     # what a measure's values are
+QRELS, PREFS, QRELS_JG = "qrels", "prefs", "qrels_jg"   # judgements a measure reads (-R)
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ class Measure:
     graded: bool = False              # reads grades as gains (a relevance floor changes it)
     subtopics: bool = False           # a diversity measure: needs subtopic judgements
     uses_num_docs: bool = False       # reads the collection's size (-N)
+    judgements: str = QRELS           # the -R format it needs: qrels (any), prefs (prefs, qrels_prefs), qrels_jg
     label: str = ""                   # printed name's stem when not the name (recip_rank_cut: recip_rank)
     cutoff_form: str | None = None    # the row that takes cutoffs, for NAME.k (recip_rank.10)
     ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
@@ -215,6 +219,13 @@ MEASURES: tuple[Measure, ...] = (
     _row("set_map", set_map, ir_names=("SetAP",)),
     _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",)),
     _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, value=COUNT),
+    # preference judgements (-R prefs, -R qrels_prefs)
+    *(_row(name, prefs.kernel(name), judgements=PREFS,
+           **({"summary": SUMMARY_SUM, "value": COUNT} if name in prefs.COUNTS else {})) for name in prefs.NAMES),
+    # several judgement groups of the same queries (-R qrels_jg)
+    _row("map_avgjg", map_avgjg, judgements=QRELS_JG),
+    _row("P_avgjg", P_avgjg, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, judgements=QRELS_JG),
+    _row("Rprec_mult_avgjg", Rprec_mult_avgjg, params=FRACTIONS, defaults=R_MULTIPLES, judgements=QRELS_JG),
     _row("yaap", yaap),
     _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True),
     _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
@@ -262,7 +273,12 @@ MEASURE_SETS: dict[str, tuple[str, ...]] = {
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
     # yaap is in trec_eval's table but in none of its sets
     "all_trec": tuple(m.name for m in MEASURES[:MEASURE_ORDER["unj"] + 1]
-                      if m.name not in ("dcg", "ideal_dcg", "yaap")),
+                      if m.name not in ("dcg", "ideal_dcg", "yaap") and m.judgements == QRELS),
+    # trec_eval's sets over preference judgements and judgement groups
+    "all_prefs": ("runid", "num_q") + tuple(m.name for m in MEASURES if m.judgements == PREFS),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
     "seeds": ("tse", "P_rare", "P_rare_norm", "map_rare"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
@@ -309,7 +325,7 @@ class MeasureRequest:
     def compute(self, rankings: Rankings) -> np.ndarray:
         """(S, k) values: one column per output name."""
         if self.judged_only:
-            rankings = judged(rankings)
+            rankings = rankings.judged_only()
         if self.floor:
             rankings = floored(rankings, self.level)
         elif self.level is not None and self.level != rankings.level:
@@ -321,16 +337,6 @@ class MeasureRequest:
         else:
             values = self.measure.compute(rankings, self.values)
         return values.reshape(len(values), -1)
-
-
-def judged(rankings: Rankings) -> Rankings:
-    """The rankings without their unjudged documents (trec_eval's -J, for one measure)."""
-    keep = rankings.codes >= 0
-    if keep.all():
-        return rankings
-    lengths = np.bincount(rankings.segment[keep], minlength=rankings.num_segments).astype(rankings.lengths.dtype)
-    return replace(rankings, codes=rankings.codes[keep], lengths=lengths,
-                   qrels_rows=None if rankings.qrels_rows is None else rankings.qrels_rows[keep])
 
 
 def floored(rankings: Rankings, level: int) -> Rankings:
