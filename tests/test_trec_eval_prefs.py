@@ -237,3 +237,23 @@ def test_rnonrel_recount_with_groups_judging_different_documents(tmp_path):
     run = write(tmp_path / "run", "".join(f"q Q0 {d} 0 0 r\n" for d in ("a", "b", "B", "ab", "a1", "a#1")))
     ev = evaluate(str(prefs), [str(run)], ["prefs_avgjg_Rnonrel"], rel_format="prefs")
     assert ev.column("prefs_avgjg_Rnonrel").values[0, 0] == pytest.approx(0.15)
+
+
+#: Every measure in trec_eval 10.0's table (measures.c) and its sets.
+TREC_EVAL_NAMES = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
+    "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+    "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj", "official",
+    "set", "all_trec", "all_prefs", "prefs", "qrels_jg",
+)
+
+
+@pytest.mark.parametrize("name", TREC_EVAL_NAMES)
+def test_every_trec_eval_name_is_accepted(name):
+    from lexeval.measures.names import parse_measure
+    assert parse_measure(name)
+

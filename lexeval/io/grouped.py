@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from .strings import judgement_table
 from .textfile import small_file_fields
 
 FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
@@ -63,11 +64,8 @@ class GroupedJudgements:
 
     def table(self):
         """The ordinary judgements as a table (qid, docno, relevance) for the qrels reader."""
-        import pyarrow as pa
         grades = self.ordinary_grades()
-        return pa.table({"qid": pa.array([qid for qid, _ in grades], pa.binary()),
-                         "docno": pa.array([docno for _, docno in grades], pa.binary()),
-                         "relevance": pa.array(list(grades.values()), pa.int64())})
+        return judgement_table([qid for qid, _ in grades], [docno for _, docno in grades], list(grades.values()))
 
 
 def _text(value: bytes) -> str:

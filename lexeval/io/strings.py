@@ -390,3 +390,12 @@ def shown(raw: bytes) -> str:
     """Bytes for a message: UTF-8, anything else as \\xNN."""
     return raw.decode("utf-8", "backslashreplace")
 
+
+def judgement_table(qids: list[bytes], docnos: list[bytes], grades: list[int]):
+    """A pyarrow table (qid, docno, relevance) for the qrels reader, built
+    from buffers: pa.array on Python lists would import pandas (0.4 s)."""
+    import pyarrow as pa
+    grade_values = np.asarray(grades, dtype=np.int64)
+    columns = [ByteStrings.from_list(qids).to_arrow(), ByteStrings.from_list(docnos).to_arrow(),
+               pa.Array.from_buffers(pa.int64(), len(grade_values), [None, pa.py_buffer(grade_values)])]
+    return pa.Table.from_arrays(columns, names=["qid", "docno", "relevance"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
+from .strings import judgement_table
 from .textfile import small_file_fields
 
 
@@ -23,11 +24,9 @@ class SubtopicJudgements:
 
     def table(self):
         """The ordinary judgements: one row per (qid, docno), its highest grade."""
-        import pyarrow as pa
         keys = list(self.grades)
-        return pa.table({"qid": pa.array([qid for qid, _ in keys], pa.binary()),
-                         "docno": pa.array([docno for _, docno in keys], pa.binary()),
-                         "relevance": pa.array([max(g.values()) for g in self.grades.values()], pa.int64())})
+        return judgement_table([qid for qid, _ in keys], [docno for _, docno in keys],
+                               [max(g.values()) for g in self.grades.values()])
 
 
 def read_subtopic_qrels(path: str) -> SubtopicJudgements:
