@@ -257,3 +257,24 @@ def test_every_trec_eval_name_is_accepted(name):
     from lexeval.measures.names import parse_measure
     assert parse_measure(name)
 
+
+
+@pytest.mark.parametrize("format, judgements, measures", [
+    ("prefs", "1 g s a 2\n1 g s b 1\n2 g s c 0\n3 g s d 1\n3 g s e 0\n", ["all_prefs"]),
+    ("qrels_jg", "1 A a 1\n1 B b 1\n2 A c 0\n3 A d 1\n3 B d 0\n", ["qrels_jg"]),
+])
+def test_measures_on_fewer_queries_follow_the_qids(tmp_path, format, judgements, measures):
+    """Query 2 has no relevant document, so comparisons use queries 1 and 3
+    only; measures computed there equal the full values at those queries
+    (the judgements are looked up by qid, not position)."""
+    from lexeval.evaluation import evaluate_rankings
+    path = write(tmp_path / "judgements", judgements)
+    runs = [write(tmp_path / "r1", "1 Q0 a 1 3 x\n1 Q0 b 2 2 x\n2 Q0 c 1 1 x\n3 Q0 d 1 1 x\n"),
+            write(tmp_path / "r2", "1 Q0 b 1 3 y\n1 Q0 a 2 2 y\n2 Q0 c 1 1 y\n3 Q0 e 1 1 y\n3 Q0 d 2 0 y\n")]
+    ev = evaluate(str(path), [str(r) for r in runs], measures, rel_format=format)
+    assert ev.compared.tolist() == [True, False, True]
+    fewer = evaluate_rankings(ev.comparison, ev.requests)
+    for column, restricted in zip(ev.columns, fewer.columns):
+        assert restricted.values.tolist() == column.values[:, ev.compared].tolist(), column.name
+    refused = run_cli(["-R", format, "-m", measures[0], "--report", "degradation", path, *runs])
+    assert refused.code == 2 and "--report degradation" in refused.err and refused.out == ""

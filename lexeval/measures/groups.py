@@ -31,6 +31,7 @@ class JudgementGroups:
     ``judges[g, q]``: group g judges query q. Groups are in byte order."""
 
     names: list[bytes]
+    query_of: dict              # qid -> query index here (rankings may hold fewer queries)
     codes: np.ndarray           # (J, G) int16
     level_counts: np.ndarray    # (G, Q, W) int64
     judges: np.ndarray          # (G, Q) bool
@@ -58,13 +59,17 @@ class JudgementGroups:
                                    ).reshape(len(names), num_queries, width)
         judges = np.zeros((len(names), num_queries), dtype=bool)
         judges[groups, queries] = True
-        return cls(names, codes, level_counts, judges, judged_only)
+        return cls(names, {qid: q for q, qid in enumerate(qrels.qids)}, codes, level_counts, judges, judged_only)
+
+    def queries(self, rankings: Rankings) -> np.ndarray:
+        """(Q,) the index here of each of the rankings' queries."""
+        return np.array([self.query_of[qid] for qid in rankings.qids], dtype=np.int64)
 
     def rankings_of(self, rankings: Rankings, group: int) -> Rankings:
         """The rankings as group ``group`` judges them."""
         rows = rankings.qrels_rows
         codes = np.where(rows >= 0, self.codes[np.maximum(rows, 0), group], NOT_IN_QRELS).astype(np.int16)
-        judged = replace(rankings, codes=codes, level_counts=self.level_counts[group])
+        judged = replace(rankings, codes=codes, level_counts=self.level_counts[group][self.queries(rankings)])
         return judged.judged_only() if self.judged_only else judged
 
 
@@ -72,7 +77,7 @@ def _averaged(kernel):
     """A kernel's values averaged over the judgement groups of each query."""
     def over_groups(r: Rankings, params=()) -> np.ndarray:
         groups = r.groups
-        judges = groups.judges[:, r.segment_query]            # (G, S)
+        judges = groups.judges[:, groups.queries(r)][:, r.segment_query]      # (G, S)
         total = None
         for group in range(len(groups.names)):              # in group order, as trec_eval adds
             values = kernel(groups.rankings_of(r, group), params).reshape(r.num_segments, -1)

@@ -55,14 +55,15 @@ BLOCK = 1 << 23
 
 @dataclass(frozen=True)
 class Group:
-    """One judgement group of a query, documents as the query's local indices
-    (docno order). ``preferred[k]`` is preferred to ``over[k]``."""
+    """One judgement group of a query: its documents as the query's local
+    indices (docno order), and its preferences as positions among them,
+    ``docs[preferred[k]]`` preferred to ``docs[over[k]]``."""
 
     docs: np.ndarray        # (n,) distinct documents of the JG
     relevant: np.ndarray    # (n,) int8: 1 relevant, 0 non-relevant, -1 neither (negative level, subgroups)
-    preferred: np.ndarray   # (P,) local document indices
+    preferred: np.ndarray   # (P,) positions in docs
     over: np.ndarray        # (P,)
-    lowest: np.ndarray | None   # single subgroup: the documents of the lowest level; None with subgroups
+    lowest: np.ndarray | None   # (n,) bool, single subgroup: the lowest level's documents; None with subgroups
 
     @property
     def num_rel(self) -> int:
@@ -80,6 +81,7 @@ class PreferenceIndex:
     query is evaluated, so that their pairs are held one query at a time)."""
 
     local_of_row: np.ndarray            # (J,) int64
+    query_of: dict                      # qid -> query index here (rankings may hold fewer queries)
     num_docs: np.ndarray                # (Q,) documents judged per query
     lines: list                         # per query: [(group, subgroup, local doc, level, line number)]
     path: str
@@ -103,7 +105,7 @@ class PreferenceIndex:
                                                               judgements.line.tolist()):
             query, local = local_of[(qid, docno)]
             lines[query].append((group, subgroup, local, level, number))
-        return cls(local_of_row, num_docs, lines, judgements.path)
+        return cls(local_of_row, {qid: q for q, qid in enumerate(qrels.qids)}, num_docs, lines, judgements.path)
 
     def groups(self, query: int, qid: str) -> list[Group]:
         """The query's JGs in group order (byte order of their names)."""
@@ -122,8 +124,7 @@ class PreferenceIndex:
             for _, _, local, value, _ in entries:
                 level[position[local]] = value
             preferred, over = np.nonzero(level[:, None] > level[None, :])
-            return Group(docs, (level > 0).astype(np.int8), docs[preferred], docs[over],
-                         docs[level == level.min()])
+            return Group(docs, (level > 0).astype(np.int8), preferred, over, level == level.min())
         # several subgroups: a preference matrix closed under transitivity
         n = len(docs)
         prefers = np.zeros((n, n), dtype=bool)
@@ -155,7 +156,7 @@ class PreferenceIndex:
         relevant = np.array([1 if last_level[i] > 0 else 0 if last_level[i] == 0 else -1 for i in range(n)],
                             dtype=np.int8)
         preferred, over = np.nonzero(closure)
-        return Group(docs, relevant, docs[preferred], docs[over], None)
+        return Group(docs, relevant, preferred, over, None)
 
 
 def prefs_values(r: Rankings) -> np.ndarray:
@@ -181,7 +182,7 @@ def _docid_ranks(r: Rankings, index: PreferenceIndex):
     bounds = np.searchsorted((segment % r.num_queries)[by_query], np.arange(r.num_queries + 1))
     for query in range(r.num_queries):
         chosen = by_query[bounds[query]:bounds[query + 1]]
-        ranks = np.full((r.num_runs, int(index.num_docs[query])), -1, dtype=np.int64)
+        ranks = np.full((r.num_runs, int(index.num_docs[index.query_of[r.qids[query]]])), -1, dtype=np.int64)
         ranks[segment[chosen] // r.num_queries, local[chosen]] = position[chosen]
         retrieved = ranks >= 0
         num_ret = retrieved.sum(axis=1)
@@ -234,70 +235,76 @@ def _count_above(ranks: np.ndarray, take_x: np.ndarray, take_y: np.ndarray) -> n
     return np.where(take_x, above, 0).sum(axis=1)
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """A JG's documents and preferences placed in a block of runs: (runs, n)
+    ranks and retrieved flags of its documents, (runs, P) of each side of
+    each preference."""
+
+    doc_ranks: np.ndarray
+    doc_ret: np.ndarray
+    rank_i: np.ndarray
+    rank_j: np.ndarray
+    ret_i: np.ndarray
+    ret_j: np.ndarray
+
+
 def _group_values(group: Group, ranks: np.ndarray, num_ret: np.ndarray) -> dict[str, np.ndarray]:
     """(runs,) counts and Rnonrel terms of one JG."""
     runs = len(num_ret)
-    limit = num_ret[:, None]
-    rank_i, rank_j = ranks[:, group.preferred], ranks[:, group.over]
-    ret_i, ret_j = rank_i < limit, rank_j < limit
-    out = {"ful_ret": (ret_j & (rank_i < rank_j)).sum(axis=1), "poss_ret": (ret_i & ret_j).sum(axis=1),
-           "ful_imp": (ret_i & ~ret_j).sum(axis=1), "poss_imp": (ret_i ^ ret_j).sum(axis=1)}
-    total = len(group.preferred)
     doc_ranks = ranks[:, group.docs]
-    doc_ret = doc_ranks < limit
-    rel, nonrel = group.relevant == 1, group.relevant == 0
-    out["possible"] = np.full(runs, total, dtype=np.int64)
-    out["num_rel_ret"] = (doc_ret & rel).sum(axis=1)
-    out["num_nonrel_ret"] = (doc_ret & nonrel).sum(axis=1)
-    out["rnonrel"] = _rnonrel(group, ranks, num_ret, doc_ranks, doc_ret, out, retrieved_only=False)
-    out["rnonrel_ret"] = _rnonrel(group, ranks, num_ret, doc_ranks, doc_ret, out, retrieved_only=True)
+    doc_ret = doc_ranks < num_ret[:, None]
+    placed = _Placed(doc_ranks, doc_ret, doc_ranks[:, group.preferred], doc_ranks[:, group.over],
+                     doc_ret[:, group.preferred], doc_ret[:, group.over])
+    ret_i, ret_j = placed.ret_i, placed.ret_j
+    out = {"ful_ret": (ret_j & (placed.rank_i < placed.rank_j)).sum(axis=1), "poss_ret": (ret_i & ret_j).sum(axis=1),
+           "ful_imp": (ret_i & ~ret_j).sum(axis=1), "poss_imp": (ret_i ^ ret_j).sum(axis=1),
+           "possible": np.full(runs, len(group.preferred), dtype=np.int64),
+           "num_rel_ret": (doc_ret & (group.relevant == 1)).sum(axis=1),
+           "num_nonrel_ret": (doc_ret & (group.relevant == 0)).sum(axis=1)}
+    out["rnonrel"] = _rnonrel(group, placed, out, retrieved_only=False)
+    out["rnonrel_ret"] = _rnonrel(group, placed, out, retrieved_only=True)
     return out
 
 
-def _rnonrel(group: Group, ranks, num_ret, doc_ranks, doc_ret, counts, retrieved_only: bool) -> np.ndarray:
+def _rnonrel(group: Group, placed: _Placed, counts, retrieved_only: bool) -> np.ndarray:
     """(runs,) fulfilled / possible of prefs_avgjg_Rnonrel (or _ret) for one JG."""
     num_rel, num_nonrel = group.num_rel, group.num_nonrel
+    runs = len(placed.doc_ranks)
     if retrieved_only:
         big_r, big_n = counts["num_rel_ret"], counts["num_nonrel_ret"]
         fulfilled, possible = counts["ful_ret"], counts["poss_ret"]
     else:
-        big_r, big_n = np.full(len(num_ret), num_rel), np.full(len(num_ret), num_nonrel)
+        big_r, big_n = np.full(runs, num_rel), np.full(runs, num_nonrel)
         fulfilled = counts["ful_ret"] + counts["ful_imp"]
         possible = counts["possible"]
     padded = _quotient(fulfilled + counts["num_rel_ret"] * (big_r - big_n), possible + num_rel * (big_r - big_n))
     recount = big_r < big_n
     if not recount.any():
         return padded
-    limit = num_ret[:, None]
-    rank_i, rank_j = ranks[:, group.preferred], ranks[:, group.over]
-    ret_i, ret_j = rank_i < limit, rank_j < limit
+    doc_ranks, doc_ret, ret_i, ret_j = placed.doc_ranks, placed.doc_ret, placed.ret_i, placed.ret_j
+    above = placed.rank_i < placed.rank_j
     if group.lowest is not None:
         # single subgroup: preferences above the lowest level, then every JG
         # document against the first k of the lowest level (trec_eval's recalculate)
-        lowest = np.isin(group.docs, group.lowest)
-        pairs = np.broadcast_to(~np.isin(group.over, group.lowest)[None, :], rank_i.shape)
-        kept = _kept_first(doc_ranks, lowest, np.minimum(big_r, lowest.sum()))
+        pairs = np.broadcast_to(~group.lowest[group.over][None, :], above.shape)
+        kept = _kept_first(doc_ranks, group.lowest, np.minimum(big_r, group.lowest.sum()))
         compared = np.ones_like(doc_ret)            # x: every document of the JG
         if retrieved_only:
             pairs, kept, compared = pairs & ret_i & ret_j, kept & doc_ret, doc_ret
-        ful = (pairs & ret_i & (rank_i < rank_j)).sum(axis=1) + _count_above(doc_ranks, doc_ret, kept)
+        ful = (pairs & ret_i & above).sum(axis=1) + _count_above(doc_ranks, doc_ret, kept)
         poss = pairs.sum(axis=1) + compared.sum(axis=1) * kept.sum(axis=1)
     else:
         # subgroups: drop the non-relevant documents after the first num_rel (in rank order)
         nonrel = group.relevant == 0
+        kept_nonrel = _kept_first(doc_ranks, nonrel, np.full(runs, num_rel))
+        dropped = nonrel[None, :] & ~kept_nonrel
         if retrieved_only:
-            kept_nonrel = _kept_first(doc_ranks, nonrel, np.full(len(num_ret), num_rel)) & doc_ret
-            dropped = (nonrel[None, :] & doc_ret) & ~kept_nonrel
-        else:
-            kept_nonrel = _kept_first(doc_ranks, nonrel, np.full(len(num_ret), num_rel))
-            dropped = nonrel[None, :] & ~kept_nonrel
-        where = {int(doc): i for i, doc in enumerate(group.docs)}
-        i_index = np.array([where[int(d)] for d in group.preferred], dtype=np.int64)
-        j_index = np.array([where[int(d)] for d in group.over], dtype=np.int64)
-        pairs = ~dropped[:, i_index] & ~dropped[:, j_index]
+            dropped &= doc_ret
+        pairs = ~dropped[:, group.preferred] & ~dropped[:, group.over]
         if retrieved_only:
             pairs &= ret_i & ret_j
-        ful = (pairs & ret_i & (rank_i < rank_j)).sum(axis=1)
+        ful = (pairs & ret_i & above).sum(axis=1)
         poss = pairs.sum(axis=1)
     return np.where(recount, _quotient(ful, poss), padded)
 
@@ -308,13 +315,17 @@ def _pair_shares(groups: list[Group], ranks: np.ndarray, num_ret: np.ndarray, nu
     runs = len(num_ret)
     if not groups or not any(len(g.preferred) for g in groups):
         return np.zeros(runs), np.zeros(runs), np.zeros(runs)
-    preferred = np.concatenate([g.preferred for g in groups])
-    over = np.concatenate([g.over for g in groups])
-    low, high = np.minimum(preferred, over), np.maximum(preferred, over)
-    keys, pair = np.unique(low * num_docs + high, return_inverse=True)
-    low_first = np.bincount(pair, weights=preferred < over, minlength=len(keys))   # low preferred to high
-    high_first = np.bincount(pair, weights=preferred > over, minlength=len(keys))
-    a, b = keys // num_docs, keys % num_docs
+    preferred = np.concatenate([g.docs[g.preferred] for g in groups])     # as the query's local indices
+    over = np.concatenate([g.docs[g.over] for g in groups])
+    if len(groups) == 1:       # one JG's preferences are distinct pairs, never reversed: nothing to unite
+        a, b = preferred, over
+        low_first, high_first = np.ones(len(a)), np.zeros(len(a))     # a preferred to b, once
+    else:
+        low, high = np.minimum(preferred, over), np.maximum(preferred, over)
+        keys, pair = np.unique(low * num_docs + high, return_inverse=True)
+        low_first = np.bincount(pair, weights=preferred < over, minlength=len(keys))   # low preferred to high
+        high_first = np.bincount(pair, weights=preferred > over, minlength=len(keys))
+        a, b = keys // num_docs, keys % num_docs
     limit = num_ret[:, None]
     rank_a, rank_b = ranks[:, a], ranks[:, b]
     ret_a, ret_b = rank_a < limit, rank_b < limit
@@ -322,7 +333,7 @@ def _pair_shares(groups: list[Group], ranks: np.ndarray, num_ret: np.ndarray, nu
     both, one = ret_a & ret_b, ret_a ^ ret_b
     share_both = np.where(both, share, 0.0).sum(axis=1)
     share_any = share_both + np.where(one, share, 0.0).sum(axis=1)
-    return (_ratio(share_any, len(keys)), _ratio(share_both, both.sum(axis=1)),
+    return (_ratio(share_any, len(a)), _ratio(share_both, both.sum(axis=1)),
             _ratio(share_any, (both | one).sum(axis=1)))
 
 
@@ -330,11 +341,11 @@ def _compute(r: Rankings) -> np.ndarray:
     index: PreferenceIndex = r.prefs
     values = np.zeros((r.num_runs, r.num_queries, len(NAMES)))
     for query, all_ranks, all_num_ret in _docid_ranks(r, index):
-        groups = index.groups(query, r.qids[query])
+        groups = index.groups(index.query_of[r.qids[query]], r.qids[query])
         step = max(1, BLOCK // max(sum(len(g.preferred) for g in groups), 1))
         for first in range(0, r.num_runs, step):        # a block of runs at a time: memory runs x pairs
             ranks, num_ret = all_ranks[first:first + step], all_num_ret[first:first + step]
-            values[first:first + step, query] = _query_values(groups, ranks, num_ret, int(index.num_docs[query]))
+            values[first:first + step, query] = _query_values(groups, ranks, num_ret, all_ranks.shape[1])
     return values.reshape(r.num_segments, len(NAMES))
 
 

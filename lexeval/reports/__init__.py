@@ -49,6 +49,12 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
     if not evaluation.compared.any():
         raise UsageError(f"--report compares runs on the queries with a relevant document (grade >= "
                          f"{evaluation.rankings.level}), and there is none here: nothing to compare")
+    if "degradation" in names:
+        grouped = [req.measure.name for req in evaluation.requests if req.measure.judgements != "qrels"]
+        if grouped:
+            raise UsageError(f"--report degradation removes relevance labels from a qrels, and {grouped[0]} reads "
+                             "trec_eval's grouped judgements (-R), which it cannot thin: ask for measures of "
+                             "ordinary grades (e.g. -m map) with the degradation report")
     data = matrices(evaluation)
     lines: list[ReportLine] = []
     for name in dict.fromkeys(names):
