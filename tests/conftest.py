@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +50,39 @@ def cli():
     return run_cli
 
 
-@pytest.fixture(params=["pyarrow", "numpy"])
+@pytest.fixture(params=["kernel", "pyarrow", "numpy"])
 def reader(request, monkeypatch):
-    """Each file-reading path: pyarrow's (the default), and numpy's, which
-    lexeval uses when pyarrow is not installed."""
-    monkeypatch.setattr("lexeval.io.strings._ARROW", [request.param == "pyarrow"])
+    """Each file-reading path: the compiled kernel (the default when it is
+    built), pyarrow's CSV reader with numpy matching (without the kernel),
+    and numpy alone (without the kernel and without pyarrow)."""
+    from lexeval.io import kernel
+    if request.param == "kernel" and kernel._kernel is None:
+        pytest.skip("the compiled kernel is not built (test_kernel checks it is, where a compiler is)")
+    monkeypatch.setenv("LEXEVAL_KERNEL", "on" if request.param == "kernel" else "off")
+    monkeypatch.setattr("lexeval.io.strings._ARROW", [request.param != "numpy"])
     return request.param
+
+
+@contextmanager
+def colliding_hashes():
+    """Every docno and qid hash 0, in the Python reader and in the kernel:
+    every look-up is a clash, so only the bytes can decide."""
+    from lexeval.io import kernel
+    from lexeval.io.strings import ByteStrings
+    real_digest = ByteStrings.digest
+
+    def colliding(self):
+        hashed, head = real_digest(self)
+        return np.zeros_like(hashed), head
+    ByteStrings.digest = colliding
+    if kernel._kernel is not None:
+        kernel._kernel.set_hash_mask(0)
+    try:
+        yield
+    finally:
+        ByteStrings.digest = real_digest
+        if kernel._kernel is not None:
+            kernel._kernel.set_hash_mask(2 ** 64 - 1)
 
 
 def write(path: Path, text: str) -> Path:

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 import reference as ref
-from conftest import CRANFIELD, EXAMPLES, run_cli, write
+from conftest import CRANFIELD, EXAMPLES, colliding_hashes, run_cli, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +48,9 @@ def identifiers(prefix: bytes):
 def collections(draw):
     prefix = draw(st.binary(min_size=40, max_size=290).map(_clean))
     ident = identifiers(prefix)
-    qids = draw(st.lists(ident.filter(lambda q: not q.startswith(b"#")), min_size=1, max_size=4, unique=True))
+    # a '#' starts a comment, and a byte-order mark at the start of a file is no part of its first qid
+    qids = draw(st.lists(ident.filter(lambda q: not q.startswith((b"#", b"\xef\xbb\xbf"))), min_size=1, max_size=4,
+                         unique=True))
     docs = draw(st.lists(ident, min_size=2, max_size=14, unique=True))
     qrels = {}
     for qid in qids:
@@ -276,35 +278,29 @@ def test_byte_strings_hash_alike_wherever_they_sit():
     assert len(set(alone.tolist())) == len(set(strings))
 
 
-def test_a_hash_that_always_collides_changes_nothing(monkeypatch, reader):
+def test_a_hash_that_always_collides_changes_nothing(reader):
     """Hashes only find candidates; the bytes decide. With every hash equal,
     every look-up is a clash, and the numbers must not move."""
     qrels = CRANFIELD / "qrels.txt"
     runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200")]
     want = evaluate(str(qrels), runs, ["map", "P.10", "num_rel_ret", "LP"])
-    real_digest = ByteStrings.digest
-
-    def colliding(self):
-        hashed, head = real_digest(self)
-        return np.zeros_like(hashed), head
-    monkeypatch.setattr(ByteStrings, "digest", colliding)
-    got = evaluate(str(qrels), runs, ["map", "P.10", "num_rel_ret", "LP"])
+    with colliding_hashes():
+        got = evaluate(str(qrels), runs, ["map", "P.10", "num_rel_ret", "LP"])
     for a, b in zip(want.columns, got.columns):
         np.testing.assert_array_equal(a.values, b.values, err_msg=a.name)
     np.testing.assert_array_equal(want.preferences.values["LP"], got.preferences.values["LP"])
 
 
-def test_repeated_documents_are_found_when_hashes_collide(monkeypatch, tmp_path):
-    real_digest = ByteStrings.digest
-    monkeypatch.setattr(ByteStrings, "digest",
-                        lambda self: (np.zeros(len(self), dtype=np.uint64), real_digest(self)[1]))
+def test_repeated_documents_are_found_when_hashes_collide(reader, tmp_path):
     qrels = write(tmp_path / "qrels", "1 0 a 1\n1 0 b 1\n")
     run = write(tmp_path / "run", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 a 1 1 t\n1 Q0 b 4 0 t\n")
-    result = run_cli([qrels, run])
-    assert result.code == 2 and f"{run}:5: document 'b' appears twice for query '1' (first on line 2)" in result.err
     judged_twice = write(tmp_path / "qrels2", "1 0 a 1\n1 0 b 1\n1 0 a 0\n")
-    result = run_cli([judged_twice, run])
-    assert result.code == 2 and f"{judged_twice}:3: document 'a' is judged twice" in result.err
+    with colliding_hashes():
+        result = run_cli([qrels, run])
+        assert result.code == 2 and f"{run}:5: document 'b' appears twice for query '1' (first on line 2)" \
+            in result.err
+        result = run_cli([judged_twice, run])
+        assert result.code == 2 and f"{judged_twice}:3: document 'a' is judged twice" in result.err
 
 
 def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, reader):

@@ -13,15 +13,19 @@ its qid and its docno are byte for byte those of the judgement. Hashes of the
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import InputError, UsageError
+from . import kernel
 from .strings import (
     ArrayBuilder,
     ByteStrings,
+    ByteStringsBuilder,
     ChunkedByteStrings,
     decode,
     have_arrow,
@@ -36,19 +40,20 @@ from .textfile import (
     MAX_GRADE,
     Columns,
     Layout,
-    column_blocks,
+    block_columns,
     find_line,
-    read_columns,
+    iter_blocks,
     size_hint,
 )
 
 QRELS_LAYOUT = Layout("qrels", "qid iter docno grade",
-                      ((0, "qid", BYTES), (2, "docno", BYTES), (3, "grade", INTEGER)), 4, 4)
+                      ((0, "qid", BYTES), (2, "docno", BYTES), (3, "grade", INTEGER)), 4, 4, kernel.QRELS)
 RUN_LAYOUT = Layout("run", "qid iter docno rank score [tag]",
-                    ((0, "qid", BYTES), (2, "docno", BYTES), (4, "score", FLOAT)), 5, None)
+                    ((0, "qid", BYTES), (2, "docno", BYTES), (4, "score", FLOAT)), 5, None, kernel.RUN)
 MSMARCO_LAYOUT = Layout("MS MARCO", "qid docid rank",
-                        ((0, "qid", BYTES), (1, "docno", BYTES), (2, "rank", INTEGER)), 3, 3)
+                        ((0, "qid", BYTES), (1, "docno", BYTES), (2, "rank", INTEGER)), 3, 3, kernel.MSMARCO)
 RUN_LAYOUTS = [RUN_LAYOUT, MSMARCO_LAYOUT]
+LAYOUT_OF_CODE = {layout.kernel_code: layout for layout in (QRELS_LAYOUT, RUN_LAYOUT, MSMARCO_LAYOUT)}
 
 NOT_IN_QRELS = -1       # trec_eval's RELVALUE_NONPOOL
 UNJUDGED = -2           # trec_eval's RELVALUE_UNJUDGED: in the qrels with a negative grade
@@ -86,31 +91,20 @@ def distinct(strings: ByteStrings) -> tuple[np.ndarray, list[bytes]]:
     return np.repeat(block_code, np.diff(np.append(starts, len(strings)))), list(seen)
 
 
-def same_strings(a: ByteStrings, a_index: np.ndarray, a_head: np.ndarray,
-                 b: ByteStrings, b_index: np.ndarray, b_head: np.ndarray) -> np.ndarray:
-    """(k,) whether a[a_index[i]] == b[b_index[i]]: lengths and 16-byte heads
-    (given, (2, k) each), then the remaining bytes of longer strings."""
-    lengths = a.lengths[a_index]
-    same = (lengths == b.lengths[b_index]) & (a_head[0] == b_head[0]) & (a_head[1] == b_head[1])
-    longer = np.flatnonzero(same & (lengths > 16))
-    if len(longer):
-        same[longer] = a.equal(a_index[longer], b, b_index[longer], skip=16)
-    return same
-
-
-def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos) -> tuple[bool, np.ndarray]:
-    """Whether some (group, docno) pair occurs on two lines, and the lines
-    whose (group, docno hash) another line shares with a different docno (a
-    hash clash; they need exact look-ups). ``group`` holds exact query
-    numbers, ``docnos`` (ByteStrings or ChunkedByteStrings) line i's docno;
-    equal hashes are candidates, the bytes decide."""
+def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos, lines: np.ndarray | None = None) -> bool:
+    """Whether some (group, docno) pair occurs on two lines. ``group`` holds
+    exact query numbers, ``docnos`` (ByteStrings or ChunkedByteStrings) line
+    i's docno; equal hashes are candidates, the bytes decide. With
+    ``lines``, only those lines are looked at."""
+    if lines is not None:
+        group, docno_hash = group[lines], docno_hash[lines]
     def pair_keys():
         with np.errstate(over="ignore"):
             return mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
     keys = pair_keys()
     keys.sort()                                 # in place: no second array for huge runs
     if not (keys[1:] == keys[:-1]).any():
-        return False, np.zeros(0, dtype=np.int64)
+        return False
     keys = pair_keys()
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -119,14 +113,17 @@ def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos) -> tuple[b
     del keys, order
     shared = (group[first] == group[second]) & (docno_hash[first] == docno_hash[second])
     first, second = first[shared], second[shared]
+    if lines is not None:
+        first, second = lines[first], lines[second]
     a, b = docnos.take(first), docnos.take(second)
     every = np.arange(len(first))
     if a.equal(every, b, every).any():
-        return True, np.zeros(0, dtype=np.int64)
+        return True
+    # lines sharing a hash with different docnos: three or more may repeat one docno non-adjacently
     clashing = np.union1d(first, second)
-    # a group of three or more clashing lines may repeat one docno non-adjacently
-    pairs = {(int(group[i]), docnos[int(i)]) for i in clashing.tolist()}
-    return len(pairs) < len(clashing), clashing
+    line_group = dict(zip(lines.tolist(), group.tolist())) if lines is not None else None
+    pairs = {(line_group[i] if line_group else int(group[i]), docnos[i]) for i in clashing.tolist()}
+    return len(pairs) < len(clashing)
 
 
 class Source:
@@ -139,12 +136,30 @@ class Source:
         self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
         self.name = name or (run_name(self.path) if self.is_file else "run")
 
-    def blocks(self, layouts: list[Layout], kind: str):
-        """Columns, a block at a time."""
-        if self.is_file:
-            yield from column_blocks(self.path, layouts)
-        else:
-            yield table_columns(self.origin, kind, self.path, layouts[0])
+    def blocks(self, layouts: list[Layout], look_up: tuple | None = None) -> Iterator[kernel.Scanned]:
+        """The data lines, a block at a time: through the compiled kernel
+        when it is built and takes the block, else through the Python
+        reader (which names the file and line of any problem). ``look_up``
+        (runs: the qrels' kernel tables) has the kernel find judgement rows
+        as it reads."""
+        if not self.is_file:
+            yield _scanned(table_columns(self.origin, "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
+                                         layouts[0]))
+            return
+        chosen: list[Layout] = []
+        use_kernel = kernel.enabled()
+        for block, first_line in prefetched(iter_blocks(self.path)):
+            piece = None
+            if use_kernel:
+                piece = kernel.scan(block, chosen[0].kernel_code if chosen else layouts[0].kernel_code
+                                    if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up)
+                if piece is not None and not chosen and piece.layout:
+                    chosen.append(LAYOUT_OF_CODE[piece.layout])
+            if piece is None:
+                columns = block_columns(block, first_line, self.path, layouts, chosen)
+                piece = _scanned(columns) if columns is not None else None
+            if piece is not None and len(piece.docno_hash):
+                yield piece
 
     def size(self) -> int:
         return size_hint(self.path) if self.is_file else 0
@@ -212,6 +227,75 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
     return Columns(where, layout, values, table.num_rows)
 
 
+def _scanned(columns: Columns) -> kernel.Scanned:
+    """Columns read by the Python reader in the kernel's form (nothing
+    checked within groups: ``flags`` says so)."""
+    qids, docnos = columns["qid"], columns["docno"]
+    every = np.arange(len(qids) - 1)
+    changes = np.flatnonzero(np.concatenate(([True], ~qids.equal(every, qids, every + 1)))) if len(qids) \
+        else np.zeros(0, np.int64)
+    layout = columns.layout
+    number = columns["grade"] if layout is QRELS_LAYOUT else -columns["rank"].astype(np.float64) \
+        if layout is MSMARCO_LAYOUT else columns["score"]
+    changed = qids.take(changes).to_list()
+    return kernel.Scanned(layout.kernel_code, number, None, docnos.hash64(), docnos, changes, None,
+                          changed.__getitem__, columns.last_fields)
+
+
+class _Groups:
+    """Each line's group (a number per qid) over a file's blocks, and what
+    the kernel checked within groups: which groups may still repeat a docno
+    (their lines span blocks, or lie apart, or a block was read by Python,
+    or two hashes were equal), and in which docno order tied scores come."""
+
+    def __init__(self, lines: int):
+        self.group = ArrayBuilder(np.int32, lines)
+        self.segments: list[np.ndarray] = []       # each block's groups, in file order
+        self.unchecked: list[np.ndarray] = []
+        self.flags = 0
+        self.last = None                           # (group, number, docno) of the last line so far
+
+    def add(self, piece: kernel.Scanned, per_group: np.ndarray) -> None:
+        """A block whose groups are numbered ``per_group`` (k,)."""
+        segments = per_group
+        if self.last is not None and per_group[0] == self.last[0]:      # a group goes on across blocks
+            self.unchecked.append(per_group[:1])
+            if piece.layout != kernel.QRELS and piece.number[0] == self.last[1]:
+                first = piece.docnos[0]
+                self.flags |= kernel.TIE_RISES if first > self.last[2] else kernel.TIE_FALLS \
+                    if first < self.last[2] else 0
+            segments = per_group[1:]
+        if piece.flags & kernel.MAY_REPEAT:
+            self.unchecked.append(per_group)
+        self.flags |= piece.flags & (kernel.TIE_RISES | kernel.TIE_FALLS)
+        self.segments.append(segments)
+        self.group.append(piece.per_line(per_group))
+        self.last = (per_group[-1], piece.number[-1], piece.docnos[len(piece.docnos) - 1])
+
+    def to_check(self) -> tuple[np.ndarray, bool]:
+        """(the groups that may repeat a docno, whether each group's lines
+        are together)."""
+        values, counts = np.unique(np.concatenate(self.segments), return_counts=True)
+        apart = values[counts > 1]
+        return np.unique(np.concatenate(self.unchecked + [apart])), len(apart) == 0
+
+    def ties_in_order(self, descending: bool) -> bool:
+        """Whether every tie of adjacent lines is in docno order already."""
+        return not self.flags & (kernel.TIE_RISES if descending else kernel.TIE_FALLS)
+
+
+def _check_repeats(source: Source, group: np.ndarray, docno_hash: np.ndarray, docnos, groups: _Groups,
+                   layouts: list[Layout], docno_field: int, verb: str) -> bool:
+    """Raise at the second line naming a (qid, docno), if any; returns
+    whether each group's lines are together."""
+    unchecked, together = groups.to_check()
+    if len(unchecked):
+        lines = None if len(unchecked) == len(np.unique(group)) else np.flatnonzero(np.isin(group, unchecked))
+        if repeated_pairs(group, docno_hash, docnos, lines):
+            source.first_repeat(layouts, docno_field, verb)
+    return together
+
+
 def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field: int, verb: str) -> None:
     """Re-read the file and raise at the second line naming a (qid, docno)."""
     seen: dict[tuple[bytes, bytes], int] = {}
@@ -229,10 +313,11 @@ def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field:
 
 
 class JudgementIndex:
-    """Finds judgements by (query, docno hash). Judgements are sorted by
-    query, then hash; each query gets about two buckets per judgement,
+    """Finds judgements by (query, docno). Judgements are sorted by query,
+    then docno hash; each query gets one or two buckets per judgement,
     picked by the hash's top bits, so the look-ups of one query (a run lists
-    a query's lines together) stay within a small, cache-resident table."""
+    a query's lines together) stay within a small, cache-resident table. A
+    row is found when its hash and then its bytes are the line's."""
 
     def __init__(self, query: np.ndarray, docno_hash: np.ndarray, num_queries: int):
         self.hash = docno_hash
@@ -247,25 +332,28 @@ class JudgementIndex:
     def buckets(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
         return self.base[query] + (docno_hash >> self.shift[query]).view(np.int64)
 
-    def find(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
-        """(n,) the row with this query and docno hash (the first if several),
-        -1 where none."""
-        if len(self.hash) == 0:
-            return np.full(len(query), -1, dtype=np.int64)
+    def find(self, query: np.ndarray, docno_hash: np.ndarray, docnos: ByteStrings, judged: ByteStrings,
+             line_of_row: np.ndarray) -> np.ndarray:
+        """(n,) int32: the row judging line i's document (query ``query[i]``,
+        docno ``docnos[i]`` with hash ``docno_hash[i]``), -1 where none; row
+        r's docno is ``judged[line_of_row[r]]``. All lines at once, a probe
+        of each bucket per round."""
+        found = np.full(len(query), -1, dtype=np.int32)
+        if len(self.hash) == 0 or len(query) == 0:
+            return found
         bucket = self.buckets(query, docno_hash)
-        low, high = self.starts[bucket], self.starts[bucket + 1]
-        # first round on whole arrays (most buckets hold at most one row)
-        match = (low < high) & (self.hash[np.minimum(low, len(self.hash) - 1)] == docno_hash)
-        found = np.where(match, low, -1).astype(np.int64)
-        active = np.flatnonzero(~match & (low + 1 < high))
-        step = 1
+        end = self.starts[bucket + 1]
+        candidate = self.starts[bucket].astype(np.int64)
+        active = np.flatnonzero(candidate < end)
+        candidate, end = candidate[active], end[active]
         while len(active):
-            candidate = low[active].astype(np.int64) + step
             match = self.hash[candidate] == docno_hash[active]
-            found[active[match]] = candidate[match]
-            going = ~match & (candidate + 1 < high[active])
-            active = active[going]
-            step += 1
+            hit = np.flatnonzero(match)
+            same = docnos.equal(active[hit], judged, line_of_row[candidate[hit]])
+            found[active[hit[same]]] = candidate[hit[same]]
+            match[hit[~same]] = False
+            going = ~match & (candidate + 1 < end)
+            active, candidate, end = active[going], candidate[going] + 1, end[going]
         return found
 
 
@@ -288,9 +376,7 @@ class Qrels:
     query_index: np.ndarray             # (J,) int32
     grades: np.ndarray                  # (J,) int64
     docnos: ByteStrings                 # in file order: row j's docno is docnos[line_of_row[j]]
-    line_of_row: np.ndarray             # (J,) int64
-    head: np.ndarray                    # (2, J) uint64: each row's docno's first 16 bytes
-    clashes: dict                       # (query, docno) -> row, where two rows share a hash
+    line_of_row: np.ndarray             # (J,) int32 (int64 from 2**31 lines)
     index: JudgementIndex
     level_counts: np.ndarray            # (Q, max_grade + 1) int64
 
@@ -298,21 +384,27 @@ class Qrels:
         """Relevant documents per query at relevance level ``level``: (Q,)."""
         return self.level_counts[:, max(level, 0):].sum(axis=1)
 
-    def rows_of(self, query: np.ndarray, docnos: ByteStrings, index: np.ndarray,
-                docno_hash: np.ndarray, head: np.ndarray) -> np.ndarray:
-        """(n,) the judgement row of each line, -1 if not judged: line i has
-        qrels query ``query[i]`` and docno ``docnos[index[i]]`` (with hash
-        ``docno_hash[i]`` and head ``head[:, i]``)."""
-        rows = self.index.find(query, docno_hash)
-        found = rows >= 0
-        safe = np.where(found, rows, 0)
-        same = found & same_strings(docnos, index, head, self.docnos, self.line_of_row[safe], self.head[:, safe])
-        if self.clashes:
-            clashing = np.flatnonzero(found & np.isin(rows, list(self.clashes.values())))
-            for i in clashing.tolist():
-                same[i] = True
-                rows[i] = self.clashes.get((int(query[i]), docnos[int(index[i])]), -1)
-        return np.where(same, rows, -1)
+    def rows_of(self, query: np.ndarray, docnos: ByteStrings, docno_hash: np.ndarray) -> np.ndarray:
+        """(n,) int32 judgement row of each line, -1 if not judged: line i
+        has qrels query ``query[i]`` (-1: a query the qrels lack) and docno
+        ``docnos[i]`` with hash ``docno_hash[i]``."""
+        known = np.flatnonzero(query >= 0)
+        if len(known) == len(query):
+            return self.index.find(query, docno_hash, docnos, self.docnos, self.line_of_row)
+        rows = np.full(len(query), -1, dtype=np.int32)
+        rows[known] = self.index.find(query[known], docno_hash[known], docnos.take(known), self.docnos,
+                                      self.line_of_row)
+        return rows
+
+    @cached_property
+    def kernel_tables(self) -> tuple:
+        """The arrays the compiled kernel looks judgements up in."""
+        encoded = [q.encode("utf-8", "surrogateescape") for q in self.qids]
+        qids = ByteStrings.from_list(encoded)
+        qid_hash = qids.hash64()
+        by_hash = np.argsort(qid_hash, kind="stable")
+        return kernel.tables(qid_hash[by_hash], by_hash, qids, self.index.base, self.index.shift, self.index.starts,
+                             self.index.hash, self.line_of_row, self.docnos)
 
 
 def read_qrels(origin) -> Qrels:
@@ -320,45 +412,43 @@ def read_qrels(origin) -> Qrels:
     or a table (columns qid, docno, relevance or grade)."""
     source = origin if isinstance(origin, Source) else Source(origin)
     path = source.path
-    if source.is_file:
-        columns = read_columns(path, [QRELS_LAYOUT])
-    else:
-        columns = table_columns(source.origin, "qrels", path, QRELS_LAYOUT)
-        if len(columns["grade"]) and np.abs(columns["grade"]).max() > MAX_GRADE:
-            raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
-    if columns.num_rows == 0:
+    seen: dict[bytes, int] = {}
+    groups = _Groups(1 << 16)
+    grade, docno_hash = (ArrayBuilder(dtype, 1 << 16) for dtype in (np.int64, np.uint64))
+    docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16))
+    for piece in source.blocks([QRELS_LAYOUT]):
+        groups.add(piece, np.array([seen.setdefault(q, len(seen)) for q in piece.change_qids], dtype=np.int32))
+        grade.append(piece.number)
+        docno_hash.append(piece.docno_hash)
+        docno_builder.append(piece.docnos)
+    if len(grade) == 0:
         raise InputError(path, "no judgements (empty qrels file)")
-    codes, distinct_qids = distinct(columns["qid"])
+    grades, docno_hash, docnos = grade.build(), docno_hash.build(), docno_builder.build()
+    if not source.is_file and np.abs(grades).max() > MAX_GRADE:
+        raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
+    distinct_qids = list(seen)
     by_bytes = sorted(range(len(distinct_qids)), key=distinct_qids.__getitem__)   # strcmp order
-    rank = np.empty(len(distinct_qids), dtype=np.int64)
+    rank = np.empty(len(distinct_qids), dtype=np.int32)
     rank[by_bytes] = np.arange(len(distinct_qids))
-    query = rank[codes]
-    docnos = columns["docno"]
-    docno_hash, head = docnos.digest()
-    repeated, clashing = repeated_pairs(query, docno_hash, docnos)
-    if repeated:
-        source.first_repeat([QRELS_LAYOUT], 2, "is judged twice")
+    query = rank[groups.group.build()]
+    _check_repeats(source, query, docno_hash, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)
     with np.errstate(over="ignore"):
         order = np.argsort((query.astype(np.uint64) << np.uint64(64 - query_bits))
                            | (docno_hash >> np.uint64(query_bits)), kind="stable")
-    row_of_line = np.empty(len(order), dtype=np.int64)
-    row_of_line[order] = np.arange(len(order))
-    clashes = {(int(query[line]), docnos[line]): int(row_of_line[line]) for line in clashing.tolist()}
-    query, docno_hash, head, grades = query[order], docno_hash[order], head[:, order], columns["grade"][order]
+    query, docno_hash, grades = query[order], docno_hash[order], grades[order]
     max_grade = max(int(grades.max()), 0)
     judged = grades >= 0
     width = max_grade + 1
-    level_counts = np.bincount(query[judged] * width + grades[judged],
+    level_counts = np.bincount(query[judged].astype(np.int64) * width + grades[judged],
                                minlength=len(distinct_qids) * width).reshape(len(distinct_qids), width)
     ordered_qids = [distinct_qids[i] for i in by_bytes]
     return Qrels(path=path, qids=[decode(q) for q in ordered_qids],
-                 query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query.astype(np.int32),
-                 grades=grades.astype(np.int64), docnos=docnos,
-                 line_of_row=order.astype(np.int32 if len(order) < 2 ** 31 else np.int64), head=head,
-                 clashes=clashes, index=JudgementIndex(query, docno_hash, len(ordered_qids)),
-                 level_counts=level_counts)
+                 query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query,
+                 grades=grades, docnos=docnos,
+                 line_of_row=order.astype(np.int32 if len(order) < 2 ** 31 else np.int64),
+                 index=JudgementIndex(query, docno_hash, len(ordered_qids)), level_counts=level_counts)
 
 
 # ---------------------------------------------------------------- runs
@@ -420,52 +510,51 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     """
     source = origin if isinstance(origin, Source) else Source(origin, name)
     path, size = source.path, source.size()
-    run_qids: dict[bytes, int] = {}
-    to_qrels: list[int] = []
-    code = score = row = docno_hash = None
+    unknown: dict[bytes, int] = {}              # qids the qrels lack, first seen first
+    groups = score = row = docno_hash = None
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
     layout = RUN_LAYOUT
-    for columns in prefetched(source.blocks(RUN_LAYOUTS, "run")):
-        if code is None:                        # room for the whole file, judged by its first block
-            lines = int(columns.num_rows / max(columns.text_bytes, 1) * size * 1.05) + 16 if size else 1 << 16
-            code, score, row, docno_hash = (ArrayBuilder(dtype, lines)
-                                            for dtype in (np.int32, np.float64, np.int32, np.uint64))
-        layout = columns.layout
-        block_code = _qid_codes(columns["qid"], run_qids)
-        to_qrels += [qrels.query_of.get(q, -1) for q in list(run_qids)[len(to_qrels):]]
-        query = np.asarray(to_qrels, dtype=np.int64)[block_code]
-        docnos = columns["docno"]
-        block_hash, head = docnos.digest()
-        known = np.flatnonzero(query >= 0)
-        if len(known) == len(query):            # the usual case: no copies of the whole block
-            block_row = qrels.rows_of(query, docnos, np.arange(len(query)), block_hash, head).astype(np.int32)
-        else:
-            block_row = np.full(len(block_code), -1, dtype=np.int32)
-            if len(known):
-                block_row[known] = qrels.rows_of(query[known], docnos, known, block_hash[known], head[:, known])
-        code.append(block_code)
-        score.append(-columns["rank"].astype(np.float64) if layout is MSMARCO_LAYOUT else columns["score"])
+    look_up = qrels.kernel_tables if source.is_file and kernel.enabled() else None
+    for piece in source.blocks(RUN_LAYOUTS, look_up):
+        lines = len(piece.docno_hash)
+        if groups is None:                      # room for the whole file, judged by its first block
+            estimate = max(int(lines / max(piece.docnos.nbytes, 1) * size * 1.05) + 16 if size else 1 << 16, lines)
+            groups = _Groups(estimate)
+            score, row, docno_hash = (ArrayBuilder(dtype, estimate) for dtype in (np.float64, np.int32, np.uint64))
+        layout = LAYOUT_OF_CODE[piece.layout]
+        # a group is its qrels query, or below -1 for a qid the qrels lack
+        per_group = piece.change_query.copy() if piece.change_query is not None else \
+            np.array([qrels.query_of.get(q, -1) for q in piece.change_qids], dtype=np.int32)
+        for i in np.flatnonzero(per_group < 0).tolist():
+            per_group[i] = -2 - unknown.setdefault(piece.change_qid(i), len(unknown))
+        block_row = piece.row
+        if block_row is None:
+            block_row = qrels.rows_of(piece.per_line(np.maximum(per_group, -1)), piece.docnos, piece.docno_hash)
+        groups.add(piece, per_group)
+        score.append(piece.number)
         row.append(block_row)
-        docno_hash.append(block_hash)
-        docno_chunks.append(docnos)
-        last = columns.last_fields
-    if code is None:
+        docno_hash.append(piece.docno_hash)
+        docno_chunks.append(piece.docnos)
+        last = piece.last_fields
+    if groups is None:
         raise InputError(path, "empty run: no result lines")
-    code, docno_hash = code.build(), docno_hash.build()
+    group, docno_hash = groups.group.build(), docno_hash.build()
     docnos = ChunkedByteStrings(docno_chunks)
-    if repeated_pairs(code, docno_hash, docnos)[0]:
-        source.first_repeat(RUN_LAYOUTS, 2 if layout is RUN_LAYOUT else 1, "appears twice")
+    together = _check_repeats(source, group, docno_hash, docnos, groups, RUN_LAYOUTS,
+                              2 if layout is RUN_LAYOUT else 1, "appears twice")
     del docno_hash
-    num_lines = len(code)
-    query = np.asarray(to_qrels, dtype=np.int32)[code]
-    del code
-    unknown = [decode(q) for q, target in zip(run_qids, to_qrels) if target < 0]
+    num_lines = len(group)
+    query = np.maximum(group, -1)
+    del group
     score, row = score.build(), row.build()
-    kept = np.flatnonzero(query >= 0) if unknown else np.arange(len(query))
+    kept = np.flatnonzero(query >= 0) if unknown else None
     if unknown:
         query, score, row = query[kept], score[kept], row[kept]
-    order = trec_order(query, score, docnos, kept, descending=not options.ties_ascending)
+    descending = not options.ties_ascending
+    order = trec_order(query, score, docnos, kept, descending=descending,
+                       ties_in_order=together and groups.ties_in_order(descending))
+
     del score, kept, docnos
     if order is not None:
         query, row = query[order], row[order]
@@ -488,7 +577,8 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=source.name, tag=tag or source.name, path=path, present=present,
                      counts=counts, codes=codes, qrels_rows=row.astype(np.int32) if options.keep_rows else None,
-                     num_lines=num_lines, unknown_qids=unknown[:3], num_unknown=len(unknown),
+                     num_lines=num_lines, unknown_qids=[decode(q) for q in list(unknown)[:3]],
+                     num_unknown=len(unknown),
                      format=layout.name)
 
 
@@ -506,21 +596,14 @@ def prefetched(blocks):
             yield item
 
 
-def _qid_codes(qids: ByteStrings, seen: dict[bytes, int]) -> np.ndarray:
-    """(n,) int32 index of each line's qid among the run's distinct qids
-    (first-seen order); ``seen`` grows with the new ones."""
-    local, distinct_qids = distinct(qids)
-    mapping = np.array([seen.setdefault(q, len(seen)) for q in distinct_qids], dtype=np.int32)
-    return mapping[local]
-
-
-def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray,
-               descending: bool = True) -> np.ndarray | None:
+def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None,
+               descending: bool = True, ties_in_order: bool = False) -> np.ndarray | None:
     """Permutation putting lines in trec_eval's order: query, then score
     descending, then docno descending (byte-wise; ascending if not
     ``descending``, as trec_eval orders runs for preference judgements);
     None when the lines are in that order already. Line i's docno is
-    ``docnos[index[i]]``.
+    ``docnos[index[i]]`` (``docnos[i]`` without ``index``);
+    ``ties_in_order`` says tied neighbours are known to be in docno order.
 
     Runs are usually written by query and descending score already; that is
     checked in linear time, and then only tied scores are ordered by docno.
@@ -532,7 +615,7 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray,
     boundaries = np.flatnonzero(query[1:] != query[:-1]) + 1       # where a query's block starts
     block_query = query[np.concatenate(([0], boundaries))]
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1            # a score may rise only at a block start
-    grouped = len(np.unique(block_query)) == len(block_query)
+    grouped = np.bincount(block_query).max() <= 1
     if grouped and np.isin(rises, boundaries).all():
         order = None
         if not (block_query[1:] > block_query[:-1]).all():           # move whole blocks into query order
@@ -542,6 +625,8 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray,
             moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
                               lengths[by_query])
             order = moved + np.arange(count)
+        if ties_in_order:                                             # moving blocks keeps their ties' order
+            return order
     else:
         order = np.lexsort((-scores, query))                         # stable
     ordered_query = query if order is None else query[order]
@@ -552,7 +637,7 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray,
     if len(tied):
         members = np.union1d(tied, tied + 1)                          # positions in tied groups
         line = members if order is None else order[members]
-        rank = docnos.rank(index[line]) * (1 if descending else -1)
+        rank = docnos.rank(line if index is None else index[line]) * (1 if descending else -1)
         position = np.searchsorted(members, tied)
         if not (rank[position] > rank[position + 1]).all():           # not already in docno order
             group = np.cumsum(np.concatenate(([True], ~tie)))[members]

@@ -57,6 +57,7 @@ class Layout:
     columns: tuple[tuple[int, str, str], ...]   # (position, name, kind)
     min_columns: int
     max_columns: int | None           # None: any number above the minimum
+    kernel_code: int = 0              # how the compiled kernel names it (io.kernel)
 
     def accepts(self, count: int) -> bool:
         return count >= self.min_columns and (self.max_columns is None or count <= self.max_columns)
@@ -350,13 +351,17 @@ def _squeezed(text: bytes) -> bytes:
     return _EDGE_SPACE.sub(b"", _RUN_OF_SPACES.sub(b" ", text))
 
 
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
 def _first_data_line(text: bytes) -> bytes:
-    """The first line that is not empty ('' if none), without copying the text."""
-    start = 0
-    while text.startswith(b"\n", start):
-        start += 1
-    end = text.find(b"\n", start)
-    return text[start:end if end >= 0 else len(text)]
+    """The first line that is not empty ('' if none): found by a regular
+    expression, so a file of blank lines is passed over at memory speed."""
+    found = _NOT_NEWLINE.search(text)
+    if found is None:
+        return b""
+    end = text.find(b"\n", found.start())
+    return text[found.start():end if end >= 0 else len(text)]
 
 
 def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
@@ -500,9 +505,14 @@ def _arrow_block(text: bytes, layout: Layout, count: int) -> dict | None:
 def _last_data_line(text: bytes) -> bytes:
     """The last line that is not empty (comment lines are empty by now),
     without copying the text."""
-    end = len(text)
-    while end and text.endswith(b"\n", 0, end):
-        end -= 1
+    end, step = len(text), 4096
+    while end:               # back over blank lines, a growing piece at a time (no byte-by-byte loop)
+        start = max(end - step, 0)
+        kept = len(text[start:end].rstrip(b"\n"))
+        if kept:
+            end = start + kept
+            break
+        end, step = start, min(2 * step, 1 << 20)
     return text[text.rfind(b"\n", 0, end) + 1:end]
 
 
@@ -519,18 +529,26 @@ def column_blocks(path: str, layouts: list[Layout], fast: bool = True) -> Iterat
     """
     chosen: list[Layout] = []
     for block, first_line in iter_blocks(path):
-        result = _fast_block(block, layouts, chosen) if fast else None
-        if result is None:
-            result = _slow_block(block, first_line, path, layouts, chosen)
-        size = len(block)
-        del block                                # the text is not needed any more
-        values, tail = result
-        if not values:
-            continue
-        values = {name: value if isinstance(value, (np.ndarray, ByteStrings)) else ByteStrings.from_arrow(value)
-                  for name, value in values.items()}
-        _release_arrow_memory()
-        yield Columns(path, chosen[0], values, len(next(iter(values.values()))), tail, size)
+        columns = block_columns(block, first_line, path, layouts, chosen, fast)
+        if columns is not None:
+            yield columns
+
+
+def block_columns(block, first_line: int, path: str, layouts: list[Layout], chosen: list[Layout],
+                  fast: bool = True) -> Columns | None:
+    """The data lines of one block of a file as columns (None if it has
+    none); ``chosen`` holds the file's layout once its first data line is
+    read, and ``first_line`` is the block's first line number (for errors)."""
+    result = _fast_block(block, layouts, chosen) if fast else None
+    if result is None:
+        result = _slow_block(block, first_line, path, layouts, chosen)
+    values, tail = result
+    if not values:
+        return None
+    values = {name: value if isinstance(value, (np.ndarray, ByteStrings)) else ByteStrings.from_arrow(value)
+              for name, value in values.items()}
+    _release_arrow_memory()
+    return Columns(path, chosen[0], values, len(next(iter(values.values()))), tail, len(block))
 
 
 def _release_arrow_memory() -> None:

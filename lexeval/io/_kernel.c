@@ -1,0 +1,411 @@
+/* lexeval's compiled reading kernel: one pass over a block of a run or qrels
+ * file's text, line by line, that splits the fields, parses the number,
+ * hashes the docno, finds its judgement (hash, then bytes compared exactly)
+ * and copies the docno out.
+ *
+ * It takes only the common case: anything unusual in a block (a bad byte, a
+ * wrong column count, a number strtod reads but this parser does not, a
+ * docno of more than 512 bytes) makes it give the block back, and the
+ * Python reader (textfile.py, inputs.py) reads that block instead, with
+ * its exact error messages. Both give the same arrays; the tests compare
+ * them. Optional: without a compiler the package installs without it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_GRADE 10000
+#define HASHED_WORDWISE 512
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+#define MIX1 0xBF58476D1CE4E5B9ULL
+#define MIX2 0x94D049BB133111EBULL
+
+enum { RUN = 1, MSMARCO = 2, QRELS = 3 };   /* layouts, as inputs.py numbers them */
+enum { NORMAL = 0, SEPARATOR = 1, NEWLINE = 2, BAD = 3 };
+/* what a block's flags tell (kernel.py reads them) */
+enum { MAY_REPEAT = 1, TIE_RISES = 2, TIE_FALLS = 4 };
+
+static unsigned char byte_class[256];
+static uint64_t hash_mask = ~0ULL;      /* tests set 0: every hash collides, the bytes must decide */
+
+static inline uint64_t load_le(const unsigned char *p, Py_ssize_t n, const unsigned char *limit) {
+    /* the first min(n, 8) bytes at p as a little-endian word, zero above;
+     * bytes up to ``limit`` may be read */
+    uint64_t word = 0;
+    if (p + 8 <= limit) {
+        memcpy(&word, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);
+#endif
+        return n >= 8 ? word : word & ((1ULL << (8 * n)) - 1);
+    }
+    for (Py_ssize_t i = (n < 8 ? n : 8) - 1; i >= 0; i--)
+        word = (word << 8) | p[i];
+    return word;
+}
+
+static inline uint64_t finalise(uint64_t x) {
+    x = (x ^ (x >> 30)) * MIX1;
+    x = (x ^ (x >> 27)) * MIX2;
+    return x ^ (x >> 31);
+}
+
+/* ByteStrings.digest's hash, for strings of at most 512 bytes */
+static inline uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n, const unsigned char *limit) {
+    uint64_t h = (uint64_t)n * GOLDEN + MIX2;
+    h = (h ^ load_le(p, n, limit)) * MIX1;
+    h = (h ^ (n > 8 ? load_le(p + 8, n - 8, limit) : 0)) * MIX1;
+    for (Py_ssize_t at = 16; at < n; at += 8)
+        h = (h ^ load_le(p + at, n - at, limit)) * MIX1;
+    return finalise(h) & hash_mask;
+}
+
+/* Whether n bytes at a and b are equal: inline, a word at a time (most
+ * identifiers are short, and a call to memcmp costs more than comparing). */
+static inline int same_bytes(const unsigned char *a, const unsigned char *b, Py_ssize_t n) {
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return 0;
+    }
+    for (; n > 0; a++, b++, n--)
+        if (*a != *b) return 0;
+    return 1;
+}
+
+static inline int64_t item(const Py_buffer *b, Py_ssize_t i) {
+    /* element i of an int32 or int64 array */
+    return b->itemsize == 4 ? ((const int32_t *)b->buf)[i] : ((const int64_t *)b->buf)[i];
+}
+
+static const double POWERS[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A decimal field ([+-]digits[.digits][e[+-]digits], as the README's input
+ * rules allow) as the correctly rounded double. Returns 0 when the field is
+ * something else (hexadecimal, inf, nan, a bad number): the Python reader
+ * takes the block. Up to 19 significant digits with a power of ten up to 22
+ * are computed exactly in one rounding (Clinger's fast path); longer ones go
+ * through Python's own correctly rounded conversion. */
+static int parse_decimal(const unsigned char *p, Py_ssize_t n, double *out) {
+    const unsigned char *s = p, *end = p + n;
+    int negative = 0, digits = 0, significant = 0, dropped = 0;
+    uint64_t mantissa = 0;
+    int64_t exponent = 0;
+    if (s < end && (*s == '+' || *s == '-')) negative = *s++ == '-';
+    for (; s < end && *s == '0'; s++) digits++;                     /* leading zeros */
+    for (; s < end && *s >= '0' && *s <= '9'; s++, digits++) {
+        if (significant < 19) { mantissa = mantissa * 10 + (*s - '0'); significant++; }
+        else { dropped = 1; exponent++; }
+    }
+    if (s < end && *s == '.') {
+        s++;
+        if (!significant)
+            for (; s < end && *s == '0'; s++, digits++) exponent--;
+        for (; s < end && *s >= '0' && *s <= '9'; s++, digits++) {
+            if (significant < 19) { mantissa = mantissa * 10 + (*s - '0'); significant++; exponent--; }
+            else dropped = 1;
+        }
+    }
+    if (!digits) return 0;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        int minus = 0, exp_digits = 0;
+        int64_t value = 0;
+        s++;
+        if (s < end && (*s == '+' || *s == '-')) minus = *s++ == '-';
+        for (; s < end && *s >= '0' && *s <= '9'; s++, exp_digits++)
+            if (value < 100000) value = value * 10 + (*s - '0');
+        if (!exp_digits) return 0;
+        exponent += minus ? -value : value;
+    }
+    if (s != end) return 0;
+    if (!dropped && mantissa <= (1ULL << 53) && exponent >= -22 && exponent <= 22) {
+        double value = (double)mantissa;
+        value = exponent < 0 ? value / POWERS[-exponent] : value * POWERS[exponent];
+        *out = negative ? -value : value;
+        return 1;
+    }
+    if (n > 400) return 0;
+    char copy[401];
+    memcpy(copy, p, n);
+    copy[n] = 0;
+    char *stop = NULL;
+    double value = PyOS_string_to_double(copy, &stop, NULL);
+    if (PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    if (stop != copy + n) return 0;
+    *out = value;
+    return 1;
+}
+
+static int parse_integer(const unsigned char *p, Py_ssize_t n, int64_t *out) {
+    const unsigned char *s = p, *end = p + n;
+    int negative = 0;
+    int64_t value = 0;
+    if (s < end && (*s == '+' || *s == '-')) negative = *s++ == '-';
+    if (s == end || end - s > 18) return 0;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9') return 0;
+        value = value * 10 + (*s - '0');
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+typedef struct {
+    /* the block, and what each data line gives */
+    Py_buffer text, row, number, hash, docno_data, docno_offsets, change_line, change_start, change_length,
+        change_query;
+    /* the qrels' queries (by hash) and judgements (by bucket), for runs */
+    Py_buffer qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, row_data, row_offsets;
+} Buffers;
+
+static void release(Buffers *b) {
+    Py_buffer *all = (Py_buffer *)b;
+    for (size_t i = 0; i < sizeof(Buffers) / sizeof(Py_buffer); i++)
+        if (all[i].obj) PyBuffer_Release(&all[i]);
+}
+
+/* The qrels query of a qid (its index), or -1: binary search on the hash,
+ * then the bytes of every entry with that hash. */
+static int32_t find_query(const Buffers *b, const unsigned char *qid, Py_ssize_t n) {
+    Py_ssize_t count = b->qid_hash.len / 8, low = 0, high = count;
+    if (!count) return -1;
+    uint64_t h = hash_bytes(qid, n, qid + n);
+    const uint64_t *hashes = b->qid_hash.buf;
+    while (low < high) {
+        Py_ssize_t middle = (low + high) / 2;
+        if (hashes[middle] < h) low = middle + 1; else high = middle;
+    }
+    for (; low < count && hashes[low] == h; low++) {
+        int32_t query = ((const int32_t *)b->qid_query.buf)[low];
+        int64_t start = item(&b->qid_offsets, query), stop = item(&b->qid_offsets, query + 1);
+        if (stop - start == n && same_bytes((const unsigned char *)b->qid_data.buf + start, qid, n)) return query;
+    }
+    return -1;
+}
+
+static inline int64_t bucket_of(const Buffers *b, int32_t query, uint64_t h) {
+    return ((const int64_t *)b->base.buf)[query] + (int64_t)(h >> ((const uint64_t *)b->shift.buf)[query]);
+}
+
+/* The judgement row of (query, docno), or -1 (see inputs.JudgementIndex). */
+static inline int32_t find_row(const Buffers *b, int32_t query, uint64_t h, const unsigned char *docno, Py_ssize_t n) {
+    int64_t bucket = bucket_of(b, query, h);
+    int64_t first = item(&b->starts, bucket), last = item(&b->starts, bucket + 1);
+    const uint64_t *hashes = b->row_hash.buf;
+    for (int64_t r = first; r < last; r++) {
+        if (hashes[r] != h) continue;
+        int64_t line = item(&b->line_of_row, r);
+        int64_t start = item(&b->row_offsets, line), stop = item(&b->row_offsets, line + 1);
+        if (stop - start == n && same_bytes((const unsigned char *)b->row_data.buf + start, docno, n)) return (int32_t)r;
+    }
+    return -1;
+}
+
+/* Each line's judgement row: ``rows`` holds each line's query on entry
+ * (-1: not in the qrels) and its row (or -1) on return. A second loop over
+ * the lines, not the text: the bucket and the rows' hashes of lines a few
+ * ahead are fetched from memory while this line is compared, so look-ups
+ * overlap instead of waiting one after another. */
+#define AHEAD 16
+static void find_rows(const Buffers *b, Py_ssize_t lines, int32_t *rows, const uint64_t *hashes,
+                      const unsigned char *docnos, const int32_t *offsets) {
+    const char *starts = b->starts.buf;
+    Py_ssize_t size = b->starts.itemsize;
+    for (Py_ssize_t i = 0; i < lines; i++) {
+        Py_ssize_t far = i + AHEAD, near = i + AHEAD / 2;
+        if (far < lines && rows[far] >= 0)
+            __builtin_prefetch(starts + size * bucket_of(b, rows[far], hashes[far]));
+        if (near < lines && rows[near] >= 0) {
+            int64_t first = item(&b->starts, bucket_of(b, rows[near], hashes[near]));
+            __builtin_prefetch((const uint64_t *)b->row_hash.buf + first);
+            __builtin_prefetch((const char *)b->line_of_row.buf + b->line_of_row.itemsize * first);
+        }
+        if (rows[i] >= 0)
+            rows[i] = find_row(b, rows[i], hashes[i], docnos + offsets[i], offsets[i + 1] - offsets[i]);
+    }
+}
+
+/* Whether two of n hashes are equal (so the lines may repeat a docno; the
+ * Python reader then decides on the bytes): an open-addressing set, cleared
+ * for each qid's lines. */
+typedef struct { uint64_t *slots; Py_ssize_t size; } Seen;
+
+static int repeats(Seen *seen, const uint64_t *hashes, Py_ssize_t n) {
+    if (n < 2) return 0;
+    if (n <= 8) {
+        for (Py_ssize_t i = 1; i < n; i++)
+            for (Py_ssize_t j = 0; j < i; j++)
+                if (hashes[i] == hashes[j]) return 1;
+        return 0;
+    }
+    Py_ssize_t size = 16;
+    while (size < 2 * n) size *= 2;
+    if (size > seen->size) {
+        PyMem_Free(seen->slots);
+        seen->slots = PyMem_Malloc(size * sizeof(uint64_t));
+        seen->size = seen->slots ? size : 0;
+        if (!seen->slots) return 1;                  /* no memory: let Python check */
+    }
+    memset(seen->slots, 0, size * sizeof(uint64_t));
+    int zero = 0;                                    /* 0 marks an empty slot: a zero hash is counted apart */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t h = hashes[i];
+        if (!h) {
+            if (zero++) return 1;
+            continue;
+        }
+        for (Py_ssize_t j = h & (size - 1);; j = (j + 1) & (size - 1)) {
+            if (!seen->slots[j]) { seen->slots[j] = h; break; }
+            if (seen->slots[j] == h) return 1;
+        }
+    }
+    return 0;
+}
+
+#define MAX_FIELDS 5
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    Buffers b;
+    (void)self;
+    int layout;
+    memset(&b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "y*iw*w*w*w*w*w*w*w*w*y*y*y*y*y*y*y*y*y*y*y*", &b.text, &layout,
+                          &b.row, &b.number, &b.hash, &b.docno_data, &b.docno_offsets,
+                          &b.change_line, &b.change_start, &b.change_length, &b.change_query,
+                          &b.qid_hash, &b.qid_query, &b.qid_data, &b.qid_offsets, &b.base, &b.shift, &b.starts,
+                          &b.row_hash, &b.line_of_row, &b.row_data, &b.row_offsets)) {
+        release(&b);
+        return NULL;
+    }
+    const unsigned char *text = b.text.buf, *end = text + b.text.len;
+    int32_t *row_out = b.row.buf, *change_line = b.change_line.buf;
+    int32_t *change_length = b.change_length.buf, *docno_offsets = b.docno_offsets.buf;
+    int64_t *change_start = b.change_start.buf;
+    int32_t *change_query = b.change_query.buf;
+    int flags = 0;
+    Py_ssize_t group_start = 0;                    /* the first line of the current qid's lines */
+    Seen seen = {NULL, 0};
+    uint64_t *hash_out = b.hash.buf;
+    unsigned char *docno_data = b.docno_data.buf;
+    Py_ssize_t capacity = b.hash.len / 8, lines = 0, changes = 0, copied = 0, last_line = -1;
+    const unsigned char *previous_qid = NULL;
+    Py_ssize_t previous_length = -1;
+    int32_t query = -1, ok = 1;
+    int with_lookup = b.row_hash.len > 0 || b.qid_hash.len > 0;
+    docno_offsets[0] = 0;
+
+    if (text == end || end[-1] != '\n') { release(&b); Py_RETURN_NONE; }    /* lines must end with LF */
+    for (const unsigned char *line = text; line < end && ok;) {
+        const unsigned char *fields[MAX_FIELDS];
+        Py_ssize_t lengths[MAX_FIELDS];
+        int count = 0;
+        const unsigned char *s = line;
+        for (;;) {                                    /* every line ends with '\n': no bounds checks */
+            while (byte_class[*s] == SEPARATOR) s++;
+            unsigned char kind = byte_class[*s];
+            if (kind == NORMAL) {
+                const unsigned char *field = s;
+                while (byte_class[*++s] == NORMAL) {}
+                if (count < MAX_FIELDS) { fields[count] = field; lengths[count] = s - field; }
+                count++;
+            } else if (kind == NEWLINE) {
+                break;
+            } else if (*s == '\r' && s[1] == '\n') {   /* CRLF */
+                s++;
+                break;
+            } else {                                  /* NUL, or a CR inside the line */
+                ok = 0;
+                break;
+            }
+        }
+        if (!ok) break;
+        const unsigned char *next = s + 1;
+        if (count == 0 || fields[0][0] == '#') { line = next; continue; }
+        if (!layout) layout = count == 3 ? MSMARCO : count >= 5 ? RUN : 0;   /* a run file's first line decides */
+        int docno_at = layout == MSMARCO ? 1 : 2, number_at = layout == RUN ? 4 : layout == QRELS ? 3 : 2;
+        if ((layout == RUN && count < 5) || (layout == MSMARCO && count != 3) || (layout == QRELS && count != 4)
+                || !layout || lines >= capacity) { ok = 0; break; }
+        const unsigned char *qid = fields[0], *docno = fields[docno_at];
+        Py_ssize_t qid_length = lengths[0], docno_length = lengths[docno_at];
+        if (docno_length > HASHED_WORDWISE || qid_length > HASHED_WORDWISE) { ok = 0; break; }
+        if (layout == RUN) {
+            if (!parse_decimal(fields[number_at], lengths[number_at], &((double *)b.number.buf)[lines])) {
+                ok = 0;
+                break;
+            }
+        } else {
+            int64_t value;
+            if (!parse_integer(fields[number_at], lengths[number_at], &value)
+                    || (layout == QRELS && (value > MAX_GRADE || value < -MAX_GRADE))) { ok = 0; break; }
+            if (layout == MSMARCO) ((double *)b.number.buf)[lines] = -(double)value;   /* score = -rank */
+            else ((int64_t *)b.number.buf)[lines] = value;
+        }
+        int same_qid = qid_length == previous_length && same_bytes(qid, previous_qid, qid_length);
+        if (!same_qid) {
+            if (repeats(&seen, hash_out + group_start, lines - group_start)) flags |= MAY_REPEAT;
+            group_start = lines;
+            change_line[changes] = (int32_t)lines;
+            change_start[changes] = qid - text;
+            change_length[changes] = (int32_t)qid_length;
+            query = with_lookup ? find_query(&b, qid, qid_length) : -1;
+            change_query[changes] = query;
+            changes++;
+            previous_qid = qid;
+            previous_length = qid_length;
+        } else if (layout != QRELS && ((double *)b.number.buf)[lines] == ((double *)b.number.buf)[lines - 1]) {
+            /* a tie with the line before: in which docno order? */
+            const unsigned char *before = docno_data + docno_offsets[lines - 1];
+            Py_ssize_t before_length = docno_offsets[lines] - docno_offsets[lines - 1];
+            int order = memcmp(docno, before, docno_length < before_length ? docno_length : before_length);
+            if (order == 0) order = docno_length < before_length ? -1 : docno_length > before_length;
+            flags |= order > 0 ? TIE_RISES : order < 0 ? TIE_FALLS : 0;
+        }
+        uint64_t h = hash_bytes(docno, docno_length, end);
+        hash_out[lines] = h;
+        if (with_lookup) row_out[lines] = query;     /* the row, found below */
+        memcpy(docno_data + copied, docno, docno_length);
+        copied += docno_length;
+        docno_offsets[lines + 1] = (int32_t)copied;
+        last_line = line - text;
+        lines++;
+        line = next;
+    }
+    if (ok && repeats(&seen, hash_out + group_start, lines - group_start)) flags |= MAY_REPEAT;
+    PyMem_Free(seen.slots);
+    if (ok && b.row_hash.len) find_rows(&b, lines, row_out, hash_out, docno_data, docno_offsets);
+    else if (ok && with_lookup) for (Py_ssize_t i = 0; i < lines; i++) row_out[i] = -1;
+    release(&b);
+    if (!ok) Py_RETURN_NONE;
+    return Py_BuildValue("(nnini)", lines, changes, layout, last_line, flags);
+}
+
+static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
+    unsigned long long mask;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "K", &mask)) return NULL;
+    hash_mask = mask;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"set_hash_mask", set_hash_mask, METH_VARARGS,
+     "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
+    {"scan", scan, METH_VARARGS,
+     "scan(text, layout, row, number, hash, docno_data, docno_offsets, change_line, change_start, "
+     "change_length, change_query, qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, "
+     "row_data, row_offsets) -> (lines, changes, layout, last line's offset, flags), or None to leave the block to Python. "
+     "See lexeval.io.kernel."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "lexeval's compiled reading kernel", -1,
+                                     methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__kernel(void) {
+    byte_class[' '] = byte_class['\t'] = byte_class['\v'] = byte_class['\f'] = SEPARATOR;
+    byte_class['\n'] = NEWLINE;
+    byte_class['\r'] = byte_class[0] = BAD;
+    return PyModule_Create(&module);
+}

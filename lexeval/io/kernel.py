@@ -1,0 +1,109 @@
+"""The compiled reading kernel (``_kernel.c``), when it was built.
+
+One call reads a block of text: for each data line it splits the fields,
+parses the number, hashes the docno, finds the line's judgement (for runs)
+and copies the docno out. It takes only the common case and gives any other
+block back (None); :mod:`lexeval.io.inputs` then reads that block through
+:mod:`lexeval.io.textfile`, which gives the same arrays and every file:line
+error. Without a C compiler the package installs without the kernel, and
+every block takes that path. ``LEXEVAL_KERNEL=off`` turns it off (tests
+and benchmarks compare the two).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .strings import _PAD, ByteStrings
+
+try:
+    from . import _kernel
+except ImportError:         # not built: no compiler at install time
+    _kernel = None
+
+#: layouts as the kernel numbers them (0: a run file whose first line decides)
+RUN_OR_MSMARCO, RUN, MSMARCO, QRELS = 0, 1, 2, 3
+
+
+def enabled() -> bool:
+    """Whether blocks go through the kernel."""
+    return _kernel is not None and os.environ.get("LEXEVAL_KERNEL", "on") != "off"
+
+
+#: a block's flags: two lines of one qid may name one docno (hashes equal; the
+#: bytes decide later); tied scores whose docnos rise, or fall, in file order
+MAY_REPEAT, TIE_RISES, TIE_FALLS = 1, 2, 4
+#: the flags of a block the Python reader read: nothing checked
+UNCHECKED = MAY_REPEAT | TIE_RISES | TIE_FALLS
+
+
+@dataclass
+class Scanned:
+    """A block's data lines, in file order. Lines with one qid next to each
+    other form a *group*; a group starts at each of ``change_lines``."""
+
+    layout: int                    # RUN, MSMARCO or QRELS
+    number: np.ndarray             # (n,) float64 score (runs; -rank for MS MARCO) or int64 grade (qrels)
+    row: np.ndarray | None         # (n,) int32 judgement row, -1 if none (runs, with tables)
+    docno_hash: np.ndarray         # (n,) uint64, ByteStrings.digest's hash
+    docnos: ByteStrings            # (n,)
+    change_lines: np.ndarray       # (k,) int64: the first line of each group
+    change_query: np.ndarray | None   # (k,) int32 each group's qrels query, -1 if none (runs, with tables)
+    change_qid: object             # change_qid(i) -> bytes: group i's qid
+    last_fields: list[bytes]       # the fields of the block's last data line
+    flags: int = UNCHECKED         # within each group: MAY_REPEAT, TIE_RISES, TIE_FALLS
+
+    @property
+    def change_qids(self) -> list[bytes]:
+        return [self.change_qid(i) for i in range(len(self.change_lines))]
+
+    def per_line(self, per_group: np.ndarray) -> np.ndarray:
+        """(n,) each line's value of its group's ``per_group`` (k,)."""
+        return np.repeat(per_group, np.diff(np.append(self.change_lines, len(self.docno_hash))))
+
+
+def tables(qid_hash_sorted, qid_query, qids: ByteStrings, base, shift, starts, row_hash, line_of_row,
+           docnos: ByteStrings) -> tuple:
+    """The look-up arrays, contiguous and of the types the kernel reads."""
+    return (np.ascontiguousarray(qid_hash_sorted, np.uint64), np.ascontiguousarray(qid_query, np.int32),
+              qids.data, qids.offsets, np.ascontiguousarray(base, np.int64), np.ascontiguousarray(shift, np.uint64),
+              starts, row_hash, line_of_row, docnos.data, docnos.offsets)
+
+
+_NO_TABLES = (b"",) * 11
+_SHORTEST_LINE = {RUN_OR_MSMARCO: 6, RUN: 10, MSMARCO: 6, QRELS: 8}     # "q d 1\n", "q 0 d 1\n", "q Q0 d 1 1\n"
+
+
+def scan(block, layout: int, look_up: tuple | None = None) -> Scanned | None:
+    """The block's data lines, or None when it needs the Python reader."""
+    if not block.endswith(b"\n"):         # the kernel reads lines that end with LF (a file's last may not)
+        block = block + b"\n"
+    # at most a line per shortest possible line (reserved, not touched: unused pages cost no memory)
+    capacity = len(block) // _SHORTEST_LINE[layout] + 1
+    number = np.empty(capacity, dtype=np.int64 if layout == QRELS else np.float64)
+    row = np.empty(capacity if look_up else 0, dtype=np.int32)
+    docno_hash = np.empty(capacity, dtype=np.uint64)
+    data = np.empty(len(block) + _PAD, dtype=np.uint8)
+    offsets = np.empty(capacity + 1, dtype=np.int32)
+    change_lines, change_lengths, change_query = (np.empty(capacity, dtype=np.int32) for _ in range(3))
+    change_starts = np.empty(capacity, dtype=np.int64)
+    result = _kernel.scan(block, layout, row, number, docno_hash, data, offsets, change_lines, change_starts,
+                          change_lengths, change_query, *(look_up or _NO_TABLES))
+    if result is None:
+        return None
+    lines, changes, layout, last, flags = result
+    used = int(offsets[lines])
+    data[used:used + _PAD] = 0
+    view = memoryview(block)
+    starts, lengths = change_starts[:changes], change_lengths[:changes]
+
+    def change_qid(i: int) -> bytes:
+        return bytes(view[int(starts[i]):int(starts[i]) + int(lengths[i])])
+    end = block.find(b"\n", last) if lines else 0
+    last_fields = bytes(view[last:end]).split() if lines else []
+    return Scanned(layout, number[:lines], row[:lines] if look_up else None, docno_hash[:lines],
+                   ByteStrings(data[:used + _PAD], offsets[:lines + 1]), change_lines[:changes].astype(np.int64),
+                   change_query[:changes] if look_up else None, change_qid, last_fields, flags)
