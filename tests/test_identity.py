@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from lexeval import evaluate
 from lexeval.io.inputs import RUN_LAYOUTS
 from lexeval.io.strings import ByteStrings
-from lexeval.io.textfile import read_columns
+from lexeval.io.textfile import block_columns, iter_blocks
 
 WHITESPACE = set(b" \t\n\r\x0b\x0c\x00")
 
@@ -151,6 +151,13 @@ SCORES = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=False).map(r
                                     "0X10", "1E-3", "00012.50"]))
 
 
+def read_columns(path, fast: bool = True):
+    """A small run file's columns through the Python reader (one block)."""
+    blocks = list(iter_blocks(str(path)))
+    assert len(blocks) == 1
+    return block_columns(bytes(blocks[0]), 1, str(path), RUN_LAYOUTS, [], fast)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(identifiers(b"p" * 50), identifiers(b"q" * 50), SCORES), min_size=1, max_size=30),
        st.randoms(use_true_random=False), st.booleans(), st.booleans())
@@ -164,8 +171,7 @@ def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, reader, row
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + rng.choice([b"", b"\n"])
     path = tmp_path_factory.mktemp("paths") / "run"
     path.write_bytes(data)
-    fast = read_columns(str(path), RUN_LAYOUTS, fast=True)
-    slow = read_columns(str(path), RUN_LAYOUTS, fast=False)
+    fast, slow = read_columns(path, fast=True), read_columns(path, fast=False)
     assert fast.num_rows == slow.num_rows == len(rows)
     assert fast["qid"].to_list() == slow["qid"].to_list() == [b"q" + r[0] for r in rows]
     assert fast["docno"].to_list() == slow["docno"].to_list() == [r[1] for r in rows]
@@ -175,7 +181,7 @@ def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, reader, row
 
 def test_hex_and_decimal_scores_as_strtod_reads_them(tmp_path):
     path = write(tmp_path / "run", "1 Q0 a 1 0x1p3 t\n1 Q0 b 2 -0x1.8p1 t\n1 Q0 c 3 1e-3 t\n1 Q0 d 4 inf t\n")
-    scores = read_columns(str(path), RUN_LAYOUTS)["score"]
+    scores = read_columns(path)["score"]
     assert scores.tolist() == [8.0, -3.0, 0.001, math.inf]
 
 
@@ -226,7 +232,9 @@ def test_a_ten_megabyte_docno_costs_megabytes(tmp_path):
     assert ev.column("num_rel_ret").values[0, 0] == 2
     growth = _peak_rss_mb(["-m", "recip_rank", huge_qrels, huge_run]) - \
         _peak_rss_mb(["-m", "recip_rank", small_qrels, small_run])
-    assert growth < 150, growth                                 # measured: about 70 MB
+    # measured: about 120 MB, of which 40 MB is importing pyarrow (the small files never need it: the
+    # compiled kernel reads them) and the rest a few copies of the docno; 300 lines x 10 MB would be 3 GB
+    assert growth < 250, growth
 
 
 def test_nul_byte_is_an_error_not_a_prefix(tmp_path):

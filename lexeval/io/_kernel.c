@@ -51,7 +51,7 @@ static inline uint64_t finalise(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* ByteStrings.digest's hash, for strings of at most 512 bytes */
+/* ByteStrings.hash64, for strings of at most 512 bytes */
 static inline uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n, const unsigned char *limit) {
     uint64_t h = (uint64_t)n * GOLDEN + MIX2;
     h = (h ^ load_le(p, n, limit)) * MIX1;
@@ -298,7 +298,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     docno_offsets[0] = 0;
 
     if (text == end || end[-1] != '\n') { release(&b); Py_RETURN_NONE; }    /* lines must end with LF */
-    for (const unsigned char *line = text; line < end && ok;) {
+    Py_ssize_t newlines = 0;
+    for (const unsigned char *line = text; line < end && ok; newlines++) {
         const unsigned char *fields[MAX_FIELDS];
         Py_ssize_t lengths[MAX_FIELDS];
         int count = 0;
@@ -379,7 +380,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     else if (ok && with_lookup) for (Py_ssize_t i = 0; i < lines; i++) row_out[i] = -1;
     release(&b);
     if (!ok) Py_RETURN_NONE;
-    return Py_BuildValue("(nnini)", lines, changes, layout, last_line, flags);
+    return Py_BuildValue("(nninin)", lines, changes, layout, last_line, flags, newlines);
 }
 
 static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
@@ -396,7 +397,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(text, layout, row, number, hash, docno_data, docno_offsets, change_line, change_start, "
      "change_length, change_query, qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, "
-     "row_data, row_offsets) -> (lines, changes, layout, last line's offset, flags), or None to leave the block to Python. "
+     "row_data, row_offsets) -> (lines, changes, layout, last line's offset, flags, lines of text), or None to leave the block to Python. "
      "See lexeval.io.kernel."},
     {NULL, NULL, 0, NULL}};
 

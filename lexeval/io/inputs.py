@@ -73,24 +73,6 @@ def run_name(path: str) -> str:
     return name
 
 
-def distinct(strings: ByteStrings) -> tuple[np.ndarray, list[bytes]]:
-    """Each string's index among the distinct strings (first-seen order),
-    and those strings. Exact: equal neighbours are found by comparing bytes
-    (qids come in blocks), the blocks' strings by a dict."""
-    if len(strings) == 0:
-        return np.zeros(0, dtype=np.int64), []
-    every = np.arange(len(strings) - 1)
-    starts = np.flatnonzero(np.concatenate(([True], ~strings.equal(every, strings, every + 1))))
-    if len(starts) > len(strings) // 8 + 16 and have_arrow():     # not in blocks: hash them all
-        import pyarrow.compute as pc
-        encoded = pc.dictionary_encode(strings.to_arrow())
-        return numbers(encoded.indices).astype(np.int64), encoded.dictionary.to_pylist()
-    seen: dict[bytes, int] = {}
-    block_code = np.array([seen.setdefault(value, len(seen)) for value in strings.take(starts).to_list()],
-                          dtype=np.int64)
-    return np.repeat(block_code, np.diff(np.append(starts, len(strings)))), list(seen)
-
-
 def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos, lines: np.ndarray | None = None) -> bool:
     """Whether some (group, docno) pair occurs on two lines. ``group`` holds
     exact query numbers, ``docnos`` (ByteStrings or ChunkedByteStrings) line
@@ -136,28 +118,35 @@ class Source:
         self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
         self.name = name or (run_name(self.path) if self.is_file else "run")
 
-    def blocks(self, layouts: list[Layout], look_up: tuple | None = None) -> Iterator[kernel.Scanned]:
+    def blocks(self, layouts: list[Layout], look_up: tuple | None = None, into: tuple | None = None
+               ) -> Iterator[kernel.Scanned]:
         """The data lines, a block at a time: through the compiled kernel
         when it is built and takes the block, else through the Python
         reader (which names the file and line of any problem). ``look_up``
         (runs: the qrels' kernel tables) has the kernel find judgement rows
-        as it reads."""
+        as it reads; ``into`` has it write numbers, rows and hashes in place
+        (see kernel.scan)."""
         if not self.is_file:
             yield _scanned(table_columns(self.origin, "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
                                          layouts[0]))
             return
         chosen: list[Layout] = []
         use_kernel = kernel.enabled()
-        for block, first_line in prefetched(iter_blocks(self.path)):
+        first_line = 1
+        for block in prefetched(iter_blocks(self.path)):
             piece = None
             if use_kernel:
                 piece = kernel.scan(block, chosen[0].kernel_code if chosen else layouts[0].kernel_code
-                                    if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up)
+                                    if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up, into)
                 if piece is not None and not chosen and piece.layout:
                     chosen.append(LAYOUT_OF_CODE[piece.layout])
-            if piece is None:
-                columns = block_columns(block, first_line, self.path, layouts, chosen)
+            if piece is not None:
+                first_line += piece.newlines
+            else:                       # the Python reader: it names the line of any problem
+                text = bytes(block)
+                columns = block_columns(text, first_line, self.path, layouts, chosen)
                 piece = _scanned(columns) if columns is not None else None
+                first_line += text.count(b"\n")
             if piece is not None and len(piece.docno_hash):
                 yield piece
 
@@ -272,12 +261,12 @@ class _Groups:
         self.group.append(piece.per_line(per_group))
         self.last = (per_group[-1], piece.number[-1], piece.docnos[len(piece.docnos) - 1])
 
-    def to_check(self) -> tuple[np.ndarray, bool]:
+    def to_check(self) -> tuple[np.ndarray, bool, int]:
         """(the groups that may repeat a docno, whether each group's lines
-        are together)."""
+        are together, how many groups)."""
         values, counts = np.unique(np.concatenate(self.segments), return_counts=True)
         apart = values[counts > 1]
-        return np.unique(np.concatenate(self.unchecked + [apart])), len(apart) == 0
+        return np.unique(np.concatenate(self.unchecked + [apart])), len(apart) == 0, len(values)
 
     def ties_in_order(self, descending: bool) -> bool:
         """Whether every tie of adjacent lines is in docno order already."""
@@ -288,9 +277,9 @@ def _check_repeats(source: Source, group: np.ndarray, docno_hash: np.ndarray, do
                    layouts: list[Layout], docno_field: int, verb: str) -> bool:
     """Raise at the second line naming a (qid, docno), if any; returns
     whether each group's lines are together."""
-    unchecked, together = groups.to_check()
+    unchecked, together, num_groups = groups.to_check()
     if len(unchecked):
-        lines = None if len(unchecked) == len(np.unique(group)) else np.flatnonzero(np.isin(group, unchecked))
+        lines = None if len(unchecked) == num_groups else np.flatnonzero(np.isin(group, unchecked, kind="table"))
         if repeated_pairs(group, docno_hash, docnos, lines):
             source.first_repeat(layouts, docno_field, verb)
     return together
@@ -511,17 +500,15 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     source = origin if isinstance(origin, Source) else Source(origin, name)
     path, size = source.path, source.size()
     unknown: dict[bytes, int] = {}              # qids the qrels lack, first seen first
-    groups = score = row = docno_hash = None
+    # room for every line the file can hold (its shortest line has 6 bytes): reserved, only used pages cost
+    lines = size // 6 + 16 if size else 1 << 16
+    groups = _Groups(lines)
+    score, row, docno_hash = (ArrayBuilder(dtype, lines) for dtype in (np.float64, np.int32, np.uint64))
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
     layout = RUN_LAYOUT
     look_up = qrels.kernel_tables if source.is_file and kernel.enabled() else None
-    for piece in source.blocks(RUN_LAYOUTS, look_up):
-        lines = len(piece.docno_hash)
-        if groups is None:                      # room for the whole file, judged by its first block
-            estimate = max(int(lines / max(piece.docnos.nbytes, 1) * size * 1.05) + 16 if size else 1 << 16, lines)
-            groups = _Groups(estimate)
-            score, row, docno_hash = (ArrayBuilder(dtype, estimate) for dtype in (np.float64, np.int32, np.uint64))
+    for piece in source.blocks(RUN_LAYOUTS, look_up, (score, row, docno_hash) if look_up else None):
         layout = LAYOUT_OF_CODE[piece.layout]
         # a group is its qrels query, or below -1 for a qid the qrels lack
         per_group = piece.change_query.copy() if piece.change_query is not None else \
@@ -532,12 +519,13 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
         if block_row is None:
             block_row = qrels.rows_of(piece.per_line(np.maximum(per_group, -1)), piece.docnos, piece.docno_hash)
         groups.add(piece, per_group)
-        score.append(piece.number)
-        row.append(block_row)
-        docno_hash.append(piece.docno_hash)
+        if not piece.in_place:
+            score.append(piece.number)
+            row.append(block_row)
+            docno_hash.append(piece.docno_hash)
         docno_chunks.append(piece.docnos)
         last = piece.last_fields
-    if groups is None:
+    if not docno_chunks:
         raise InputError(path, "empty run: no result lines")
     group, docno_hash = groups.group.build(), docno_hash.build()
     docnos = ChunkedByteStrings(docno_chunks)
@@ -617,31 +605,40 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1            # a score may rise only at a block start
     grouped = np.bincount(block_query).max() <= 1
     if grouped and np.isin(rises, boundaries).all():
-        order = None
+        blocks = None
         if not (block_query[1:] > block_query[:-1]).all():           # move whole blocks into query order
             starts = np.concatenate(([0], boundaries))
             lengths = np.diff(np.append(starts, count))
             by_query = np.argsort(block_query, kind="stable")
             moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
                               lengths[by_query])
-            order = moved + np.arange(count)
-        if ties_in_order:                                             # moving blocks keeps their ties' order
-            return order
-    else:
-        order = np.lexsort((-scores, query))                         # stable
-    ordered_query = query if order is None else query[order]
-    ordered_scores = scores if order is None else scores[order]
-    tie = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
-    del ordered_query, ordered_scores
+            blocks = moved + np.arange(count)
+        if ties_in_order:
+            return blocks
+        # ties lie within blocks: ordered where they are, then the blocks moved (moving keeps their order)
+        ties = _tie_order(query, scores, docnos, index, descending, None)
+        return blocks if ties is None else ties if blocks is None else ties[blocks]
+    order = np.lexsort((-scores, query))                             # stable
+    ties = _tie_order(query[order], scores[order], docnos, index, descending, order)
+    return order if ties is None else ties
+
+
+def _tie_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None, descending: bool,
+               order: np.ndarray | None) -> np.ndarray | None:
+    """For lines ordered by query and score (line ``order[i]``, or i, holds
+    ``query[i]`` and ``scores[i]``): that order with tied scores by docno,
+    or None when they are so already."""
+    tie = (query[1:] == query[:-1]) & (scores[1:] == scores[:-1])
     tied = np.flatnonzero(tie)
-    if len(tied):
-        members = np.union1d(tied, tied + 1)                          # positions in tied groups
-        line = members if order is None else order[members]
-        rank = docnos.rank(line if index is None else index[line]) * (1 if descending else -1)
-        position = np.searchsorted(members, tied)
-        if not (rank[position] > rank[position + 1]).all():           # not already in docno order
-            group = np.cumsum(np.concatenate(([True], ~tie)))[members]
-            if order is None:
-                order = np.arange(count)
-            order[members] = line[np.lexsort((-rank, group))]
-    return order
+    if not len(tied):
+        return None
+    members = np.union1d(tied, tied + 1)                              # positions in tied groups
+    line = members if order is None else order[members]
+    rank = docnos.rank(line if index is None else index[line]) * (1 if descending else -1)
+    position = np.searchsorted(members, tied)
+    if (rank[position] > rank[position + 1]).all():                  # in docno order already
+        return None
+    group = np.cumsum(np.concatenate(([True], ~tie)))[members]
+    result = np.arange(len(query)) if order is None else order
+    result[members] = line[np.lexsort((-rank, group))]
+    return result

@@ -48,13 +48,15 @@ class Scanned:
     layout: int                    # RUN, MSMARCO or QRELS
     number: np.ndarray             # (n,) float64 score (runs; -rank for MS MARCO) or int64 grade (qrels)
     row: np.ndarray | None         # (n,) int32 judgement row, -1 if none (runs, with tables)
-    docno_hash: np.ndarray         # (n,) uint64, ByteStrings.digest's hash
+    docno_hash: np.ndarray         # (n,) uint64, ByteStrings.hash64
     docnos: ByteStrings            # (n,)
     change_lines: np.ndarray       # (k,) int64: the first line of each group
     change_query: np.ndarray | None   # (k,) int32 each group's qrels query, -1 if none (runs, with tables)
     change_qid: object             # change_qid(i) -> bytes: group i's qid
     last_fields: list[bytes]       # the fields of the block's last data line
     flags: int = UNCHECKED         # within each group: MAY_REPEAT, TIE_RISES, TIE_FALLS
+    newlines: int = 0              # lines of text in the block (blank and comment lines too)
+    in_place: bool = False         # number, row and hash are in the caller's builders already
 
     @property
     def change_qids(self) -> list[bytes]:
@@ -77,15 +79,19 @@ _NO_TABLES = (b"",) * 11
 _SHORTEST_LINE = {RUN_OR_MSMARCO: 6, RUN: 10, MSMARCO: 6, QRELS: 8}     # "q d 1\n", "q 0 d 1\n", "q Q0 d 1 1\n"
 
 
-def scan(block, layout: int, look_up: tuple | None = None) -> Scanned | None:
-    """The block's data lines, or None when it needs the Python reader."""
-    if not block.endswith(b"\n"):         # the kernel reads lines that end with LF (a file's last may not)
-        block = block + b"\n"
+def scan(block, layout: int, look_up: tuple | None = None, into: tuple | None = None) -> Scanned | None:
+    """The data lines of a block of text (bytes-like, ending with a line
+    feed), or None when it needs the Python reader. With ``into`` (three
+    strings.ArrayBuilder: number, row, hash), those are written in place
+    there, and the builders advanced over them."""
     # at most a line per shortest possible line (reserved, not touched: unused pages cost no memory)
     capacity = len(block) // _SHORTEST_LINE[layout] + 1
-    number = np.empty(capacity, dtype=np.int64 if layout == QRELS else np.float64)
-    row = np.empty(capacity if look_up else 0, dtype=np.int32)
-    docno_hash = np.empty(capacity, dtype=np.uint64)
+    if into is not None:                  # written where they are kept
+        number, row, docno_hash = (builder.room(capacity) for builder in into)
+    else:
+        number = np.empty(capacity, dtype=np.int64 if layout == QRELS else np.float64)
+        row = np.empty(capacity if look_up else 0, dtype=np.int32)
+        docno_hash = np.empty(capacity, dtype=np.uint64)
     data = np.empty(len(block) + _PAD, dtype=np.uint8)
     offsets = np.empty(capacity + 1, dtype=np.int32)
     change_lines, change_lengths, change_query = (np.empty(capacity, dtype=np.int32) for _ in range(3))
@@ -94,7 +100,9 @@ def scan(block, layout: int, look_up: tuple | None = None) -> Scanned | None:
                           change_lengths, change_query, *(look_up or _NO_TABLES))
     if result is None:
         return None
-    lines, changes, layout, last, flags = result
+    lines, changes, layout, last, flags, newlines = result
+    for builder in into or ():
+        builder.advance(lines)
     used = int(offsets[lines])
     data[used:used + _PAD] = 0
     view = memoryview(block)
@@ -102,8 +110,11 @@ def scan(block, layout: int, look_up: tuple | None = None) -> Scanned | None:
 
     def change_qid(i: int) -> bytes:
         return bytes(view[int(starts[i]):int(starts[i]) + int(lengths[i])])
-    end = block.find(b"\n", last) if lines else 0
-    last_fields = bytes(view[last:end]).split() if lines else []
+    tail = bytes(view[last:last + 4096])
+    if b"\n" not in tail:                 # a last line of more than 4 KB
+        tail = bytes(view[last:])
+    last_fields = tail.split(b"\n", 1)[0].split() if lines else []
     return Scanned(layout, number[:lines], row[:lines] if look_up else None, docno_hash[:lines],
                    ByteStrings(data[:used + _PAD], offsets[:lines + 1]), change_lines[:changes].astype(np.int64),
-                   change_query[:changes] if look_up else None, change_qid, last_fields, flags)
+                   change_query[:changes] if look_up else None, change_qid, last_fields, flags, newlines,
+                   into is not None)

@@ -119,14 +119,6 @@ class ByteStrings:
         offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if total < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
         out = np.zeros(total + _PAD, dtype=np.uint8)
-        if len(starts) and (lengths >= 0).all() and (starts[1:] >= starts[:-1] + lengths[:-1]).all():
-            # in order, not overlapping (a parsed block's fields): keep the bytes of a mask
-            # that alternates gaps and spans
-            gaps = starts - np.concatenate(([0], starts[:-1] + lengths[:-1]))
-            kept = np.repeat(np.tile(np.array([False, True]), len(starts)),
-                             np.column_stack((gaps, lengths)).ravel())
-            out[:total] = data[:len(kept)][kept]
-            return cls(out, offsets)
         long = lengths > _GATHERED
         for i in np.flatnonzero(long).tolist():
             out[int(offsets[i]):int(offsets[i + 1])] = data[int(starts[i]):int(starts[i]) + int(lengths[i])]
@@ -194,31 +186,26 @@ class ByteStrings:
                           buffer=self.data, strides=(1,))
 
     # ------------------------------------------------------------ hashing
-    def digest(self) -> tuple[np.ndarray, np.ndarray]:
-        """A hash of each string and its head: ``hash`` (n,) uint64, a pure
-        function of the bytes (equal strings hash alike in any ByteStrings,
-        in any process), and ``head`` (2, n) uint64, the first 16 bytes as
-        two little-endian words, zero past the string's end. Two strings of
-        at most 16 bytes are equal exactly when lengths and heads are.
+    def hash64(self) -> np.ndarray:
+        """(n,) uint64 hash of each string: a pure function of the bytes
+        (equal strings hash alike in any ByteStrings, in any process; the
+        compiled kernel computes the same for strings of up to 512 bytes).
 
         The first 512 bytes are hashed a word at a time for all strings at
         once; the rest of a longer string is hashed on its own (blake2b)."""
         starts, lengths = self.offsets[:-1], self.lengths
         words = self._words()
-        head = np.empty((2, len(self)), dtype=np.uint64)
         with np.errstate(over="ignore"):
             hashed = lengths.astype(np.uint64) * _GOLDEN + _MIX2
-            for k in range(2):                   # the head: every string, masked
+            for k in range(2):                   # the first 16 bytes: every string, masked
                 word = words[starts + 8 * k] if k else words[starts]
                 word &= _low_bytes_mask(lengths - 8 * k)
-                head[k] = word
                 hashed ^= word
                 hashed *= _MIX1
             more = np.flatnonzero(lengths > 16)
             if len(more):                        # the rest, for longer strings
                 position = starts[more] + 16
                 remaining = np.minimum(lengths[more], _HASHED_WORDWISE) - 16
-                active = more
                 part = hashed[more]
                 slots = np.arange(len(more))
                 while len(slots):
@@ -226,17 +213,13 @@ class ByteStrings:
                     part[slots] = (part[slots] ^ word) * _MIX1
                     going = remaining > 8
                     slots, position, remaining = slots[going], position[going] + 8, remaining[going] - 8
-                hashed[active] = part
+                hashed[more] = part
             hashed = _mix(hashed)
             for string in np.flatnonzero(lengths > _HASHED_WORDWISE).tolist():
                 tail = self.data[int(starts[string]) + _HASHED_WORDWISE:int(self.offsets[string + 1])]
                 digest = hashlib.blake2b(memoryview(tail), digest_size=8).digest()
                 hashed[string] = _mix(hashed[string] ^ np.uint64(int.from_bytes(digest, "little")))
-        return hashed, head
-
-    def hash64(self) -> np.ndarray:
-        """(n,) uint64 hash of each string (see :meth:`digest`)."""
-        return self.digest()[0]
+        return hashed
 
     # ------------------------------------------------------------ comparing
     def equal(self, index: np.ndarray, other: ByteStrings, other_index: np.ndarray,
@@ -331,13 +314,21 @@ class ArrayBuilder:
         self._pad = pad
 
     def append(self, values: np.ndarray) -> None:
-        need = self._used + len(values)
+        self.room(len(values))[:] = values
+        self._used += len(values)
+
+    def room(self, count: int) -> np.ndarray:
+        """The next ``count`` slots, to be written in place (then
+        :meth:`advance` over those written)."""
+        need = self._used + count
         if need + self._pad > len(self._array):
             bigger = np.empty(max(need, 2 * (len(self._array) - self._pad)) + self._pad, dtype=self._array.dtype)
             bigger[:self._used] = self._array[:self._used]
             self._array = bigger
-        self._array[self._used:need] = values
-        self._used = need
+        return self._array[self._used:need]
+
+    def advance(self, count: int) -> None:
+        self._used += count
 
     def __len__(self) -> int:
         return self._used

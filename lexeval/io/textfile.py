@@ -19,7 +19,6 @@ is an error.
 from __future__ import annotations
 
 import gzip
-import io
 import math
 import os
 import re
@@ -32,9 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from .strings import (
-    ArrayBuilder,
     ByteStrings,
-    ByteStringsBuilder,
     have_arrow,
     numbers,
     shown,
@@ -78,7 +75,6 @@ class Columns:
     values: dict[str, object]
     num_rows: int
     last_fields: list[bytes] = field(default_factory=list)   # fields of the last data line
-    text_bytes: int = 0                                       # bytes of text these lines came from
 
     def __getitem__(self, name: str):
         return self.values[name]
@@ -107,60 +103,75 @@ def _open_binary(path: str):
         raise _read_error(path, exc) from None
 
 
-def iter_blocks(path: str, block_bytes: int | None = None):
-    """Yield (block, first_line): line-aligned pieces of the file's text
-    (bytearrays, gzip undone, a leading byte-order mark dropped) and the
-    1-based number of each piece's first line. Each block is read in place:
-    no copy of the text is made here."""
+def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryview]:
+    """Yield line-aligned pieces of the file's text (gzip undone, a leading
+    byte-order mark dropped), each ending with a line feed (one is added
+    after a last line without). A plain file is read into two buffers in
+    turn, so a block's memory is written again two blocks later: use a
+    block before asking for the next but one. No copy of the text is made
+    here."""
     block_bytes = block_bytes or BLOCK_BYTES
     raw = _open_binary(path)
     try:
         stream = raw
-        if hasattr(raw, "peek"):
+        if hasattr(raw, "peek"):            # files and standard input
             magic = raw.peek(4)[:4]
-        elif raw.seekable():
+        else:                               # an in-memory stream (tests)
             magic = raw.read(4)
             raw.seek(0)
-        else:
-            magic = raw.read(4)
-            stream = io.BufferedReader(_Prefixed(magic, raw))
         gzipped = is_gzip(magic)
         if gzipped:
             stream = gzip.GzipFile(fileobj=stream)
-        line, pending = 1, None
         left = size_hint(path) if path != "-" and not gzipped else None
+        buffers: list[np.ndarray] = []      # numpy's memory: not cleared first, unlike a bytearray's
+        first, count = True, 0
         while True:
             try:
-                if left is not None:            # a plain file: read in place, no copy
-                    block = bytearray(min(block_bytes, left + 1))
-                    got = stream.readinto(block)
+                if left is not None:            # a plain file: read in place
+                    if len(buffers) < 2:
+                        buffers.append(np.empty(min(block_bytes, left + 1) + _SLACK, dtype=np.uint8))
+                    buffer = buffers[count % 2]
+                    count += 1
+                    got = stream.readinto(memoryview(buffer)[:min(block_bytes, left + 1, len(buffer) - _SLACK)])
                     left -= got
-                    del block[got:]
-                    full = got == block_bytes
+                    tail = stream.readline() if got == block_bytes else b""      # finish the last line
+                    if len(tail) < _SLACK:
+                        buffer[got:got + len(tail)] = np.frombuffer(tail, dtype=np.uint8)
+                        got += len(tail)
+                        if got and buffer[got - 1] != _LF:
+                            buffer[got] = _LF
+                            got += 1
+                        block = memoryview(buffer)[:got]
+                    else:                       # a line longer than the slack: copied once
+                        block = memoryview(bytes(buffer[:got]) + tail)
                 else:
-                    block = stream.read(block_bytes)
-                    full = len(block) == block_bytes
-                if full:                        # finish the last line
-                    block += stream.readline()
+                    data = stream.read(block_bytes)
+                    if len(data) == block_bytes:
+                        data += stream.readline()
+                    if data and not data.endswith(b"\n"):
+                        data += b"\n"
+                    block = memoryview(data)
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                if gzipped and pending is None and _text_after_all(raw):
+                if gzipped and first and _text_after_all(raw):
                     # text whose first bytes look like gzip's (a strange first qid): read it as text
                     stream, gzipped, left = raw, False, os.path.getsize(path)
                     continue
                 raise InputError(path, f"not a valid gzip file ({exc})") from None
-            if pending is None and block.startswith(BOM):
+            if first and block[:len(BOM)] == BOM:
                 block = block[len(BOM):]
-            if not block:
+            first = False
+            if not len(block):
                 return
-            if pending is not None:             # counted only when a block follows it
-                line += pending.count(b"\n")
-            pending = block
-            yield block, line
+            yield block
     except OSError as exc:
         raise _read_error(path, exc) from None
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
+
+
+_SLACK = 1 << 20        # room after a block for the rest of its last line
+_LF = 10
 
 
 def _text_after_all(raw) -> bool:
@@ -174,26 +185,6 @@ def _text_after_all(raw) -> bool:
         return False
     raw.seek(0)
     return True
-
-
-class _Prefixed(io.RawIOBase):
-    """A raw stream: ``prefix`` (bytes already read), then the rest of ``raw``."""
-
-    def __init__(self, prefix: bytes, raw):
-        self._prefix, self._raw = prefix, raw
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        if self._prefix:
-            n = min(len(buffer), len(self._prefix))
-            buffer[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        data = self._raw.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
 
 
 def is_gzip(header: bytes) -> bool:
@@ -371,7 +362,7 @@ def _fast_block(block: bytes, layouts: list[Layout], chosen: list[Layout]):
     Fields must be separated by exactly one space: pyarrow reads every
     column of the first line's count, and an empty field anywhere means the
     spacing was irregular, so the block is squeezed and read once more."""
-    text = _cleaned(block)
+    text = _cleaned(block) if have_arrow() else None
     if text is None:
         return None
     first = _first_data_line(text)
@@ -394,7 +385,7 @@ def _parsed(text: bytes, layouts: list[Layout], chosen: list[Layout]):
     layout = chosen[0] if chosen else next((lay for lay in layouts if lay.accepts(count)), None)
     if layout is None or not layout.accepts(count):
         return None
-    values = (_arrow_block if have_arrow() else _numpy_block)(text, layout, count)
+    values = _arrow_block(text, layout, count)
     if values is None:
         return None
     for _, name, kind in layout.columns:
@@ -405,66 +396,6 @@ def _parsed(text: bytes, layouts: list[Layout], chosen: list[Layout]):
     if not chosen:
         chosen.append(layout)
     return values, bytes(_last_data_line(text)).split(b" ")
-
-
-_SPACE, _NEWLINE = 32, 10
-_DIGITS = np.zeros(256, dtype=bool)
-_DIGITS[list(b"0123456789+-")] = True
-_DECIMALS = _DIGITS.copy()
-_DECIMALS[list(b".eE")] = True
-
-
-def _numpy_block(text: bytes, layout: Layout, count: int) -> dict | None:
-    """What :func:`_arrow_block` does, on numpy alone: the columns of a text
-    whose lines all have ``count`` fields with one space between them, or
-    None (an irregular or unusual block: the caller squeezes it, or the
-    slow path reads it).
-    Numbers are taken only when their characters are plain decimal ones
-    (no underscores, no hex, no inf/nan), as Python's parser then agrees
-    with strtod; anything else goes to the slow path."""
-    buffer = np.frombuffer(text, dtype=np.uint8)
-    if len(buffer) and buffer[-1] != _NEWLINE:
-        buffer = np.append(buffer, np.uint8(_NEWLINE))
-    ends = np.flatnonzero((buffer == _SPACE) | (buffer == _NEWLINE))       # each field ends at one
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    at_newline = buffer[ends] == _NEWLINE
-    empty = starts == ends
-    if (empty & ~(at_newline & np.concatenate(([True], at_newline[:-1])))).any():
-        return None                                  # an empty field that is not an empty line
-    starts, ends, at_newline = starts[~empty], ends[~empty], at_newline[~empty]
-    if len(ends) % count or not at_newline.reshape(-1, count)[:, -1].all() \
-            or at_newline.sum() != len(ends) // count:
-        return None                                  # some line has another number of fields
-    starts, ends = starts.reshape(-1, count), ends.reshape(-1, count)
-    values = {}
-    for position, name, kind in layout.columns:
-        field_starts, field_ends = starts[:, position], ends[:, position]
-        strings = ByteStrings.from_spans(buffer, field_starts, field_ends)
-        if kind == BYTES:
-            values[name] = strings
-            continue
-        allowed = _DIGITS if kind == INTEGER else _DECIMALS
-        width = int(strings.lengths.max(initial=0))
-        if width > 40 or not allowed[strings.data[:int(strings.offsets[-1])]].all():
-            return None
-        try:
-            array = _padded(strings, width).astype(np.int64 if kind == INTEGER else np.float64)
-        except (ValueError, OverflowError):
-            return None
-        values[name] = array
-    return values
-
-
-def _padded(strings: ByteStrings, width: int) -> np.ndarray:
-    """Short strings as a fixed-width numpy bytes array ('S' dtype): each
-    row holds a string's bytes, then zeros."""
-    width = max(width, 1)
-    lengths = strings.lengths.astype(np.int64)
-    matrix = np.zeros((len(strings), width), dtype=np.uint8)
-    filled = np.repeat(np.tile(np.array([True, False]), len(strings)),
-                       np.column_stack((lengths, width - lengths)).ravel())
-    matrix.ravel()[filled] = strings.data[:int(strings.offsets[-1])]
-    return matrix.view(f"S{width}").ravel()
 
 
 def _arrow_block(text: bytes, layout: Layout, count: int) -> dict | None:
@@ -519,21 +450,6 @@ def _last_data_line(text: bytes) -> bytes:
 # ---------------------------------------------------------------- whole files
 
 
-def column_blocks(path: str, layouts: list[Layout], fast: bool = True) -> Iterator[Columns]:
-    """The file's data lines as columns, one block of the file at a time
-    (ByteStrings for identifiers, numpy arrays for numbers).
-
-    The first data line decides the layout (the first of ``layouts`` that
-    takes its column count); every other line must fit the same layout.
-    ``fast=False`` forces the line-by-line path (tests compare the two).
-    """
-    chosen: list[Layout] = []
-    for block, first_line in iter_blocks(path):
-        columns = block_columns(block, first_line, path, layouts, chosen, fast)
-        if columns is not None:
-            yield columns
-
-
 def block_columns(block, first_line: int, path: str, layouts: list[Layout], chosen: list[Layout],
                   fast: bool = True) -> Columns | None:
     """The data lines of one block of a file as columns (None if it has
@@ -548,7 +464,7 @@ def block_columns(block, first_line: int, path: str, layouts: list[Layout], chos
     values = {name: value if isinstance(value, (np.ndarray, ByteStrings)) else ByteStrings.from_arrow(value)
               for name, value in values.items()}
     _release_arrow_memory()
-    return Columns(path, chosen[0], values, len(next(iter(values.values()))), tail, len(block))
+    return Columns(path, chosen[0], values, len(next(iter(values.values()))), tail)
 
 
 def _release_arrow_memory() -> None:
@@ -559,43 +475,18 @@ def _release_arrow_memory() -> None:
         pyarrow.default_memory_pool().release_unused()
 
 
-def read_columns(path: str, layouts: list[Layout], fast: bool = True) -> Columns:
-    """Every data line of the file at ``path`` as columns, in file order
-    (see :func:`column_blocks`)."""
-    builders: dict[str, object] = {}
-    last: list[bytes] = []
-    layout = layouts[0]
-    size = size_hint(path)
-    for columns in column_blocks(path, layouts, fast):
-        layout, last = columns.layout, columns.last_fields
-        for name, value in columns.values.items():
-            if name not in builders:
-                # a plain file's size bounds its identifiers' bytes and (over
-                # the shortest line, 8 bytes) its lines: reserved, not used
-                rows = size // 8 + 16 if size else 1 << 16
-                builders[name] = ArrayBuilder(value.dtype, rows) if isinstance(value, np.ndarray) \
-                    else ByteStringsBuilder(size or 1 << 20, rows)
-            builders[name].append(value)
-    values = {}
-    for _, name, kind in layout.columns:
-        if name in builders:
-            values[name] = builders[name].build()
-        else:
-            values[name] = ByteStrings.from_list([]) if kind == BYTES else \
-                np.zeros(0, dtype=np.int64 if kind == INTEGER else np.float64)
-    num_rows = len(next(iter(values.values())))
-    return Columns(path, layout, values, num_rows, last)
-
-
 def find_line(path: str, layouts: list[Layout], test) -> None:
     """Re-read ``path`` line by line and call ``test(number, fields)`` on each
     data line: for the errors only the whole file reveals (a document twice),
     which ``test`` raises at the right line."""
-    for block, first_line in iter_blocks(path):
-        for number, line in enumerate(bytes(block).split(b"\n"), start=first_line):
+    first_line = 1
+    for block in iter_blocks(path):
+        text = bytes(block)
+        for number, line in enumerate(text.split(b"\n")[:-1], start=first_line):
             fields = line.split()
             if fields and not fields[0].startswith(b"#"):
                 test(number, fields)
+        first_line += text.count(b"\n")
 
 
 def small_file_fields(path: str) -> Iterator[tuple[int, list[bytes]]]:
