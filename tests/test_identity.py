@@ -346,3 +346,45 @@ def test_text_that_starts_like_gzip_is_text(tmp_path, reader):
     damaged.write_bytes(gzip.compress(run.read_bytes() * 50)[:-30])
     result = run_cli([qrels, damaged])
     assert result.code == 2 and "not a valid gzip file" in result.err
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from([b"1", b"2", b"10", b"x" * 30]),
+                          st.sampled_from([b"a", b"b", b"c", b"d" * 20, b"e", b"f", b"aa", b"\xc3\xa9"]),
+                          st.sampled_from([b"1", b"2", b"2.0", b"3"])), min_size=1, max_size=14),
+       st.sampled_from([40, 97, 4093]), st.booleans())
+def test_repeated_documents_are_found_in_any_block_and_order(monkeypatch, tmp_path_factory, reader, lines,
+                                                             block_bytes, sort):
+    """A (qid, docno) twice is an error at its second line, and only then:
+    lines of one qid together or apart, in one block or across blocks,
+    tied scores in any docno order; otherwise trec_eval's order."""
+    import lexeval.io.textfile as textfile
+    monkeypatch.setattr(textfile, "BLOCK_BYTES", block_bytes)
+    if sort:           # grouped by qid, scores descending (the usual run file), ties in any docno order
+        lines = sorted(lines, key=lambda line: (line[0], -float(line[2])))
+    folder = tmp_path_factory.mktemp("repeats")
+    qrels = write(folder / "qrels", "1 0 a 1\n2 0 b 1\n10 0 c 1\n" + "x" * 30 + " 0 " + "d" * 20 + " 2\n")
+    run = folder / "run"
+    run.write_bytes(b"".join(b"%s Q0 %s 1 %s t\n" % line for line in lines))
+    seen, repeat = {}, None
+    for number, (qid, docno, _) in enumerate(lines, start=1):
+        if (qid, docno) in seen and repeat is None:
+            repeat = (number, qid, docno, seen[(qid, docno)])
+        seen.setdefault((qid, docno), number)
+    result = run_cli(["-q", "-m", "recip_rank", qrels, run])
+    if repeat:
+        number, qid, docno, first = repeat
+        assert result.code == 2 and result.out == ""
+        assert f"{run}:{number}: document '{docno.decode()}' appears twice for query '{qid.decode()}' " \
+               f"(first on line {first})" in result.err
+        return
+    assert result.code == 0, result.err
+    ranked = {}
+    for qid, docno, score in lines:
+        ranked.setdefault(qid, []).append((float(score), docno))
+    for qid, docs in ranked.items():                    # trec_eval: score descending, then docno descending
+        best = max(docs)[1]
+        want = {b"1": b"a", b"2": b"b", b"10": b"c", b"x" * 30: b"d" * 20}[qid]
+        docs.sort(reverse=True)
+        rr = next((1 / (k + 1) for k, (_, d) in enumerate(docs) if d == want), 0.0)
+        assert f"recip_rank            \t{qid.decode()}\t{rr:.4f}" in result.lines(), (best, result.out)

@@ -155,10 +155,11 @@ static int parse_integer(const unsigned char *p, Py_ssize_t n, int64_t *out) {
 
 typedef struct {
     /* the block, and what each data line gives */
-    Py_buffer text, row, number, hash, docno_data, docno_offsets, change_line, change_start, change_length,
+    Py_buffer text, row, code, number, hash, docno_data, docno_offsets, change_line, change_start, change_length,
         change_query;
     /* the qrels' queries (by hash) and judgements (by bucket), for runs */
-    Py_buffer qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, row_data, row_offsets;
+    Py_buffer qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, row_data, row_offsets,
+        row_codes;
 } Buffers;
 
 static void release(Buffers *b) {
@@ -214,6 +215,10 @@ static void find_rows(const Buffers *b, Py_ssize_t lines, int32_t *rows, const u
                       const unsigned char *docnos, const int32_t *offsets) {
     const char *starts = b->starts.buf;
     Py_ssize_t size = b->starts.itemsize;
+    if (!b->row_hash.len) {                           /* nothing judged */
+        for (Py_ssize_t i = 0; i < lines; i++) rows[i] = -1;
+        return;
+    }
     for (Py_ssize_t i = 0; i < lines; i++) {
         Py_ssize_t far = i + AHEAD, near = i + AHEAD / 2;
         if (far < lines && rows[far] >= 0)
@@ -272,11 +277,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
     int layout;
     memset(&b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "y*iw*w*w*w*w*w*w*w*w*y*y*y*y*y*y*y*y*y*y*y*", &b.text, &layout,
-                          &b.row, &b.number, &b.hash, &b.docno_data, &b.docno_offsets,
+    if (!PyArg_ParseTuple(args, "y*iw*w*w*w*w*w*w*w*w*w*y*y*y*y*y*y*y*y*y*y*y*y*", &b.text, &layout,
+                          &b.row, &b.code, &b.number, &b.hash, &b.docno_data, &b.docno_offsets,
                           &b.change_line, &b.change_start, &b.change_length, &b.change_query,
                           &b.qid_hash, &b.qid_query, &b.qid_data, &b.qid_offsets, &b.base, &b.shift, &b.starts,
-                          &b.row_hash, &b.line_of_row, &b.row_data, &b.row_offsets)) {
+                          &b.row_hash, &b.line_of_row, &b.row_data, &b.row_offsets, &b.row_codes)) {
         release(&b);
         return NULL;
     }
@@ -294,7 +299,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     const unsigned char *previous_qid = NULL;
     Py_ssize_t previous_length = -1;
     int32_t query = -1, ok = 1;
-    int with_lookup = b.row_hash.len > 0 || b.qid_hash.len > 0;
+    int with_lookup = b.row_codes.len > 0;           /* runs: the qrels' tables are given */
     docno_offsets[0] = 0;
 
     if (text == end || end[-1] != '\n') { release(&b); Py_RETURN_NONE; }    /* lines must end with LF */
@@ -376,8 +381,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     if (ok && repeats(&seen, hash_out + group_start, lines - group_start)) flags |= MAY_REPEAT;
     PyMem_Free(seen.slots);
-    if (ok && b.row_hash.len) find_rows(&b, lines, row_out, hash_out, docno_data, docno_offsets);
-    else if (ok && with_lookup) for (Py_ssize_t i = 0; i < lines; i++) row_out[i] = -1;
+    if (ok && with_lookup) {                          /* each line's judgement row, and its relevance code */
+        find_rows(&b, lines, row_out, hash_out, docno_data, docno_offsets);
+        const int16_t *row_codes = b.row_codes.buf;
+        Py_ssize_t none = b.row_codes.len / 2 - 1;   /* the last code: not in the qrels */
+        int16_t *code_out = b.code.buf;
+        for (Py_ssize_t i = 0; i < lines; i++) code_out[i] = row_codes[row_out[i] >= 0 ? row_out[i] : none];
+    }
     release(&b);
     if (!ok) Py_RETURN_NONE;
     return Py_BuildValue("(nninin)", lines, changes, layout, last_line, flags, newlines);
@@ -395,9 +405,9 @@ static PyMethodDef methods[] = {
     {"set_hash_mask", set_hash_mask, METH_VARARGS,
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
     {"scan", scan, METH_VARARGS,
-     "scan(text, layout, row, number, hash, docno_data, docno_offsets, change_line, change_start, "
+     "scan(text, layout, row, code, number, hash, docno_data, docno_offsets, change_line, change_start, "
      "change_length, change_query, qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, line_of_row, "
-     "row_data, row_offsets) -> (lines, changes, layout, last line's offset, flags, lines of text), or None to leave the block to Python. "
+     "row_data, row_offsets, row_codes) -> (lines, changes, layout, last line's offset, flags, lines of text), or None to leave the block to Python. "
      "See lexeval.io.kernel."},
     {NULL, NULL, 0, NULL}};
 

@@ -73,13 +73,15 @@ def run_name(path: str) -> str:
     return name
 
 
-def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos, lines: np.ndarray | None = None) -> bool:
+def repeated_pairs(group: np.ndarray, docnos, lines: np.ndarray | None = None) -> bool:
     """Whether some (group, docno) pair occurs on two lines. ``group`` holds
     exact query numbers, ``docnos`` (ByteStrings or ChunkedByteStrings) line
     i's docno; equal hashes are candidates, the bytes decide. With
     ``lines``, only those lines are looked at."""
     if lines is not None:
-        group, docno_hash = group[lines], docno_hash[lines]
+        group, docnos = group[lines], docnos.take(lines)
+    docno_hash = docnos.hash64()
+
     def pair_keys():
         with np.errstate(over="ignore"):
             return mix(docno_hash ^ (group.astype(np.uint64) * _QUERY_SALT))
@@ -95,16 +97,13 @@ def repeated_pairs(group: np.ndarray, docno_hash: np.ndarray, docnos, lines: np.
     del keys, order
     shared = (group[first] == group[second]) & (docno_hash[first] == docno_hash[second])
     first, second = first[shared], second[shared]
-    if lines is not None:
-        first, second = lines[first], lines[second]
     a, b = docnos.take(first), docnos.take(second)
     every = np.arange(len(first))
     if a.equal(every, b, every).any():
         return True
     # lines sharing a hash with different docnos: three or more may repeat one docno non-adjacently
     clashing = np.union1d(first, second)
-    line_group = dict(zip(lines.tolist(), group.tolist())) if lines is not None else None
-    pairs = {(line_group[i] if line_group else int(group[i]), docnos[i]) for i in clashing.tolist()}
+    pairs = {(int(group[i]), docnos[i]) for i in clashing.tolist()}
     return len(pairs) < len(clashing)
 
 
@@ -118,13 +117,13 @@ class Source:
         self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
         self.name = name or (run_name(self.path) if self.is_file else "run")
 
-    def blocks(self, layouts: list[Layout], look_up: tuple | None = None, into: tuple | None = None
+    def blocks(self, layouts: list[Layout], look_up: tuple | None = None, into: dict | None = None
                ) -> Iterator[kernel.Scanned]:
         """The data lines, a block at a time: through the compiled kernel
         when it is built and takes the block, else through the Python
         reader (which names the file and line of any problem). ``look_up``
         (runs: the qrels' kernel tables) has the kernel find judgement rows
-        as it reads; ``into`` has it write numbers, rows and hashes in place
+        as it reads; ``into`` has it write numbers, codes and rows in place
         (see kernel.scan)."""
         if not self.is_file:
             yield _scanned(table_columns(self.origin, "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
@@ -132,12 +131,13 @@ class Source:
             return
         chosen: list[Layout] = []
         use_kernel = kernel.enabled()
+        scratch = kernel.Scratch()
         first_line = 1
         for block in prefetched(iter_blocks(self.path)):
             piece = None
             if use_kernel:
                 piece = kernel.scan(block, chosen[0].kernel_code if chosen else layouts[0].kernel_code
-                                    if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up, into)
+                                    if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up, into, scratch)
                 if piece is not None and not chosen and piece.layout:
                     chosen.append(LAYOUT_OF_CODE[piece.layout])
             if piece is not None:
@@ -241,14 +241,19 @@ class _Groups:
         self.group = ArrayBuilder(np.int32, lines)
         self.segments: list[np.ndarray] = []       # each block's groups, in file order
         self.unchecked: list[np.ndarray] = []
+        self.ranges: list[tuple[int, int]] = []    # lines holding every line of the unchecked groups
         self.flags = 0
         self.last = None                           # (group, number, docno) of the last line so far
+        self.last_start = 0                        # the first line of the last group so far
 
     def add(self, piece: kernel.Scanned, per_group: np.ndarray) -> None:
         """A block whose groups are numbered ``per_group`` (k,)."""
         segments = per_group
+        start, lines = len(self.group), len(piece.docno_hash)
         if self.last is not None and per_group[0] == self.last[0]:      # a group goes on across blocks
             self.unchecked.append(per_group[:1])
+            self.ranges.append((self.last_start, start + (int(piece.change_lines[1]) if len(per_group) > 1
+                                                          else lines)))
             if piece.layout != kernel.QRELS and piece.number[0] == self.last[1]:
                 first = piece.docnos[0]
                 self.flags |= kernel.TIE_RISES if first > self.last[2] else kernel.TIE_FALLS \
@@ -256,32 +261,46 @@ class _Groups:
             segments = per_group[1:]
         if piece.flags & kernel.MAY_REPEAT:
             self.unchecked.append(per_group)
+            self.ranges.append((start, start + lines))
         self.flags |= piece.flags & (kernel.TIE_RISES | kernel.TIE_FALLS)
         self.segments.append(segments)
+        if len(segments) or self.last is None:
+            self.last_start = start + int(piece.change_lines[-1])
         self.group.append(piece.per_line(per_group))
         self.last = (per_group[-1], piece.number[-1], piece.docnos[len(piece.docnos) - 1])
 
-    def to_check(self) -> tuple[np.ndarray, bool, int]:
-        """(the groups that may repeat a docno, whether each group's lines
-        are together, how many groups)."""
+    def to_check(self, group: np.ndarray) -> tuple[np.ndarray | None, bool]:
+        """(the lines whose groups may repeat a docno, None for all; whether
+        each group's lines are together). ``group`` is every line's group."""
         values, counts = np.unique(np.concatenate(self.segments), return_counts=True)
         apart = values[counts > 1]
-        return np.unique(np.concatenate(self.unchecked + [apart])), len(apart) == 0, len(values)
+        if len(apart):                             # lines of one qid apart: look everywhere for them
+            unchecked = np.unique(np.concatenate(self.unchecked + [apart]))
+            lines = None if len(unchecked) == len(values) else \
+                np.flatnonzero(np.isin(group, unchecked, kind="table"))
+            return lines, False
+        if not self.ranges:
+            return np.zeros(0, dtype=np.int64), True
+        merged: list[list[int]] = []               # the ranges may overlap: each line once
+        for start, stop in sorted(self.ranges):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], stop)
+            else:
+                merged.append([start, stop])
+        return np.concatenate([np.arange(start, stop) for start, stop in merged]), True
 
     def ties_in_order(self, descending: bool) -> bool:
         """Whether every tie of adjacent lines is in docno order already."""
         return not self.flags & (kernel.TIE_RISES if descending else kernel.TIE_FALLS)
 
 
-def _check_repeats(source: Source, group: np.ndarray, docno_hash: np.ndarray, docnos, groups: _Groups,
-                   layouts: list[Layout], docno_field: int, verb: str) -> bool:
+def _check_repeats(source: Source, group: np.ndarray, docnos, groups: _Groups, layouts: list[Layout],
+                   docno_field: int, verb: str) -> bool:
     """Raise at the second line naming a (qid, docno), if any; returns
     whether each group's lines are together."""
-    unchecked, together, num_groups = groups.to_check()
-    if len(unchecked):
-        lines = None if len(unchecked) == num_groups else np.flatnonzero(np.isin(group, unchecked, kind="table"))
-        if repeated_pairs(group, docno_hash, docnos, lines):
-            source.first_repeat(layouts, docno_field, verb)
+    lines, together = groups.to_check(group)
+    if (lines is None or len(lines)) and repeated_pairs(group, docnos, lines):
+        source.first_repeat(layouts, docno_field, verb)
     return together
 
 
@@ -386,6 +405,14 @@ class Qrels:
         return rows
 
     @cached_property
+    def row_codes(self) -> np.ndarray:
+        """(J + 1,) int16 each row's relevance code (its grade, or UNJUDGED
+        for a negative one), then NOT_IN_QRELS: ``row_codes[rows]`` codes
+        lines whose row is -1 too."""
+        codes = np.where(self.grades >= 0, self.grades, UNJUDGED).astype(np.int16)
+        return np.append(codes, np.int16(NOT_IN_QRELS))
+
+    @cached_property
     def kernel_tables(self) -> tuple:
         """The arrays the compiled kernel looks judgements up in."""
         encoded = [q.encode("utf-8", "surrogateescape") for q in self.qids]
@@ -393,7 +420,7 @@ class Qrels:
         qid_hash = qids.hash64()
         by_hash = np.argsort(qid_hash, kind="stable")
         return kernel.tables(qid_hash[by_hash], by_hash, qids, self.index.base, self.index.shift, self.index.starts,
-                             self.index.hash, self.line_of_row, self.docnos)
+                             self.index.hash, self.line_of_row, self.docnos, self.row_codes)
 
 
 def read_qrels(origin) -> Qrels:
@@ -420,7 +447,7 @@ def read_qrels(origin) -> Qrels:
     rank = np.empty(len(distinct_qids), dtype=np.int32)
     rank[by_bytes] = np.arange(len(distinct_qids))
     query = rank[groups.group.build()]
-    _check_repeats(source, query, docno_hash, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
+    _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)
     with np.errstate(over="ignore"):
@@ -503,68 +530,73 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     # room for every line the file can hold (its shortest line has 6 bytes): reserved, only used pages cost
     lines = size // 6 + 16 if size else 1 << 16
     groups = _Groups(lines)
-    score, row, docno_hash = (ArrayBuilder(dtype, lines) for dtype in (np.float64, np.int32, np.uint64))
+    score, code = ArrayBuilder(np.float64, lines), ArrayBuilder(np.int16, lines)
+    row = ArrayBuilder(np.int32, lines) if options.keep_rows else None
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
     layout = RUN_LAYOUT
     look_up = qrels.kernel_tables if source.is_file and kernel.enabled() else None
-    for piece in source.blocks(RUN_LAYOUTS, look_up, (score, row, docno_hash) if look_up else None):
+    into = {"number": score, "code": code, **({"row": row} if row is not None else {})} if look_up else None
+    for piece in source.blocks(RUN_LAYOUTS, look_up, into):
         layout = LAYOUT_OF_CODE[piece.layout]
         # a group is its qrels query, or below -1 for a qid the qrels lack
-        per_group = piece.change_query.copy() if piece.change_query is not None else \
+        per_group = piece.change_query if piece.change_query is not None else \
             np.array([qrels.query_of.get(q, -1) for q in piece.change_qids], dtype=np.int32)
         for i in np.flatnonzero(per_group < 0).tolist():
             per_group[i] = -2 - unknown.setdefault(piece.change_qid(i), len(unknown))
-        block_row = piece.row
-        if block_row is None:
-            block_row = qrels.rows_of(piece.per_line(np.maximum(per_group, -1)), piece.docnos, piece.docno_hash)
         groups.add(piece, per_group)
-        if not piece.in_place:
+        if not piece.in_place:                  # read by Python: rows found here
+            block_row = qrels.rows_of(piece.per_line(np.maximum(per_group, -1)), piece.docnos, piece.docno_hash)
             score.append(piece.number)
-            row.append(block_row)
-            docno_hash.append(piece.docno_hash)
+            code.append(qrels.row_codes[block_row])
+            if row is not None:
+                row.append(block_row)
         docno_chunks.append(piece.docnos)
         last = piece.last_fields
     if not docno_chunks:
         raise InputError(path, "empty run: no result lines")
-    group, docno_hash = groups.group.build(), docno_hash.build()
+    group = groups.group.build()
     docnos = ChunkedByteStrings(docno_chunks)
-    together = _check_repeats(source, group, docno_hash, docnos, groups, RUN_LAYOUTS,
-                              2 if layout is RUN_LAYOUT else 1, "appears twice")
-    del docno_hash
+    together = _check_repeats(source, group, docnos, groups, RUN_LAYOUTS, 2 if layout is RUN_LAYOUT else 1,
+                              "appears twice")
     num_lines = len(group)
-    query = np.maximum(group, -1)
+    query = np.maximum(group, -1, out=group)
     del group
-    score, row = score.build(), row.build()
+    score, code = score.build(), code.build()
+    row = row.build() if row is not None else None
     kept = np.flatnonzero(query >= 0) if unknown else None
     if unknown:
-        query, score, row = query[kept], score[kept], row[kept]
+        query, score, code = query[kept], score[kept], code[kept]
+        row = row[kept] if row is not None else None
     descending = not options.ties_ascending
-    order = trec_order(query, score, docnos, kept, descending=descending,
-                       ties_in_order=together and groups.ties_in_order(descending))
-
+    order, fix = trec_order(query, score, docnos, kept, descending=descending,
+                            ties_in_order=together and groups.ties_in_order(descending))
     del score, kept, docnos
-    if order is not None:
-        query, row = query[order], row[order]
-    del order
-    grades = qrels.grades[np.maximum(row, 0)] if len(qrels.grades) else np.zeros(len(row), np.int64)
-    codes = np.where(row >= 0, np.where(grades >= 0, grades, UNJUDGED), NOT_IN_QRELS).astype(np.int16)
-    del grades
-
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
+    del query
+    for values in (code, row) if row is not None else (code,):
+        if fix is not None:
+            values[fix[0]] = values[fix[1]]
+    if order is not None:
+        code = code[order]
+        row = row[order] if row is not None else None
+    del order
+
     present = counts > 0
     keep = None
     if options.depth is not None and (counts > options.depth).any():       # -M first, as trec_eval
-        first = np.concatenate(([0], np.cumsum(counts)))[query]
-        keep = np.arange(len(query)) - first < options.depth
+        first = np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+        keep = np.arange(len(code)) - first < options.depth
     if options.judged_only:                                                  # then -J
-        keep = (codes >= 0) if keep is None else keep & (codes >= 0)
+        keep = (code >= 0) if keep is None else keep & (code >= 0)
     if keep is not None:
-        query, codes, row = query[keep], codes[keep], row[keep]
+        query = np.repeat(np.arange(len(counts), dtype=np.int32), counts)    # lines are in query order now
+        query, code = query[keep], code[keep]
+        row = row[keep] if row is not None else None
         counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=source.name, tag=tag or source.name, path=path, present=present,
-                     counts=counts, codes=codes, qrels_rows=row.astype(np.int32) if options.keep_rows else None,
+                     counts=counts, codes=code, qrels_rows=row,
                      num_lines=num_lines, unknown_qids=[decode(q) for q in list(unknown)[:3]],
                      num_unknown=len(unknown),
                      format=layout.name)
@@ -585,21 +617,24 @@ def prefetched(blocks):
 
 
 def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None,
-               descending: bool = True, ties_in_order: bool = False) -> np.ndarray | None:
-    """Permutation putting lines in trec_eval's order: query, then score
-    descending, then docno descending (byte-wise; ascending if not
-    ``descending``, as trec_eval orders runs for preference judgements);
-    None when the lines are in that order already. Line i's docno is
-    ``docnos[index[i]]`` (``docnos[i]`` without ``index``);
-    ``ties_in_order`` says tied neighbours are known to be in docno order.
+               descending: bool = True, ties_in_order: bool = False) -> tuple[np.ndarray | None, tuple | None]:
+    """How to put lines in trec_eval's order: query, then score descending,
+    then docno descending (byte-wise; ascending if not ``descending``, as
+    trec_eval orders runs for preference judgements). Returns ``(order,
+    fix)``: ``x[fix[0]] = x[fix[1]]`` first (tied lines put in docno order
+    where they are; no fix if None), then ``x[order]`` (None: in order
+    already). Line i's docno is ``docnos[index[i]]`` (``docnos[i]``
+    without ``index``); ``ties_in_order`` says tied neighbours are known
+    to be in docno order.
 
     Runs are usually written by query and descending score already; that is
-    checked in linear time, and then only tied scores are ordered by docno.
-    Other files pay for a sort by (query, score).
+    checked in linear time, whole blocks of a query are moved into query
+    order, and only tied scores are ordered by docno. Other files pay for a
+    sort by (query, score).
     """
     count = len(query)
     if count == 0:
-        return None
+        return None, None
     boundaries = np.flatnonzero(query[1:] != query[:-1]) + 1       # where a query's block starts
     block_query = query[np.concatenate(([0], boundaries))]
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1            # a score may rise only at a block start
@@ -607,27 +642,28 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
     if grouped and np.isin(rises, boundaries).all():
         blocks = None
         if not (block_query[1:] > block_query[:-1]).all():           # move whole blocks into query order
-            starts = np.concatenate(([0], boundaries))
-            lengths = np.diff(np.append(starts, count))
+            position = np.int32 if count < 2 ** 31 else np.int64
+            starts = np.concatenate(([0], boundaries)).astype(position)
+            lengths = np.diff(np.append(starts, count)).astype(position)
             by_query = np.argsort(block_query, kind="stable")
-            moved = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
-                              lengths[by_query])
-            blocks = moved + np.arange(count)
-        if ties_in_order:
-            return blocks
-        # ties lie within blocks: ordered where they are, then the blocks moved (moving keeps their order)
-        ties = _tie_order(query, scores, docnos, index, descending, None)
-        return blocks if ties is None else ties if blocks is None else ties[blocks]
+            blocks = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
+                               lengths[by_query]).astype(position)
+            blocks += np.arange(count, dtype=position)
+        # ties lie within blocks: ordered where they are (moving blocks keeps their order)
+        return blocks, None if ties_in_order else _tie_fix(query, scores, docnos, index, descending, None)
     order = np.lexsort((-scores, query))                             # stable
-    ties = _tie_order(query[order], scores[order], docnos, index, descending, order)
-    return order if ties is None else ties
+    fix = _tie_fix(query[order], scores[order], docnos, index, descending, order)
+    if fix is not None:
+        order[fix[0]] = order[fix[1]]
+    return order, None
 
 
-def _tie_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None, descending: bool,
-               order: np.ndarray | None) -> np.ndarray | None:
-    """For lines ordered by query and score (line ``order[i]``, or i, holds
-    ``query[i]`` and ``scores[i]``): that order with tied scores by docno,
-    or None when they are so already."""
+def _tie_fix(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None, descending: bool,
+             order: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """For lines in order of query and score (position i holds line
+    ``order[i]``, or i): (positions, sources) putting tied scores in docno
+    order by ``x[positions] = x[sources]``, or None when they are so
+    already."""
     tie = (query[1:] == query[:-1]) & (scores[1:] == scores[:-1])
     tied = np.flatnonzero(tie)
     if not len(tied):
@@ -638,7 +674,6 @@ def _tie_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
     position = np.searchsorted(members, tied)
     if (rank[position] > rank[position + 1]).all():                  # in docno order already
         return None
-    group = np.cumsum(np.concatenate(([True], ~tie)))[members]
-    result = np.arange(len(query)) if order is None else order
-    result[members] = line[np.lexsort((-rank, group))]
-    return result
+    starts_group = np.ones(len(members), dtype=bool)                  # not tied to the position before
+    starts_group[1:] = ~tie[members[1:] - 1]
+    return members, members[np.lexsort((-rank, np.cumsum(starts_group)))]

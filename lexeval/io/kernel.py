@@ -56,7 +56,12 @@ class Scanned:
     last_fields: list[bytes]       # the fields of the block's last data line
     flags: int = UNCHECKED         # within each group: MAY_REPEAT, TIE_RISES, TIE_FALLS
     newlines: int = 0              # lines of text in the block (blank and comment lines too)
-    in_place: bool = False         # number, row and hash are in the caller's builders already
+    code: np.ndarray | None = None     # (n,) int16 relevance code (runs read by the kernel: in place)
+
+    @property
+    def in_place(self) -> bool:
+        """Whether number, code and row are in the caller's builders already."""
+        return self.code is not None
 
     @property
     def change_qids(self) -> list[bytes]:
@@ -68,53 +73,75 @@ class Scanned:
 
 
 def tables(qid_hash_sorted, qid_query, qids: ByteStrings, base, shift, starts, row_hash, line_of_row,
-           docnos: ByteStrings) -> tuple:
+           docnos: ByteStrings, row_codes) -> tuple:
     """The look-up arrays, contiguous and of the types the kernel reads."""
     return (np.ascontiguousarray(qid_hash_sorted, np.uint64), np.ascontiguousarray(qid_query, np.int32),
               qids.data, qids.offsets, np.ascontiguousarray(base, np.int64), np.ascontiguousarray(shift, np.uint64),
-              starts, row_hash, line_of_row, docnos.data, docnos.offsets)
+              starts, row_hash, line_of_row, docnos.data, docnos.offsets, row_codes)
 
 
-_NO_TABLES = (b"",) * 11
+_NO_TABLES = (b"",) * 12
 _SHORTEST_LINE = {RUN_OR_MSMARCO: 6, RUN: 10, MSMARCO: 6, QRELS: 8}     # "q d 1\n", "q 0 d 1\n", "q Q0 d 1 1\n"
 
 
-def scan(block, layout: int, look_up: tuple | None = None, into: tuple | None = None) -> Scanned | None:
+class Scratch:
+    """Arrays the blocks of one file reuse (a block's are read before the
+    next block is scanned): fresh memory costs the system a cleared page."""
+
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, count: int, dtype) -> np.ndarray:
+        array = self.arrays.get(name)
+        if array is None or len(array) < count:
+            array = self.arrays[name] = np.empty(count, dtype=dtype)
+        return array[:count]
+
+
+def scan(block, layout: int, look_up: tuple | None = None, into: dict | None = None,
+         scratch: Scratch | None = None) -> Scanned | None:
     """The data lines of a block of text (bytes-like, ending with a line
-    feed), or None when it needs the Python reader. With ``into`` (three
-    strings.ArrayBuilder: number, row, hash), those are written in place
-    there, and the builders advanced over them."""
+    feed), or None when it needs the Python reader.
+
+    Runs give ``look_up`` (the qrels' tables, :attr:`inputs.Qrels.kernel_tables`)
+    and ``into``: strings.ArrayBuilder for "number", "code" and, if kept,
+    "row", written in place and advanced over the lines; their docno hashes
+    are then in ``scratch`` (valid until the next block)."""
+    scratch = scratch or Scratch()
     # at most a line per shortest possible line (reserved, not touched: unused pages cost no memory)
     capacity = len(block) // _SHORTEST_LINE[layout] + 1
-    if into is not None:                  # written where they are kept
-        number, row, docno_hash = (builder.room(capacity) for builder in into)
+    if into is not None:
+        number, code = into["number"].room(capacity), into["code"].room(capacity)
+        row = into["row"].room(capacity) if "row" in into else scratch.get("row", capacity, np.int32)
+        docno_hash = scratch.get("hash", capacity, np.uint64)
     else:
         number = np.empty(capacity, dtype=np.int64 if layout == QRELS else np.float64)
-        row = np.empty(capacity if look_up else 0, dtype=np.int32)
+        row, code = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int16)
         docno_hash = np.empty(capacity, dtype=np.uint64)
     data = np.empty(len(block) + _PAD, dtype=np.uint8)
     offsets = np.empty(capacity + 1, dtype=np.int32)
-    change_lines, change_lengths, change_query = (np.empty(capacity, dtype=np.int32) for _ in range(3))
-    change_starts = np.empty(capacity, dtype=np.int64)
-    result = _kernel.scan(block, layout, row, number, docno_hash, data, offsets, change_lines, change_starts,
+    change_lines, change_lengths, change_query = (scratch.get(name, capacity, np.int32)
+                                                  for name in ("change_lines", "change_lengths", "change_query"))
+    change_starts = scratch.get("change_starts", capacity, np.int64)
+    result = _kernel.scan(block, layout, row, code, number, docno_hash, data, offsets, change_lines, change_starts,
                           change_lengths, change_query, *(look_up or _NO_TABLES))
     if result is None:
         return None
     lines, changes, layout, last, flags, newlines = result
-    for builder in into or ():
+    for builder in (into or {}).values():
         builder.advance(lines)
     used = int(offsets[lines])
     data[used:used + _PAD] = 0
     view = memoryview(block)
-    starts, lengths = change_starts[:changes], change_lengths[:changes]
+    starts, lengths = change_starts[:changes].tolist(), change_lengths[:changes].tolist()
 
     def change_qid(i: int) -> bytes:
-        return bytes(view[int(starts[i]):int(starts[i]) + int(lengths[i])])
+        return bytes(view[starts[i]:starts[i] + lengths[i]])
     tail = bytes(view[last:last + 4096])
     if b"\n" not in tail:                 # a last line of more than 4 KB
         tail = bytes(view[last:])
     last_fields = tail.split(b"\n", 1)[0].split() if lines else []
-    return Scanned(layout, number[:lines], row[:lines] if look_up else None, docno_hash[:lines],
+    return Scanned(layout, number[:lines], row[:lines] if into else None, docno_hash[:lines],
                    ByteStrings(data[:used + _PAD], offsets[:lines + 1]), change_lines[:changes].astype(np.int64),
-                   change_query[:changes] if look_up else None, change_qid, last_fields, flags, newlines,
-                   into is not None)
+                   change_query[:changes].copy() if into else None, change_qid, last_fields, flags, newlines,
+                   code[:lines] if into else None)

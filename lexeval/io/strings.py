@@ -302,6 +302,9 @@ class ChunkedByteStrings:
     def rank(self, index: np.ndarray) -> np.ndarray:
         return self.take(index).rank()
 
+    def hash64(self) -> np.ndarray:
+        return np.concatenate([chunk.hash64() for chunk in self.chunks])
+
 
 class ArrayBuilder:
     """A 1-D numpy array grown piece by piece. Capacity is reserved up front
