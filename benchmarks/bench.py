@@ -13,9 +13,12 @@ reference measured in the same run:
 - robust04 (249 queries x 110 runs x 1,000): the default call (and its
   phases as ``--timings`` reports them: reading in MB/s measured inside the
   default call), ``-q``, three reports, and the reading alone
-  (``-m num_q``), beside pyarrow's CSV
-  reader parsing the same files in as many processes (the parser's limit)
-  and, when pytrec_eval is installed, trec_eval's C code called once per run;
+  (``-m num_q``, with and without the compiled kernel), beside pyarrow's
+  CSV reader parsing the three columns lexeval keeps of the same files
+  (the parser's own speed) and trec_eval 9.0.8, built from source
+  (``--trec-eval-source``: a git URL or a local clone), called once per run;
+- blank: 1 GB of blank lines after one run line (gzipped), and a run with a
+  comment line before every line, beside the same run without;
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
   msmarco (6,980 queries x 20 runs x 100, about one relevant per query),
   recsys (100,000 users x 10 runs x 100): the default call;
@@ -102,35 +105,17 @@ def megabytes(paths: list[str]) -> float:
 
 PARSE_ONLY = """
 import sys
-from concurrent.futures import ProcessPoolExecutor
 import pyarrow as pa, pyarrow.csv as csv
-def parse(path):
-    with open(path, "rb") as handle:
-        data = handle.read()
-    table = csv.read_csv(pa.py_buffer(data), read_options=csv.ReadOptions(autogenerate_column_names=True),
+rows = 0
+for path in sys.argv[1:]:      # one process, pyarrow's threads: the three columns lexeval keeps
+    table = csv.read_csv(path, read_options=csv.ReadOptions(autogenerate_column_names=True, block_size=1 << 22),
                          parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-                         convert_options=csv.ConvertOptions(column_types={"f4": pa.float64()}))
-    return table.num_rows
-with ProcessPoolExecutor(2) as pool:
-    print(sum(pool.map(parse, sys.argv[1:])))
+                         convert_options=csv.ConvertOptions(include_columns=["f0", "f2", "f4"],
+                                                            column_types={"f0": pa.binary(), "f2": pa.binary(),
+                                                                          "f4": pa.float64()}))
+    rows += table.num_rows
+print(rows)
 """
-
-PYTREC_EVAL = """
-import sys, pytrec_eval
-def read(path, column, kind):
-    table = {}
-    with open(path) as handle:
-        for line in handle:
-            fields = line.split()
-            table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
-    return table
-qrels = read(sys.argv[1], 3, int)
-evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "gm_map", "Rprec", "bpref", "recip_rank",
-                                                   "iprec_at_recall", "P", "num_ret", "num_rel", "num_rel_ret"})
-for path in sys.argv[2:]:
-    evaluator.evaluate(read(path, 4, float))
-"""
-
 
 def row(what: str, figure: str, reference: str = "") -> None:
     print(f"| {what} | {figure} | {reference} |", flush=True)
@@ -147,30 +132,93 @@ def startup(repeat: int) -> None:
         row(label, f"{wall:.2f} s", f"Python interpreter alone: {python:.2f} s")
 
 
-def robust04(repeat: int) -> None:
+def trec_eval_908(source: str) -> str | None:
+    """trec_eval 9.0.8 built from source (a git URL or a local clone) into
+    benchmarks/data/, or None when it cannot be had."""
+    folder = DATA / "trec_eval-9.0.8"
+    binary = folder / "trec_eval"
+    if binary.exists():
+        return str(binary)
+    folder.mkdir(parents=True, exist_ok=True)
+    if Path(source).exists():             # a local clone (bare or not)
+        archive = subprocess.run(["git", f"--git-dir={source}", "archive", "v9.0.8"], capture_output=True)
+        if archive.returncode:
+            archive = subprocess.run(["git", "-C", source, "archive", "v9.0.8"], capture_output=True)
+        fetched = archive.returncode == 0 and subprocess.run(["tar", "x", "-C", str(folder)],
+                                                            input=archive.stdout).returncode == 0
+    else:
+        shutil.rmtree(folder)
+        fetched = subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "v9.0.8", source, str(folder)],
+                                 capture_output=True).returncode == 0
+    if not fetched or subprocess.run(["make", "-s", "-C", str(folder)], capture_output=True).returncode:
+        print(f"trec_eval 9.0.8 could not be built from {source}", file=sys.stderr)
+        return None
+    return str(binary)
+
+
+def robust04(repeat: int, trec_eval_source: str) -> None:
     qrels, runs = dataset("robust04")
     size = megabytes(runs)
     parse, _ = measure([sys.executable, "-c", PARSE_ONLY, *runs], repeat)
-    reference = f"pyarrow CSV parse alone, 2 processes: {parse:.1f} s ({size / parse:.0f} MB/s)"
+    reference = f"pyarrow's CSV reader, the 3 kept columns, one process: {parse:.1f} s ({size / parse:.0f} MB/s)"
     wall, peak = measure(LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
     row(f"reading the 110 runs ({size:.0f} MB): `lexeval -m num_q`", f"{wall:.1f} s = {size / wall:.0f} MB/s, "
         f"{peak:.0f} MB", reference)
-    trec = ""
-    if shutil.which(sys.executable) and subprocess.run([sys.executable, "-c", "import pytrec_eval"],
-                                                       capture_output=True).returncode == 0:
-        loop, _ = measure([sys.executable, "-c", PYTREC_EVAL, qrels, *runs], repeat)
-        trec = f"pytrec_eval (trec_eval's C code) once per run, official measures only: {loop:.1f} s"
+    wall, _ = measure(["env", "LEXEVAL_KERNEL=off"] + LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
+    row("the same without the compiled kernel (`LEXEVAL_KERNEL=off`: pyarrow and numpy)",
+        f"{wall:.1f} s = {size / wall:.0f} MB/s", reference)
     default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
+    trec_eval = trec_eval_908(trec_eval_source)
+    trec = "(trec_eval 9.0.8 could not be built)"
+    if trec_eval:
+        loop, _ = measure(["sh", "-c", 'q="$1"; shift; for r in "$@"; do "$0" "$q" "$r" > /dev/null; done',
+                           trec_eval, qrels, *runs], repeat)
+        trec = f"trec_eval 9.0.8 (built from source) once per run: {loop:.1f} s; ratio {default / loop:.2f}"
     row("default call (official measures, LP/rrLP/LR, paired tests for 5,995 pairs)",
         f"{default:.1f} s, {peak:.0f} MB", trec)
-    row("the default call's phases (`--timings`, one run)", phases(LEXEVAL + [qrels, *runs]),
-        f"pyarrow CSV parse alone: {size / parse:.0f} MB/s")
+    line = phases(LEXEVAL + [qrels, *runs])
+    reading = float(line.split("reading ", 1)[1].split(" s", 1)[0])
+    row("the default call's phases (`--timings`, one run)", line,
+        f"pyarrow's parse of the runs alone: {parse:.1f} s; reading is at {parse / reading:.0%} of its speed")
     wall, peak = measure(LEXEVAL + ["-q", qrels, *runs], repeat)
-    row("`-q` (5.4 M lines)", f"{wall:.1f} s, {peak:.0f} MB", f"default call: {default:.1f} s")
+    row("`-q` (5.4 M lines)", f"{wall:.1f} s, {peak:.0f} MB", f"default call: {default:.1f} s ({wall / default:.2f}x)")
     wall, peak = measure(LEXEVAL + ["--report", "ties", "--report", "agreement", "--report", "discrimination",
                                     qrels, *runs], repeat)
     row("`--report ties --report agreement --report discrimination`", f"{wall:.1f} s, {peak:.0f} MB",
         f"default call: {default:.1f} s")
+
+
+def blank_lines(repeat: int) -> None:
+    """Valid files that are mostly not data: 1 GB of blank lines after one
+    run line (gzipped), and a run whose every other line is a comment,
+    beside a run of the same lines without them."""
+    import gzip
+    folder = DATA / "blank"
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels = folder / "qrels"
+    qrels.write_text("1 0 d1 1\n")
+    blank = folder / "blank.gz"
+    if not blank.exists():
+        with gzip.open(blank, "wb", compresslevel=1) as out:
+            out.write(b"1 Q0 d1 1 1.0 t\n")
+            for _ in range(1024):
+                out.write(b"\n" * (1 << 20))
+    plain_qrels, runs = dataset("robust04")
+    commented = folder / "commented"
+    if not commented.exists():
+        with open(runs[0], "rb") as source, open(commented, "wb") as out:
+            for line in source:
+                out.write(b"# a comment line of about the length of a run line\n" + line)
+    wall, peak = measure(LEXEVAL + [str(qrels), str(blank)], repeat)
+    row("1 GB of blank lines after one run line (gzipped to "
+        f"{os.path.getsize(blank) / 1e6:.0f} MB)", f"{wall:.1f} s = {1074 / wall:.0f} MB/s, {peak:.0f} MB",
+        "reading gzip alone: see the next row")
+    unzip, _ = measure(["sh", "-c", f"gzip -dc {blank} > /dev/null"], repeat)
+    row("`gzip -dc` of the same file", f"{unzip:.1f} s", "")
+    with_comments, _ = measure(LEXEVAL + [plain_qrels, str(commented)], repeat)
+    plain, _ = measure(LEXEVAL + [plain_qrels, runs[0]], repeat)
+    row(f"a run with a comment before every line ({os.path.getsize(commented) / 1e6:.0f} MB)",
+        f"{with_comments:.2f} s", f"the run without them ({os.path.getsize(runs[0]) / 1e6:.0f} MB): {plain:.2f} s")
 
 
 def default_call(name: str, label: str, repeat: int) -> None:
@@ -219,11 +267,13 @@ def growth(repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shapes", nargs="*", help="startup robust04 many300 many1000 msmarco recsys q5000 deep "
-                                                  "docno growth (default: all)")
+    parser.add_argument("shapes", nargs="*", help="startup robust04 blank many300 many1000 msmarco recsys q5000 "
+                                                  "deep docno growth (default: all)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
+                        help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
-    chosen = options.shapes or ["startup", "robust04", "many300", "many1000", "msmarco", "recsys", "q5000",
+    chosen = options.shapes or ["startup", "robust04", "blank", "many300", "many1000", "msmarco", "recsys", "q5000",
                                 "deep", "docno", "growth"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
@@ -231,7 +281,8 @@ def main() -> None:
     repeat = options.repeat
     runners = {
         "startup": lambda: startup(repeat),
-        "robust04": lambda: robust04(repeat),
+        "robust04": lambda: robust04(repeat, options.trec_eval_source),
+        "blank": lambda: blank_lines(repeat),
         "many300": lambda: default_call("many300", "300 runs x 50 queries x 100 (44,850 pairs)", repeat),
         "many1000": lambda: default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", repeat),
         "msmarco": lambda: default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", repeat),

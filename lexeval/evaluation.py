@@ -10,6 +10,7 @@ the layers below (``io`` -> ``rankings`` -> ``measures`` and
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -202,6 +203,26 @@ def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[
     return out
 
 
+class _OnComparedQueries(Mapping):
+    """Column name -> (measure, (R, compared queries) values), each sliced
+    when it is read: slicing every column at once would hold a copy of all
+    of them (hundreds of MB with 100,000 queries)."""
+
+    def __init__(self, columns: list[Column], compared: np.ndarray):
+        self.columns = {column.name: column for column in columns}
+        self.compared = None if compared.all() else compared
+
+    def __getitem__(self, name: str):
+        column = self.columns[name]
+        return column.measure, column.values if self.compared is None else column.values[:, self.compared]
+
+    def __iter__(self):
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+
 def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
                       preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
                       aggregate: str = "mean", pair_metrics: bool = False, zscores: dict | None = None,
@@ -221,6 +242,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests)
+        rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
     preferences = pairs = summary = tests = as_preferences = None
@@ -230,7 +252,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names)
                 summary = summarize_pairs(preferences, pairs, options if options.test != "none" else None)
-            metrics = {column.name: (column.measure, column.values[:, compared]) for column in columns}
+            metrics = _OnComparedQueries(columns, compared)
             if options.test != "none":
                 tests = compute_pair_tests(metrics, summary, pairs, options)
             if pair_metrics:
@@ -282,6 +304,8 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
         parsed = read_runs(sources, judgements, options, jobs, progress)
         rankings = build_rankings(judgements, parsed, level)
+        for run in parsed:                  # the rankings hold their copy: the notes below need the rest
+            run.codes = run.qrels_rows = None
         if by_subtopic is not None:
             rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
         if grouped is not None and rel_format == "qrels_jg":

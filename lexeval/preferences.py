@@ -266,7 +266,7 @@ class Preferences:
     tie) give whole matrices when asked for.
     """
 
-    BLOCK_CELLS = 1 << 21                     # pairs x queries per block
+    BLOCK_CELLS = 1 << 20                     # pairs x queries per block (about 16 arrays of it live at once)
 
     def __init__(self, r: Rankings, names: list[str]):
         self.rankings = r

@@ -78,6 +78,12 @@ class Rankings:
         return replace(self, codes=self.codes[keep], lengths=lengths,
                        qrels_rows=None if self.qrels_rows is None else self.qrels_rows[keep])
 
+    def forget(self) -> None:
+        """Drop the arrays computed and kept for measures (per document,
+        many of them): once the measures are done, pairs need other ones."""
+        for name in [name for name, value in vars(type(self)).items() if isinstance(value, cached_property)]:
+            self.__dict__.pop(name, None)
+
     # ------------------------------------------------------------ per segment
     @cached_property
     def starts(self) -> np.ndarray:

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 import reference as ref
-from conftest import CRANFIELD, EXAMPLES, colliding_hashes, run_cli, write
+from conftest import CONFORMANCE, CRANFIELD, EXAMPLES, colliding_hashes, run_cli, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -152,10 +152,9 @@ SCORES = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=False).map(r
 
 
 def read_columns(path, fast: bool = True):
-    """A small run file's columns through the Python reader (one block)."""
-    blocks = list(iter_blocks(str(path)))
-    assert len(blocks) == 1
-    return block_columns(bytes(blocks[0]), 1, str(path), RUN_LAYOUTS, [], fast)
+    """A small run file's columns through the Python reader, as one block."""
+    text = b"".join(bytes(block) for block in iter_blocks(str(path)))
+    return block_columns(text, 1, str(path), RUN_LAYOUTS, [], fast)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -388,3 +387,19 @@ def test_repeated_documents_are_found_in_any_block_and_order(monkeypatch, tmp_pa
         docs.sort(reverse=True)
         rr = next((1 / (k + 1) for k, (_, d) in enumerate(docs) if d == want), 0.0)
         assert f"recip_rank            \t{qid.decode()}\t{rr:.4f}" in result.lines(), (best, result.out)
+
+
+def test_a_pipe_is_read_whole(tmp_path):
+    """`lexeval qrels <(zcat run.gz)`: a named pipe has no size; it was read
+    as an empty file once (its first byte only)."""
+    import os
+    import threading
+    qrels = CONFORMANCE / "qrels.test"
+    fifo = tmp_path / "run"
+    os.mkfifo(fifo)
+    text = (CONFORMANCE / "results.test").read_bytes()
+    writer = threading.Thread(target=lambda: fifo.write_bytes(text))
+    writer.start()
+    result = run_cli(["-m", "num_ret", qrels, fifo])
+    writer.join()
+    assert result.lines() == ["num_ret               \tall\t1500"], result.err

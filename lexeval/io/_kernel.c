@@ -314,7 +314,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             unsigned char kind = byte_class[*s];
             if (kind == NORMAL) {
                 const unsigned char *field = s;
-                while (byte_class[*++s] == NORMAL) {}
+                while (byte_class[*++s] == NORMAL) {}    /* a byte loop: faster than 8 bytes at a time here,
+                                                            where most fields are shorter than 16 bytes */
                 if (count < MAX_FIELDS) { fields[count] = field; lengths[count] = s - field; }
                 count++;
             } else if (kind == NEWLINE) {

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -106,63 +108,39 @@ def _open_binary(path: str):
 def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryview]:
     """Yield line-aligned pieces of the file's text (gzip undone, a leading
     byte-order mark dropped), each ending with a line feed (one is added
-    after a last line without). A plain file is read into two buffers in
-    turn, so a block's memory is written again two blocks later: use a
-    block before asking for the next but one. No copy of the text is made
-    here."""
+    after a last line without). A plain file is mapped into memory and its
+    pieces are views of the mapping: no copy of the text is made."""
     block_bytes = block_bytes or BLOCK_BYTES
     raw = _open_binary(path)
     try:
-        stream = raw
         if hasattr(raw, "peek"):            # files and standard input
             magic = raw.peek(4)[:4]
         else:                               # an in-memory stream (tests)
             magic = raw.read(4)
             raw.seek(0)
-        gzipped = is_gzip(magic)
-        if gzipped:
-            stream = gzip.GzipFile(fileobj=stream)
-        left = size_hint(path) if path != "-" and not gzipped else None
-        buffers: list[np.ndarray] = []      # numpy's memory: not cleared first, unlike a bytearray's
-        first, count = True, 0
+        size = size_hint(path) if path != "-" and not is_gzip(magic) else 0
+        if size:
+            yield from _mapped_blocks(raw, size, block_bytes)
+            return
+        stream = gzip.GzipFile(fileobj=raw) if is_gzip(magic) else raw
+        first = True
         while True:
             try:
-                if left is not None:            # a plain file: read in place
-                    if len(buffers) < 2:
-                        buffers.append(np.empty(min(block_bytes, left + 1) + _SLACK, dtype=np.uint8))
-                    buffer = buffers[count % 2]
-                    count += 1
-                    got = stream.readinto(memoryview(buffer)[:min(block_bytes, left + 1, len(buffer) - _SLACK)])
-                    left -= got
-                    tail = stream.readline() if got == block_bytes else b""      # finish the last line
-                    if len(tail) < _SLACK:
-                        buffer[got:got + len(tail)] = np.frombuffer(tail, dtype=np.uint8)
-                        got += len(tail)
-                        if got and buffer[got - 1] != _LF:
-                            buffer[got] = _LF
-                            got += 1
-                        block = memoryview(buffer)[:got]
-                    else:                       # a line longer than the slack: copied once
-                        block = memoryview(bytes(buffer[:got]) + tail)
-                else:
-                    data = stream.read(block_bytes)
-                    if len(data) == block_bytes:
-                        data += stream.readline()
-                    if data and not data.endswith(b"\n"):
-                        data += b"\n"
-                    block = memoryview(data)
+                data = stream.read(block_bytes)
+                if len(data) == block_bytes:
+                    data += stream.readline()           # finish the last line
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                if gzipped and first and _text_after_all(raw):
+                if stream is not raw and first and _text_after_all(raw):
                     # text whose first bytes look like gzip's (a strange first qid): read it as text
-                    stream, gzipped, left = raw, False, os.path.getsize(path)
-                    continue
+                    yield from _mapped_blocks(raw, os.path.getsize(path), block_bytes)
+                    return
                 raise InputError(path, f"not a valid gzip file ({exc})") from None
-            if first and block[:len(BOM)] == BOM:
-                block = block[len(BOM):]
+            if first and data.startswith(BOM):
+                data = data[len(BOM):]
             first = False
-            if not len(block):
+            if not data:
                 return
-            yield block
+            yield memoryview(data if data.endswith(b"\n") else data + b"\n")
     except OSError as exc:
         raise _read_error(path, exc) from None
     finally:
@@ -170,8 +148,26 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
             raw.close()
 
 
-_SLACK = 1 << 20        # room after a block for the rest of its last line
-_LF = 10
+def _mapped_blocks(raw, size: int, block_bytes: int) -> Iterator[memoryview]:
+    """The blocks of a plain file: views of its memory mapping, cut after a
+    line feed (the mapping closes when the last view is gone)."""
+    mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
+    view, size = memoryview(mapped), len(mapped)
+    start = len(BOM) if mapped[:len(BOM)] == BOM else 0
+    while start < size:
+        stop = min(start + block_bytes, size)
+        if stop < size:                         # end the block after its last line feed
+            cut = mapped.rfind(b"\n", start, stop)
+            cut = cut if cut >= 0 else mapped.find(b"\n", stop)     # a line longer than a block
+            stop = cut + 1 if cut >= 0 else size
+        if stop == size and mapped[size - 1:size] != b"\n":
+            last_line = mapped.rfind(b"\n", start, size) + 1         # the file's last line lacks its line feed
+            if last_line > start:
+                yield view[start:last_line]
+            yield memoryview(bytes(view[max(last_line, start):size]) + b"\n")
+        else:
+            yield view[start:stop]
+        start = stop
 
 
 def _text_after_all(raw) -> bool:
@@ -199,6 +195,8 @@ def size_hint(path: str) -> int:
     if path == "-":
         return 0
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):      # a pipe (<(zcat run.gz)), a device: read as a stream
+            return 0
         with open(path, "rb") as handle:
             if is_gzip(handle.read(4)):
                 return 0
