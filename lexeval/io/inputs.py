@@ -133,7 +133,10 @@ class Source:
         use_kernel = kernel.enabled()
         scratch = kernel.Scratch()
         first_line = 1
-        for block in prefetched(iter_blocks(self.path)):
+        blocks = iter_blocks(self.path)
+        if not size_hint(self.path):            # gzip or a pipe: the next block is read while this one is scanned
+            blocks = prefetched(blocks)
+        for block in blocks:
             piece = None
             if use_kernel:
                 piece = kernel.scan(block, chosen[0].kernel_code if chosen else layouts[0].kernel_code
@@ -330,15 +333,20 @@ class JudgementIndex:
     def __init__(self, query: np.ndarray, docno_hash: np.ndarray, num_queries: int):
         self.hash = docno_hash
         counts = np.bincount(query, minlength=num_queries)
-        bits = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64) + 1
+        bits = np.maximum(np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64), 1)
         self.shift = (64 - bits).astype(np.uint64)      # a query's bucket: its hash's top ``bits`` bits
         self.base = np.concatenate(([0], np.cumsum(2 ** bits))).astype(np.int64)
-        per_bucket = np.bincount(self.buckets(query, docno_hash), minlength=int(self.base[-1]))
-        self.starts = np.zeros(len(per_bucket) + 1, dtype=np.int64 if len(query) >= 2 ** 31 else np.int32)
-        np.cumsum(per_bucket, out=self.starts[1:])
+        # rows are sorted by bucket: each bucket's first row, found by binary search a few million at a time
+        buckets, total = self.buckets(query, docno_hash), int(self.base[-1]) + 1
+        self.starts = np.empty(total, dtype=np.int64 if len(query) >= 2 ** 31 else np.int32)
+        for first in range(0, total, 1 << 22):
+            self.starts[first:first + (1 << 22)] = np.searchsorted(buckets, np.arange(first, min(first + (1 << 22),
+                                                                                             total)))
 
     def buckets(self, query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
-        return self.base[query] + (docno_hash >> self.shift[query]).view(np.int64)
+        bucket = (docno_hash >> self.shift[query]).view(np.int64)
+        bucket += self.base[query]
+        return bucket
 
     def find(self, query: np.ndarray, docno_hash: np.ndarray, docnos: ByteStrings, judged: ByteStrings,
              line_of_row: np.ndarray) -> np.ndarray:
@@ -382,7 +390,7 @@ class Qrels:
     qids: list[str]
     query_of: dict[bytes, int]          # qid bytes -> query index
     query_index: np.ndarray             # (J,) int32
-    grades: np.ndarray                  # (J,) int64
+    grades: np.ndarray                  # (J,) int16
     docnos: ByteStrings                 # in file order: row j's docno is docnos[line_of_row[j]]
     line_of_row: np.ndarray             # (J,) int32 (int64 from 2**31 lines)
     index: JudgementIndex
@@ -429,31 +437,38 @@ def read_qrels(origin) -> Qrels:
     source = origin if isinstance(origin, Source) else Source(origin)
     path = source.path
     seen: dict[bytes, int] = {}
-    groups = _Groups(1 << 16)
-    grade, docno_hash = (ArrayBuilder(dtype, 1 << 16) for dtype in (np.int64, np.uint64))
-    docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16))
+    # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost
+    lines = source.size() // 8 + 16 if source.size() else 1 << 16
+    groups = _Groups(lines)
+    grade, docno_hash = ArrayBuilder(np.int16, lines), ArrayBuilder(np.uint64, lines)
+    docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16), lines)
     for piece in source.blocks([QRELS_LAYOUT]):
         groups.add(piece, np.array([seen.setdefault(q, len(seen)) for q in piece.change_qids], dtype=np.int32))
-        grade.append(piece.number)
+        if not source.is_file and len(piece.number) and np.abs(piece.number).max() > MAX_GRADE:
+            raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
+        grade.append(piece.number)              # |grade| <= 10,000: two bytes
         docno_hash.append(piece.docno_hash)
         docno_builder.append(piece.docnos)
     if len(grade) == 0:
         raise InputError(path, "no judgements (empty qrels file)")
-    grades, docno_hash, docnos = grade.build(), docno_hash.build(), docno_builder.build()
-    if not source.is_file and np.abs(grades).max() > MAX_GRADE:
-        raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
+    grades, docno_hash, docnos, group = grade.build(), docno_hash.build(), docno_builder.build(), groups.group.build()
+    del grade, docno_builder                    # each array once in memory from here on
     distinct_qids = list(seen)
     by_bytes = sorted(range(len(distinct_qids)), key=distinct_qids.__getitem__)   # strcmp order
     rank = np.empty(len(distinct_qids), dtype=np.int32)
     rank[by_bytes] = np.arange(len(distinct_qids))
-    query = rank[groups.group.build()]
+    query = rank[group]
     _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
+    del groups, group
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)
-    with np.errstate(over="ignore"):
-        order = np.argsort((query.astype(np.uint64) << np.uint64(64 - query_bits))
-                           | (docno_hash >> np.uint64(query_bits)), kind="stable")
+    key = docno_hash >> np.uint64(query_bits)
+    key |= query.astype(np.uint64) << np.uint64(64 - query_bits)
+    order = np.argsort(key, kind="stable")
+    del key
     query, docno_hash, grades = query[order], docno_hash[order], grades[order]
+    line_of_row = order.astype(np.int32 if len(order) < 2 ** 31 else np.int64)
+    del order
     max_grade = max(int(grades.max()), 0)
     judged = grades >= 0
     width = max_grade + 1
@@ -462,8 +477,7 @@ def read_qrels(origin) -> Qrels:
     ordered_qids = [distinct_qids[i] for i in by_bytes]
     return Qrels(path=path, qids=[decode(q) for q in ordered_qids],
                  query_of={q: i for i, q in enumerate(ordered_qids)}, query_index=query,
-                 grades=grades, docnos=docnos,
-                 line_of_row=order.astype(np.int32 if len(order) < 2 ** 31 else np.int64),
+                 grades=grades, docnos=docnos, line_of_row=line_of_row,
                  index=JudgementIndex(query, docno_hash, len(ordered_qids)), level_counts=level_counts)
 
 

@@ -347,7 +347,7 @@ class ByteStringsBuilder:
 
     def __init__(self, capacity_bytes: int = 1 << 20, capacity_strings: int = 1 << 16):
         self._data = ArrayBuilder(np.uint8, capacity_bytes, pad=_PAD)
-        self._lengths = ArrayBuilder(np.int64, capacity_strings)
+        self._lengths = ArrayBuilder(np.int32, capacity_strings)     # each string is shorter than 2 GB
 
     def append(self, strings: ByteStrings) -> None:
         self._data.append(strings.data[int(strings.offsets[0]):int(strings.offsets[-1])])
@@ -370,7 +370,7 @@ class ByteStringsBuilder:
         lengths = self._lengths.build()
         # 4-byte offsets while the bytes allow: half the memory per string
         offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if len(self._data) < 2 ** 31 - 64 else np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        np.cumsum(lengths, dtype=offsets.dtype, out=offsets[1:])
         return ByteStrings(self._data.build(), offsets)
 
 

@@ -109,7 +109,8 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
     """Yield line-aligned pieces of the file's text (gzip undone, a leading
     byte-order mark dropped), each ending with a line feed (one is added
     after a last line without). A plain file is mapped into memory and its
-    pieces are views of the mapping: no copy of the text is made."""
+    pieces are views of the mapping: no copy of the text is made, and a
+    piece's memory is given back when the next is asked for (use it first)."""
     block_bytes = block_bytes or BLOCK_BYTES
     raw = _open_binary(path)
     try:
@@ -150,11 +151,14 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
 
 def _mapped_blocks(raw, size: int, block_bytes: int) -> Iterator[memoryview]:
     """The blocks of a plain file: views of its memory mapping, cut after a
-    line feed (the mapping closes when the last view is gone)."""
+    line feed (the mapping closes when the last view is gone). A block is
+    read before the next is asked for: then its pages are given back."""
     mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
     view, size = memoryview(mapped), len(mapped)
     start = len(BOM) if mapped[:len(BOM)] == BOM else 0
+    done = 0                                    # pages before ``done`` are given back
     while start < size:
+        done = _give_back(mapped, done, start)  # asked for the next block: the ones read leave our memory
         stop = min(start + block_bytes, size)
         if stop < size:                         # end the block after its last line feed
             cut = mapped.rfind(b"\n", start, stop)
@@ -168,6 +172,17 @@ def _mapped_blocks(raw, size: int, block_bytes: int) -> Iterator[memoryview]:
         else:
             yield view[start:stop]
         start = stop
+
+
+def _give_back(mapped: mmap.mmap, start: int, stop: int) -> int:
+    """Unmap the whole pages of ``mapped`` from ``start`` to ``stop`` (the
+    file stays in the system's cache; a page read again is mapped again),
+    so that reading a big file holds a few blocks of it, not all. Returns
+    where the pages given back end."""
+    stop -= stop % mmap.PAGESIZE
+    if stop > start and hasattr(mapped, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+        mapped.madvise(mmap.MADV_DONTNEED, start, stop - start)
+    return max(stop, start)
 
 
 def _text_after_all(raw) -> bool:
