@@ -231,7 +231,7 @@ def _scanned(columns: Columns) -> kernel.Scanned:
         if layout is MSMARCO_LAYOUT else columns["score"]
     changed = qids.take(changes).to_list()
     return kernel.Scanned(layout.kernel_code, number, None, docnos.hash64(), docnos, changes, None,
-                          changed.__getitem__, columns.last_fields)
+                          changed.__getitem__, lambda: changed, columns.last_fields)
 
 
 class _Groups:

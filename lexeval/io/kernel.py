@@ -53,6 +53,7 @@ class Scanned:
     change_lines: np.ndarray       # (k,) int64: the first line of each group
     change_query: np.ndarray | None   # (k,) int32 each group's qrels query, -1 if none (runs, with tables)
     change_qid: object             # change_qid(i) -> bytes: group i's qid
+    all_change_qids: object        # all_change_qids() -> list[bytes]: every group's qid
     last_fields: list[bytes]       # the fields of the block's last data line
     flags: int = UNCHECKED         # within each group: MAY_REPEAT, TIE_RISES, TIE_FALLS
     newlines: int = 0              # lines of text in the block (blank and comment lines too)
@@ -65,7 +66,7 @@ class Scanned:
 
     @property
     def change_qids(self) -> list[bytes]:
-        return [self.change_qid(i) for i in range(len(self.change_lines))]
+        return self.all_change_qids()
 
     def per_line(self, per_group: np.ndarray) -> np.ndarray:
         """(n,) each line's value of its group's ``per_group`` (k,)."""
@@ -133,15 +134,19 @@ def scan(block, layout: int, look_up: tuple | None = None, into: dict | None = N
     used = int(offsets[lines])
     data[used:used + _PAD] = 0
     view = memoryview(block)
-    starts, lengths = change_starts[:changes].tolist(), change_lengths[:changes].tolist()
+    starts, lengths = change_starts[:changes], change_lengths[:changes]
 
     def change_qid(i: int) -> bytes:
-        return bytes(view[starts[i]:starts[i] + lengths[i]])
+        return bytes(view[int(starts[i]):int(starts[i]) + int(lengths[i])])
+
+    def all_change_qids() -> list[bytes]:
+        return ByteStrings.from_spans(np.frombuffer(view, dtype=np.uint8), starts, starts + lengths).to_list()
     tail = bytes(view[last:last + 4096])
     if b"\n" not in tail:                 # a last line of more than 4 KB
         tail = bytes(view[last:])
     last_fields = tail.split(b"\n", 1)[0].split() if lines else []
     return Scanned(layout, number[:lines], row[:lines] if into else None, docno_hash[:lines],
                    ByteStrings(data[:used + _PAD], offsets[:lines + 1]), change_lines[:changes].astype(np.int64),
-                   change_query[:changes].copy() if into else None, change_qid, last_fields, flags, newlines,
+                   change_query[:changes].copy() if into else None, change_qid, all_change_qids, last_fields, flags,
+                   newlines,
                    code[:lines] if into else None)
