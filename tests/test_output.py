@@ -6,8 +6,11 @@ import io
 import json
 import re
 
+import numpy as np
 import pytest
 from conftest import CONFORMANCE, run_cli, write
+from hypothesis import given
+from hypothesis import strategies as st
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 0\n"
 RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 b 2 2.0 A\n1 Q0 c 3 1.0 A\n2 Q0 x 1 1.0 A\n"
@@ -182,3 +185,12 @@ def test_timings_in_the_library(files):
     assert set(timings.seconds) == {"reading", "measures", "pairs"}
     assert all(seconds >= 0 for seconds in timings.seconds.values())
     assert timings.bytes_read == len(QRELS) + len(RUN_A) + len(RUN_B)
+
+
+@given(st.lists(st.one_of(st.floats(), st.floats(-12, 12), st.integers(-200000, 200000).map(lambda k: k / 20000),
+                          st.integers(-99999, 99999).map(lambda k: (k + 0.5) / 10000)), min_size=1, max_size=300))
+def test_per_query_values_print_as_printf(values):
+    """-q's values are looked up among printed texts, not printed one by one:
+    each must be printf's %6.4f, ties, signs, zeros and edges included."""
+    from lexeval.output.records import four_decimals
+    assert four_decimals(np.array(values)).tolist() == ["%6.4f" % value for value in values]
