@@ -11,7 +11,7 @@ loops), never "global cumsum minus offset", so printed digits match.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -81,8 +81,9 @@ class Rankings:
     def forget(self) -> None:
         """Drop the arrays computed and kept for measures (per document,
         many of them): once the measures are done, pairs need other ones."""
-        for name in [name for name, value in vars(type(self)).items() if isinstance(value, cached_property)]:
-            self.__dict__.pop(name, None)
+        kept = {f.name for f in fields(self)}
+        for name in [name for name in self.__dict__ if name not in kept]:      # cached properties, memos
+            del self.__dict__[name]
 
     # ------------------------------------------------------------ per segment
     @cached_property

@@ -16,8 +16,13 @@ def _precision_at_relevant(r: Rankings) -> np.ndarray:
 
 
 def _rel_within(r: Rankings, depth) -> np.ndarray:
-    """(S,) relevant documents at rank <= depth (scalar or (S,))."""
-    depth = np.broadcast_to(depth, (r.num_segments,))
+    """(S,) relevant documents at rank <= depth (scalar or (S,)); for a
+    scalar depth, counted once per rankings (P.k and recall.k share it)."""
+    if np.ndim(depth) == 0:
+        counted = r.__dict__.setdefault("rel_within_depth", {})
+        if depth not in counted:
+            counted[depth] = np.bincount(r.rel_segment[r.rel_rank <= depth], minlength=r.num_segments)
+        return counted[depth]
     return np.bincount(r.rel_segment[r.rel_rank <= depth[r.rel_segment]], minlength=r.num_segments)
 
 
