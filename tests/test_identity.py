@@ -390,16 +390,18 @@ def test_repeated_documents_are_found_in_any_block_and_order(monkeypatch, tmp_pa
 
 
 def test_a_pipe_is_read_whole(tmp_path):
-    """`lexeval qrels <(zcat run.gz)`: a named pipe has no size; it was read
-    as an empty file once (its first byte only)."""
+    """`lexeval qrels <(zcat run.gz)`: a named pipe has no size and can be
+    read once; it was read as an empty file (its first byte only). Run as
+    a child with a time limit, so that a reader that hangs fails the test."""
     import os
+    import subprocess
+    import sys
     import threading
     qrels = CONFORMANCE / "qrels.test"
     fifo = tmp_path / "run"
     os.mkfifo(fifo)
     text = (CONFORMANCE / "results.test").read_bytes()
-    writer = threading.Thread(target=lambda: fifo.write_bytes(text))
-    writer.start()
-    result = run_cli(["-m", "num_ret", qrels, fifo])
-    writer.join()
-    assert result.lines() == ["num_ret               \tall\t1500"], result.err
+    threading.Thread(target=lambda: fifo.write_bytes(text), daemon=True).start()
+    done = subprocess.run([sys.executable, "-m", "lexeval", "-m", "num_ret", str(qrels), str(fifo)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["num_ret               \tall\t1500"], done.stderr

@@ -13,6 +13,7 @@ its qid and its docno are byte for byte those of the judgement. Hashes of the
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -116,6 +117,23 @@ class Source:
         self.is_file = isinstance(origin, (str, os.PathLike))
         self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
         self.name = name or (run_name(self.path) if self.is_file else "run")
+        # a Parquet file (or a directory of them) is read as a table
+        self.is_text = self.is_file and not (self.path != "-" and _is_parquet(self.path))
+
+    def table(self):
+        """The table a source in memory, or a Parquet file, holds."""
+        if self.is_file:
+            try:
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise UsageError(f"{self.path}: Parquet files are read through pyarrow, which is not installed "
+                                 "(pip install pyarrow)") from None
+            import pyarrow as pa
+            try:
+                return pq.read_table(self.path)
+            except (pa.ArrowException, OSError) as exc:
+                raise InputError(self.path, f"not a readable Parquet file ({exc})") from None
+        return self.origin
 
     def blocks(self, layouts: list[Layout], look_up: tuple | None = None, into: dict | None = None
                ) -> Iterator[kernel.Scanned]:
@@ -125,8 +143,8 @@ class Source:
         (runs: the qrels' kernel tables) has the kernel find judgement rows
         as it reads; ``into`` has it write numbers, codes and rows in place
         (see kernel.scan)."""
-        if not self.is_file:
-            yield _scanned(table_columns(self.origin, "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
+        if not self.is_text:
+            yield _scanned(table_columns(self.table(), "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
                                          layouts[0]))
             return
         chosen: list[Layout] = []
@@ -158,9 +176,9 @@ class Source:
 
     def first_repeat(self, layouts: list[Layout], docno_field: int, verb: str) -> None:
         """Raise at the second line (or row) naming a (qid, docno)."""
-        if self.is_file:
+        if self.is_text:
             _first_repeat(self.path, layouts, 0, docno_field, verb)
-        columns = table_columns(self.origin, "qrels" if verb == "is judged twice" else "run", self.path,
+        columns = table_columns(self.table(), "qrels" if verb == "is judged twice" else "run", self.path,
                                 layouts[0])
         seen: dict[tuple[bytes, bytes], int] = {}
         for row, key in enumerate(zip(columns["qid"].to_list(), columns["docno"].to_list())):
@@ -168,6 +186,21 @@ class Source:
                 raise InputError(self.path, f"row {row}: document '{shown(key[1])}' {verb} for query "
                                             f"'{shown(key[0])}' (first in row {seen[key]})")
             seen[key] = row
+
+
+def _is_parquet(path: str) -> bool:
+    """Whether ``path`` is a Parquet file (its magic number, PAR1, first) or
+    a directory of them (a dataset)."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            return any(name.endswith(".parquet") for name in os.listdir(path))
+        if not stat.S_ISREG(mode):  # a pipe: its first bytes must not be taken
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False                # reading it as text says what is wrong
 
 
 #: column names accepted in tables, first choice first (PyTerrier, ir_measures, ir_datasets)
@@ -444,7 +477,7 @@ def read_qrels(origin) -> Qrels:
     docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16), lines)
     for piece in source.blocks([QRELS_LAYOUT]):
         groups.add(piece, np.array([seen.setdefault(q, len(seen)) for q in piece.change_qids], dtype=np.int32))
-        if not source.is_file and len(piece.number) and np.abs(piece.number).max() > MAX_GRADE:
+        if not source.is_text and len(piece.number) and np.abs(piece.number).max() > MAX_GRADE:
             raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
         grade.append(piece.number)              # |grade| <= 10,000: two bytes
         docno_hash.append(piece.docno_hash)
@@ -549,7 +582,7 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
     layout = RUN_LAYOUT
-    look_up = qrels.kernel_tables if source.is_file and kernel.enabled() else None
+    look_up = qrels.kernel_tables if source.is_text and kernel.enabled() else None
     into = {"number": score, "code": code, **({"row": row} if row is not None else {})} if look_up else None
     for piece in source.blocks(RUN_LAYOUTS, look_up, into):
         layout = LAYOUT_OF_CODE[piece.layout]
