@@ -131,7 +131,7 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     if jobs is None:
         jobs = os.cpu_count() or 1
     files = [source for source in sources if source.is_file and source.path != "-"]
-    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 50_000_000
+    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 16_000_000  # forking costs ~20 ms
     if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \
             "fork" not in multiprocessing.get_all_start_methods():
         runs = []

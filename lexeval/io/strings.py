@@ -20,6 +20,7 @@ _HASHED_WORDWISE = 512        # leading bytes hashed word by word (the rest by b
 _FEW = 64                     # "a few"
 _GATHERED = 4096              # strings longer than this are copied by slicing
 _GATHER_BYTES = 1 << 22       # bytes gathered at once (bounds the index arrays)
+_SORTED_IN_PYTHON = 50_000    # up to this many strings are ranked in Python
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -254,8 +255,11 @@ class ByteStrings:
     # ------------------------------------------------------------ ordering
     def rank(self, index: np.ndarray | None = None) -> np.ndarray:
         """Dense byte-wise rank (0 = smallest; equal strings share a rank)
-        of the strings at ``index`` (all if None), as strcmp orders them."""
-        if not have_arrow():
+        of the strings at ``index`` (all if None), as strcmp orders them.
+        A few strings (a run's tied docnos, usually) are sorted in Python:
+        importing pyarrow's kernels costs more than that."""
+        count = len(self) if index is None else len(index)
+        if count <= _SORTED_IN_PYTHON or not have_arrow():
             values = (self if index is None else self.take(index)).to_list()
             position = {value: rank for rank, value in enumerate(sorted(set(values)))}
             return np.fromiter((position[value] for value in values), dtype=np.int64, count=len(values))
