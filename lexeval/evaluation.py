@@ -10,7 +10,6 @@ the layers below (``io`` -> ``rankings`` -> ``measures`` and
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -39,9 +38,11 @@ from .stats.pairs import (
     SignificanceOptions,
     compute_pair_tests,
     metric_pairs,
+    plan_for,
     selected_pairs,
     summarize_pairs,
 )
+from .stats.totals import Totals, query_totals, run_scores_of
 from .timings import Timings, timed
 
 
@@ -80,6 +81,7 @@ class Evaluation:
     aggregate: str = "mean"                   # how <pref>_score and _rank rank the runs
     metric_pairs: MetricPairs | None = None   # with pair_metrics: per pair, metric differences
     zscores: dict | None = None               # -Z's reference means and sds, if values are z-scores
+    totals: Totals | None = None              # the sums over queries every summary and test is made of
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -113,40 +115,21 @@ class Evaluation:
         return self.included.sum(axis=1)
 
     def summary(self, column: Column) -> np.ndarray:
-        """(R,) the 'all' value of a column, as trec_eval computes it."""
-        kind = column.measure.summary
-        count = self.num_queries()
-        if kind == m.SUMMARY_RUNID:
-            return np.array(self.rankings.run_tags, dtype=object)
-        if kind == m.SUMMARY_COUNT:
-            return count
-        values = np.where(self.included, column.values, 0)
-        if kind == m.SUMMARY_NUM_REL and self.complete:
-            # trec_eval's -c summary counts every judgement above grade 0,
-            # whatever -l says (m_num_rel.c); its per-query lines follow -l
-            return np.full(len(count), int(self.rankings.level_counts[:, 1:].sum()))
-        if kind in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL):
-            return values.sum(axis=1)
-        if kind == m.SUMMARY_GEOMETRIC:
-            logs = np.where(self.included, m.geometric_mean_log(column.values), 0.0)
-            total = np.cumsum(logs, axis=1)[:, -1] if logs.shape[1] else np.zeros(len(count))
-            return np.where(count > 0, np.exp(total / np.maximum(count, 1)), 0.0)
-        total = np.cumsum(values.astype(np.float64), axis=1)[:, -1] if values.shape[1] \
-            else np.zeros(len(count))   # left to right, as trec_eval adds
-        return np.where(count > 0, total / np.maximum(count, 1), 0.0)
-
+        """(R,) the 'all' value of a column, as trec_eval computes it (from
+        exact sums over the included queries)."""
+        return summary_values(column.measure, column.name, self.totals, self.rankings.run_tags, self.complete)
 
     def preference_names(self) -> list[str]:
         return list(self.preferences.names) if self.preferences else []
 
     def run_preference_scores(self, name: str) -> np.ndarray:
         """(R, compared queries) each run's mean preference ``name`` against the others."""
-        return self.pair_summary.run_scores[name]
+        return run_scores_of(self.preferences)[name]
 
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(R,) score and rank (1 = best) for ``name``, aggregated from the
         per-query scores as ``aggregate`` says (mean, borda, mc4)."""
-        score = AGGREGATE[self.aggregate](self.run_preference_scores(name))
+        score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
     def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
@@ -203,26 +186,6 @@ def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[
     return out
 
 
-class _OnComparedQueries(Mapping):
-    """Column name -> (measure, (R, compared queries) values), each sliced
-    when it is read: slicing every column at once would hold a copy of all
-    of them (hundreds of MB with 100,000 queries)."""
-
-    def __init__(self, columns: list[Column], compared: np.ndarray):
-        self.columns = {column.name: column for column in columns}
-        self.compared = None if compared.all() else compared
-
-    def __getitem__(self, name: str):
-        column = self.columns[name]
-        return column.measure, column.values if self.compared is None else column.values[:, self.compared]
-
-    def __iter__(self):
-        return iter(self.columns)
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-
 def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
                       preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
                       aggregate: str = "mean", pair_metrics: bool = False, zscores: dict | None = None,
@@ -245,25 +208,55 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
         rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
-    preferences = pairs = summary = tests = as_preferences = None
-    if rankings.num_runs > 1:
+    preferences = pairs = summary = tests = as_preferences = plan = None
+    by_name = {column.name: (column.measure, column.values) for column in columns}
+    relevant = int(rankings.level_counts[:, 1:].sum())
+    if rankings.num_runs < 2:
+        totals = query_totals(by_name, included, compared, rankings.qids, relevant, None)
+    else:
         with timed(timings, "pairs"):
             pairs = selected_pairs(rankings.run_names, options.baseline)
+            plan = plan_for(by_name, pairs, options, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names)
-                summary = summarize_pairs(preferences, pairs, options if options.test != "none" else None)
-            metrics = _OnComparedQueries(columns, compared)
-            if options.test != "none":
-                tests = compute_pair_tests(metrics, summary, pairs, options)
-            if pair_metrics:
-                as_preferences = metric_pairs(metrics, pairs)
+            totals = query_totals(by_name, included, compared, rankings.qids, relevant, plan, preferences, aggregate)
+            summary, tests, as_preferences = conclude(totals, plan, options, aggregate, pair_metrics)
     return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
-                      preferences, pairs, summary, tests, aggregate, as_preferences, zscores)
+                      preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals)
+
+
+def conclude(totals: Totals, plan, options: SignificanceOptions, aggregate: str, pair_metrics: bool):
+    """(pair summary or None, tests or None, metric pairs or None) from the totals."""
+    summary = summarize_pairs(totals, plan, options if options.test != "none" else None, aggregate) \
+        if totals.preferences else None
+    tests = compute_pair_tests(totals, plan, summary, options) if options.test != "none" else None
+    return summary, tests, metric_pairs(totals, plan) if pair_metrics else None
+
+
+def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, complete: bool) -> np.ndarray:
+    """(R,) the 'all' value of the column ``name`` of ``measure``, from the totals."""
+    kind, count = measure.summary, totals.included
+    if kind == m.SUMMARY_RUNID:
+        return np.array(run_tags, dtype=object)
+    if kind == m.SUMMARY_COUNT:
+        return count
+    if kind == m.SUMMARY_NUM_REL and complete:
+        # trec_eval's -c summary counts every judgement above grade 0,
+        # whatever -l says (m_num_rel.c); its per-query lines follow -l
+        return np.full(len(count), totals.relevant)
+    sums = totals.columns[name]
+    if kind in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL):
+        values = sums.totals()
+        return np.rint(values).astype(np.int64) if measure.integer else values
+    if kind == m.SUMMARY_GEOMETRIC:
+        return np.where(count > 0, np.exp(sums.divided(count)), 0.0)
+    return sums.divided(count)
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
          keep_rows: bool = False, subtopics: bool = False, rel_format: str = "qrels", jobs: int | None = None,
-         progress=None, warn=None, timings: Timings | None = None, verbose: bool = False) -> Rankings:
+         progress=None, warn=None, timings: Timings | None = None, verbose: bool = False,
+         on_read=None) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
@@ -316,6 +309,8 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         sizes = [source.size() for source in [qrels_source, *sources]]
         # compressed files, standard input and tables have no size to divide by
         timings.bytes_read = sum(sizes) if all(sizes) else 0
+    if on_read is not None:               # the cluster adds up the notes of its partitions
+        on_read(judgements, parsed)
     warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
     for run in parsed:
         if run.format != "run":
@@ -353,7 +348,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
-             verbose: bool = False) -> Evaluation:
+             verbose: bool = False, client=None, per_query: bool = True, on_read=None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -374,12 +369,25 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     degradation report needs them); ``progress(done, total)`` follows the
     reading; ``warn(text)`` receives notes (default: standard error);
     ``timings`` (a :class:`Timings`) the seconds spent in each phase;
-    ``verbose`` lists every run's dropped queries, however many runs.
+    ``verbose`` lists every run's dropped queries, however many runs;
+    ``client`` (a dask.distributed Client) evaluates on that cluster instead
+    (paths and fsspec URLs only; see :mod:`lexeval.cluster`), and returns
+    a :class:`lexeval.cluster.Combined` with the same summaries and tests
+    (and, with ``per_query``, the per-query values);
+    ``on_read(qrels, runs)`` sees what was read (see :func:`load`).
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
     >>> ev.to_frame()                    # run, pair, measure, qid, value  # doctest: +SKIP
     """
+    if client is not None:
+        from .cluster import evaluate_on_cluster
+        return evaluate_on_cluster(client, qrels, runs, measures, level=level, depth=depth, complete=complete,
+                                   judged_only=judged_only, options=options, rarity_weight=rarity_weight,
+                                   aggregate=aggregate, pair_metrics=pair_metrics, subtopics=subtopics,
+                                   zscores=zscores, num_docs=num_docs, rel_format=rel_format,
+                                   extra_measures=extra_measures, keep_rows=keep_rows, warn=warn, verbose=verbose,
+                                   per_query=per_query)
     sources = sources_of(runs)
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
@@ -392,7 +400,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
                     subtopics=subtopics or selection.needs_subtopics, rel_format=rel_format,
-                    timings=timings)
+                    timings=timings, on_read=on_read)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
                              options=options, aggregate=aggregate, pair_metrics=pair_metrics,
                              zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)

@@ -404,6 +404,13 @@ class RunSpread:
             total[runs] += sums if sign > 0 else -sums
 
 
+def pair_rows(num_runs: int, pairs: np.ndarray) -> np.ndarray:
+    """Row of each of ``pairs`` (a, b), a < b, in the list of all pairs in
+    :func:`run_pairs` order."""
+    a, b = pairs[:, 0], pairs[:, 1]
+    return a * (2 * num_runs - a - 1) // 2 + (b - a - 1)
+
+
 def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
     """LP, rrLP, LR and/or rrLR for every pair of runs and every query
     (computed when asked for, a block of pairs at a time)."""

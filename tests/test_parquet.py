@@ -42,7 +42,7 @@ def test_a_directory_of_parquet_files_is_one_run(tmp_path):
 def test_parquet_errors_name_the_file_and_row(tmp_path):
     pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "a"], "score": [1.0, 2.0]}), tmp_path / "twice.parquet")
     pq.write_table(pa.table({"qid": ["1"], "docid": ["a"]}), tmp_path / "nocol.parquet")
-    (tmp_path / "broken.parquet").write_bytes(b"PAR1 and then not Parquet")
+    (tmp_path / "broken.parquet").write_bytes(b"PAR1 and then not Parquet" + (4).to_bytes(4, "little") + b"PAR1")
     qrels = CONFORMANCE / "qrels.test"
     for name, message in (("twice", "row 1: document 'a' appears twice for query '1' (first in row 0)"),
                           ("nocol", "no column 'score' (columns: qid, docid)"),
@@ -51,3 +51,13 @@ def test_parquet_errors_name_the_file_and_row(tmp_path):
         result = run_cli(["-m", "map", qrels, path])
         assert result.code == 2 and result.out == "", name
         assert f"lexeval: error: {path}: {message}" in result.err, result.err
+
+
+def test_a_text_file_whose_first_qid_is_the_magic_number_is_text(tmp_path):
+    """Parquet has PAR1 at both ends and a footer that fits; "PAR1" as a
+    first qid (found by the identity property test) is read as text."""
+    (tmp_path / "qrels").write_text("PAR1 0 d1 1\nPAR1 0 d2 0\n")
+    (tmp_path / "run").write_text("PAR1 Q0 d2 1 2.0 t\nPAR1 Q0 d1 2 1.0 PAR1")
+    result = run_cli(["-q", "-m", "recip_rank", tmp_path / "qrels", tmp_path / "run"])
+    assert result.code == 0, result.err
+    assert "recip_rank            \tPAR1\t0.5000" in result.out

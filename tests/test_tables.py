@@ -121,24 +121,58 @@ def test_t_intervals_and_effect_sizes_equal_scipys():
             assert ev.tests.effect[name][row] == pytest.approx(differences.mean() / differences.std(ddof=1))
 
 
-def plain_bootstrap(differences, confidence, resamples, seed):
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(differences), size=(resamples, len(differences)))
-    means = [differences[pick].mean() for pick in picks]
+MASK = 2**64 - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def splitmix(x):
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def poisson_weight_by_hand(seed, qid, draw):
+    """The documented draw, in Python integers: key = BLAKE2b-64 of the qid,
+    word = SplitMix64(SplitMix64(SplitMix64(key ^ base) + draw' * golden) ^ base),
+    draw' = draw + 2**40; the top 53 bits against Poisson(1)'s distribution."""
+    import hashlib
+    import math
+    base = splitmix((seed * GOLDEN + 0x632BE59BD9B4E019) & MASK)
+    key = int.from_bytes(hashlib.blake2b(qid.encode(), digest_size=8).digest(), "little")
+    word = splitmix(splitmix((splitmix(key ^ base) + (draw + 2**40) * GOLDEN) & MASK) ^ base)
+    uniform, k, cumulative = word >> 11, 0, math.exp(-1.0)
+    while uniform >= math.floor(min(cumulative, 1.0) * 2.0**53):
+        k += 1
+        cumulative += math.exp(-1.0) / math.factorial(k)
+    return k
+
+
+def poisson_bootstrap(differences, qids, confidence, resamples, seed):
+    weights = np.array([[poisson_weight_by_hand(seed, qid, draw) for qid in qids] for draw in range(resamples)])
+    means = (weights @ differences) / weights.sum(axis=1)
     return np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
 
 
-def test_bootstrap_intervals_equal_a_plain_bootstrap():
-    options = SignificanceOptions(test="randomization", permutations=200, ci=True, resamples=500, seed=7)
+def test_bootstrap_intervals_equal_a_poisson_bootstrap_by_hand():
+    """--ci's bootstrap: each query drawn Poisson(1) times per resample, from
+    the counter-based generator keyed by (seed, qid, resample), so that any
+    split of the queries draws the same; close to the classic bootstrap."""
+    from scipy import stats
+    options = SignificanceOptions(test="randomization", permutations=200, ci=True, resamples=300, seed=7)
     ev = evaluate(str(QRELS), [str(run) for run in RUNS[:3]], ["map", "LP", "rrLP"], options=options)
     values = _per_query(ev, "map")
+    qids = ev.compared_qids
     for row, (a, b) in enumerate(ev.pairs.tolist()):
-        low, high = plain_bootstrap(values[a] - values[b], 0.95, 500, 7)
+        differences = values[a] - values[b]
+        low, high = poisson_bootstrap(differences, qids, 0.95, 300, 7)
         assert (ev.tests.ci_low["map"][row], ev.tests.ci_high["map"][row]) == pytest.approx((low, high), abs=1e-12)
+        classic = stats.bootstrap((differences,), np.mean, confidence_level=0.95, n_resamples=4000,
+                                  method="percentile", random_state=1).confidence_interval
+        assert (low, high) == pytest.approx((classic.low, classic.high), abs=0.01)
     for name in ("LP", "rrLP"):
         preference = ev.preferences.values[name]
         for row in range(len(ev.pairs)):
-            low, high = plain_bootstrap(preference[row], 0.95, 500, 7)
+            low, high = poisson_bootstrap(preference[row], qids, 0.95, 300, 7)
             assert ev.tests.ci_low[name][row] == pytest.approx(low, abs=1e-12)
             assert ev.tests.ci_high[name][row] == pytest.approx(high, abs=1e-12)
 

@@ -189,16 +189,24 @@ class Source:
 
 
 def _is_parquet(path: str) -> bool:
-    """Whether ``path`` is a Parquet file (its magic number, PAR1, first) or
-    a directory of them (a dataset)."""
+    """Whether ``path`` is a Parquet file (its magic number, PAR1, first and
+    last, with a footer that fits) or a directory of them (a dataset)."""
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
             return any(name.endswith(".parquet") for name in os.listdir(path))
         if not stat.S_ISREG(mode):  # a pipe: its first bytes must not be taken
             return False
+        size = os.stat(path).st_size
+        if size < 12:
+            return False
         with open(path, "rb") as handle:
-            return handle.read(4) == b"PAR1"
+            head = handle.read(4)
+            handle.seek(size - 8)
+            tail = handle.read(8)
+        # PAR1 at both ends, and a footer that fits in the file: a text file
+        # whose first qid is "PAR1" is still text
+        return head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size
     except OSError:
         return False                # reading it as text says what is wrong
 

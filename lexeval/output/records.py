@@ -20,7 +20,7 @@ import numpy as np
 
 from ..choices import SIGN_PREFERENCES
 from ..evaluation import Evaluation
-from ..stats.pairs import pair_rows
+from ..preferences import pair_rows
 
 FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
 

@@ -4,17 +4,20 @@ and correction, and with Tukey HSD."""
 from __future__ import annotations
 
 from ..stats import significance as sig
-from ..stats.pairs import SignificanceOptions, p_values, test_for
+from ..stats.pairs import test_for
+from ..stats.sums import query_keys
+from ..stats.totals import matrix_hsd, matrix_p_values
 from .common import MeasureMatrices, ReportLine, ReportOptions, percent
 
 
 def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
-    tests = SignificanceOptions(test=options.test, permutations=options.permutations, seed=options.seed)
+    keys = query_keys(evaluation.compared_qids) if options.test == "randomization" else None
     lines = []
     for name, d in data.differences.items():
-        p = p_values(test_for(name, data.measures[name], options.test), d, tests)
+        p = matrix_p_values(test_for(name, data.measures[name], options.test), d, options.permutations,
+                            options.seed, keys)
         p = sig.correct(p, options.correction)
         lines.append(ReportLine("discrimination", name, "test", percent(p < options.alpha)))
-        hsd = sig.tukey_hsd(data.scores[name], data.pairs)
+        hsd = matrix_hsd(data.scores[name], data.pairs)
         lines.append(ReportLine("discrimination", name, "hsd", percent(hsd < options.alpha)))
     return lines

@@ -58,10 +58,15 @@ def mc4(scores: np.ndarray) -> np.ndarray:
     instead of pref_eval's ten steps, which stop before
     convergence on more than a few runs. Scores are rounded to 12 decimals,
     so that floating-point noise does not order runs the chain ties."""
-    runs = len(scores)
+    return markov_limit(majority(scores))
+
+
+def markov_limit(majority_counts: np.ndarray) -> np.ndarray:
+    """(R,) MC4's limit from the (R, R) majority counts of :func:`majority`."""
+    runs = len(majority_counts)
     if runs == 0:
         return np.zeros(0)
-    transition = np.where(majority(scores) > 0, 1.0 / runs, 0.0)
+    transition = np.where(majority_counts > 0, 1.0 / runs, 0.0)
     np.fill_diagonal(transition, 0.0)
     np.fill_diagonal(transition, 1.0 - transition.sum(axis=1))
     for _ in range(64):

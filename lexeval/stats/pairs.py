@@ -12,8 +12,19 @@ import numpy as np
 from ..choices import CORRECTIONS, PREFERENCE_NAMES, SIGN_PREFERENCES, TESTS
 from ..errors import UsageError
 from ..measures.registry import REAL, Measure
-from ..preferences import Preferences, RunSpread, run_pairs
+from ..preferences import run_pairs
 from . import significance as sig
+from .totals import (
+    Plan,
+    Totals,
+    bootstrap_interval,
+    effect_size,
+    randomization_p,
+    run_score_summary,
+    sign_test,
+    t_interval,
+    t_test,
+)
 
 
 @dataclass(frozen=True)
@@ -65,24 +76,6 @@ def test_for(name: str, measure: Measure | None = None, test: str = "t") -> str 
     return test
 
 
-def p_values(kind: str, differences: np.ndarray, options: SignificanceOptions) -> np.ndarray:
-    """(P,) two-sided p-values of the rows of ``differences`` (P, Q), with
-    the test ``kind`` from :func:`test_for`."""
-    if kind == SIGN:
-        return sig.sign_test(differences)
-    if kind == "randomization":
-        return sig.randomization(differences, options.permutations, options.seed)
-    return sig.one_sample_t(differences)      # paired t: a one-sample t-test of the differences
-
-
-def intervals(kind: str, differences: np.ndarray, options: SignificanceOptions) -> tuple[np.ndarray, np.ndarray]:
-    """(P,) each: t-based intervals for the paired t-test, percentile
-    bootstrap over queries otherwise."""
-    if kind == "t":
-        return sig.t_interval(differences, options.confidence)
-    return sig.bootstrap_interval(differences, options.confidence, options.resamples, options.seed)
-
-
 # ---------------------------------------------------------------- pairs
 
 
@@ -97,69 +90,48 @@ def selected_pairs(run_names: list[str], baseline: str | None) -> np.ndarray:
     return pairs[(pairs[:, 0] == index) | (pairs[:, 1] == index)]
 
 
-def pair_rows(num_runs: int, pairs: np.ndarray) -> np.ndarray:
-    """Row of each of ``pairs`` (a, b), a < b, in the list of all pairs in
-    :func:`~lexeval.preferences.run_pairs` order."""
-    a, b = pairs[:, 0], pairs[:, 1]
-    return a * (2 * num_runs - a - 1) // 2 + (b - a - 1)
+def plan_for(columns: dict[str, tuple[Measure, np.ndarray]], pairs: np.ndarray, options: SignificanceOptions,
+             pair_metrics: bool) -> Plan:
+    """What the totals must hold for these columns, pairs and options."""
+    tested = {name: kind for name, (measure, _) in columns.items()
+              if (kind := test_for(name, measure, options.test)) is not None}
+    paired = tuple(name for name, (measure, _) in columns.items() if pair_metrics and testable(measure))
+    testing = options.test != "none"
+    return Plan(pairs, tested, paired, options.permutations if options.test == "randomization" else 0,
+                options.resamples if testing and options.ci else 0, options.seed, testing and options.hsd)
 
 
 @dataclass(frozen=True)
 class PairSummary:
     """Per printed pair and preference: the mean over compared queries,
     wins, losses and ties (P,) each; the raw p-values of the preference
-    tests (before correction); and every run's per-query score (R, Q)
-    against all other runs. One pass over all pairs, a block at a time,
-    makes them all."""
+    tests (before correction); every run's aggregate score (R,)."""
 
     mean: dict[str, np.ndarray]
     wins: dict[str, np.ndarray]
     losses: dict[str, np.ndarray]
     ties: dict[str, np.ndarray]
     raw_p: dict[str, np.ndarray]
-    run_scores: dict[str, np.ndarray]
+    scores: dict[str, np.ndarray]
     ci_low: dict[str, np.ndarray] = field(default_factory=dict)     # with --ci: percentile bootstrap
     ci_high: dict[str, np.ndarray] = field(default_factory=dict)
     effect: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def summarize_pairs(preferences: Preferences, pairs: np.ndarray,
-                    options: SignificanceOptions | None) -> PairSummary:
-    """Means, counts and (with ``options``) raw test p-values of the
-    preferences of ``pairs``, and every run's scores; memory follows a block
-    of pairs, not all pairs x queries."""
-    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
-    names = preferences.names
-    printed = np.full(len(preferences.pairs), -1, dtype=np.int64)
-    printed[pair_rows(runs, pairs)] = np.arange(len(pairs))
-    shape = len(pairs)
-    mean = {name: np.zeros(shape) for name in names}
-    wins, losses, ties = ({name: np.zeros(shape, dtype=np.int64) for name in names} for _ in range(3))
-    raw_p = {name: np.ones(shape) for name in names} if options is not None else {}
-    with_ci = options is not None and options.ci
-    low, high, effect = ({name: np.full(shape, np.nan) for name in names} if with_ci else {} for _ in range(3))
-    totals = {name: np.zeros((runs, queries)) for name in names}
-    for rows, values, _ in preferences.blocks():
-        spread = RunSpread(preferences.pair_array[rows])
-        slot = printed[rows]
-        shown = slot >= 0
-        for name, block in values.items():
-            spread.add(totals[name], block)
-            if not shown.any():
-                continue
-            rows_shown, where = block[shown], slot[shown]
-            if queries:   # added left to right, as the per-query lines read
-                mean[name][where] = np.cumsum(rows_shown, axis=1)[:, -1] / queries
-            wins[name][where] = (rows_shown > 0).sum(axis=1)
-            losses[name][where] = (rows_shown < 0).sum(axis=1)
-            ties[name][where] = (rows_shown == 0).sum(axis=1)
-            if options is not None:
-                raw_p[name][where] = p_values(test_for(name), rows_shown, options)
-            if with_ci:
-                low[name][where], high[name][where] = intervals("bootstrap", rows_shown, options)
-                effect[name][where] = sig.effect_size(rows_shown)
-    run_scores = {name: total / max(runs - 1, 1) for name, total in totals.items()}
-    return PairSummary(mean, wins, losses, ties, raw_p, run_scores, low, high, effect)
+def summarize_pairs(totals: Totals, plan: Plan, options: SignificanceOptions | None, aggregate: str) -> PairSummary:
+    """Means, counts, raw p-values (with ``options``) and intervals of the
+    preferences of the printed pairs, and every run's aggregate score."""
+    mean, wins, losses, ties, raw_p, scores, low, high, effect = ({} for _ in range(9))
+    for name, moments in totals.preferences.items():
+        mean[name], wins[name], losses[name], ties[name] = moments.mean(), moments.wins, moments.losses, moments.ties
+        scores[name] = run_score_summary(totals, name, aggregate)
+        if options is not None:
+            raw_p[name] = sign_test(moments) if test_for(name) == SIGN else t_test(moments)
+        if plan.resamples:
+            low[name], high[name] = bootstrap_interval(moments, totals.resampled[name], totals.weights,
+                                                       options.confidence)
+            effect[name] = effect_size(moments)
+    return PairSummary(mean, wins, losses, ties, raw_p, scores, low, high, effect)
 
 
 @dataclass(frozen=True)
@@ -174,45 +146,29 @@ class PairTests:
     effect: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def compute_pair_tests(metrics: dict[str, tuple[Measure, np.ndarray]], summary: PairSummary | None,
-                       pairs: np.ndarray, options: SignificanceOptions) -> PairTests:
-    """Every tested measure's p-values for ``pairs``, corrected per measure.
-
-    ``metrics``: printed name -> (measure, (R, compared queries) values);
-    ``summary``: the preferences' pair summary, or None."""
+def compute_pair_tests(totals: Totals, plan: Plan, summary: PairSummary | None,
+                       options: SignificanceOptions) -> PairTests:
+    """Every tested measure's p-values for the printed pairs, corrected per
+    measure, from the totals."""
     p, hsd_p, difference = {}, {}, {}
     ci_low, ci_high, effect = {}, {}, {}
-    for name, (measure, values) in metrics.items():
-        kind = test_for(name, measure, options.test)
-        if kind is None:
-            continue
-        values = values.astype(np.float64)
-        queries = values.shape[1]
-        step = max(1, (1 << 21) // max(queries, 1))        # pairs per block: memory follows the block
-        mean, raw = np.zeros(len(pairs)), np.ones(len(pairs))
-        if options.ci:
-            low, high, size = (np.full(len(pairs), np.nan) for _ in range(3))
-        for start in range(0, len(pairs), step):
-            block = pairs[start:start + step]
-            gaps = values[block[:, 0]] - values[block[:, 1]]
-            if queries:
-                mean[start:start + step] = gaps.mean(axis=1)
-            raw[start:start + step] = p_values(kind, gaps, options)
-            if options.ci:
-                low[start:start + step], high[start:start + step] = intervals(kind, gaps, options)
-                size[start:start + step] = sig.effect_size(gaps)
-        difference[name] = mean
-        if options.ci:
-            ci_low[name], ci_high[name], effect[name] = low, high, size
+    for name, kind in plan.tested.items():
+        moments = totals.metrics[name]
+        difference[name] = moments.mean()
+        raw = randomization_p(moments, totals.randomized[name]) if kind == "randomization" else t_test(moments)
         p[name] = sig.correct(raw, options.correction)
+        if options.ci:
+            ci_low[name], ci_high[name] = t_interval(moments, options.confidence) if kind == "t" else \
+                bootstrap_interval(moments, totals.resampled[name], totals.weights, options.confidence)
+            effect[name] = effect_size(moments)
         if options.hsd:
-            hsd_p[name] = sig.tukey_hsd(values, pairs)
+            hsd_p[name] = totals.anova[name].tukey_hsd(plan.pairs)
     if summary is not None:
         for name in summary.mean:
             difference[name] = summary.mean[name]
             p[name] = sig.correct(summary.raw_p[name], options.correction)
             if options.hsd:
-                hsd_p[name] = sig.tukey_hsd(summary.run_scores[name], pairs)
+                hsd_p[name] = totals.anova[name].tukey_hsd(plan.pairs)
             if options.ci:
                 ci_low[name], ci_high[name], effect[name] = \
                     summary.ci_low[name], summary.ci_high[name], summary.effect[name]
@@ -232,25 +188,8 @@ class MetricPairs:
     ties: dict[str, np.ndarray]
 
 
-def metric_pairs(metrics: dict[str, tuple[Measure, np.ndarray]], pairs: np.ndarray) -> MetricPairs:
-    """``metrics``: printed name -> (measure, (R, compared queries) values);
-    only real-valued per-query metrics take part."""
-    mean, wins, losses, ties = {}, {}, {}, {}
-    for name, (measure, values) in metrics.items():
-        if not testable(measure):
-            continue
-        values = values.astype(np.float64)
-        queries = values.shape[1]
-        step = max(1, (1 << 21) // max(queries, 1))
-        mean[name], wins[name], losses[name], ties[name] = (np.zeros(len(pairs)), *(
-            np.zeros(len(pairs), dtype=np.int64) for _ in range(3)))
-        for start in range(0, len(pairs), step):
-            block = pairs[start:start + step]
-            gaps = values[block[:, 0]] - values[block[:, 1]]
-            chosen = slice(start, start + step)
-            if queries:   # added left to right, as the per-query lines read
-                mean[name][chosen] = np.cumsum(gaps, axis=1)[:, -1] / queries
-            wins[name][chosen] = (gaps > 0).sum(axis=1)
-            losses[name][chosen] = (gaps < 0).sum(axis=1)
-            ties[name][chosen] = (gaps == 0).sum(axis=1)
-    return MetricPairs(mean, wins, losses, ties)
+def metric_pairs(totals: Totals, plan: Plan) -> MetricPairs:
+    """The metrics of ``plan.paired`` as preferences, from the totals."""
+    chosen = {name: totals.metrics[name] for name in plan.paired}
+    return MetricPairs({name: mo.mean() for name, mo in chosen.items()}, {n: mo.wins for n, mo in chosen.items()},
+                       {name: mo.losses for name, mo in chosen.items()}, {n: mo.ties for n, mo in chosen.items()})

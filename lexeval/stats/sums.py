@@ -1,0 +1,153 @@
+"""Sums that do not depend on how the queries are split, and random draws
+that do not either.
+
+Every summary lexeval prints is a function of sums over queries. Adding
+floats in a different order (one machine left to right, a cluster partition
+by partition) changes the last bits, and a mean that sits on a printed
+rounding edge (P@10 over 20,000 queries often does) would then print
+differently. So sums over queries are exact on a fixed grid of 2**-62
+(:func:`fixed_sums`): integer additions, which any split of the queries
+adds up to the same integer. Values are placed on the grid once, per query
+(an error below 2**-63, far under any printed digit).
+
+Random draws (randomization signs, bootstrap weights) come from a
+counter-based generator keyed by (seed, query, draw) (:func:`uniform_bits`),
+so a query draws the same numbers on one machine and on any worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+import numpy as np
+
+GRID_BITS = 62           # sums are integers in units of 2**-62
+_HIGH_BITS = 20          # a value is split at 2**-20: floor(x * 2**20) and the rest in 2**-62 units
+_LOW_BITS = GRID_BITS - _HIGH_BITS
+_CHUNK = 1 << 20         # columns per integer sum: 2**20 values of < 2**42 stay below 2**63
+_LARGE = 2.0 ** 22       # values this large are placed on the grid one by one, in Python
+
+
+class Sums:
+    """Exact sums of rows: ``units[i] * 2**-62`` plus ``special[i]`` (the sum
+    of row i's infinite and NaN values, 0 if none). Added with ``+``."""
+
+    __slots__ = ("units", "special")
+
+    def __init__(self, units: list[int], special: np.ndarray):
+        self.units, self.special = units, special
+
+    @classmethod
+    def zeros(cls, rows: int) -> Sums:
+        return cls([0] * rows, np.zeros(rows))
+
+    def __add__(self, other: Sums) -> Sums:
+        return Sums([a + b for a, b in zip(self.units, other.units)], self.special + other.special)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    def fractions(self) -> list[Fraction]:
+        """The exact sums (their finite part)."""
+        return [Fraction(units, 1 << GRID_BITS) for units in self.units]
+
+    def divided(self, counts) -> np.ndarray:
+        """(rows,) each sum over its count, correctly rounded (0 where the count is 0)."""
+        counts = np.broadcast_to(np.asarray(counts), (len(self.units),)).tolist()
+        out = np.array([float(Fraction(units, int(count) << GRID_BITS)) if count else 0.0
+                        for units, count in zip(self.units, counts)])
+        return out + np.where(np.asarray(counts) > 0, self.special, 0.0) if len(out) else out
+
+    def totals(self) -> np.ndarray:
+        """(rows,) the sums as floats, correctly rounded."""
+        return self.divided(1)
+
+
+def fixed_sums(values: np.ndarray) -> Sums:
+    """Exact row sums of ``values`` (rows, n) on the 2**-62 grid."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values.reshape(1, -1)
+    rows = values.shape[0]
+    finite = np.isfinite(values)
+    special = np.zeros(rows)
+    if not finite.all():
+        special = np.where(finite, 0.0, values).sum(axis=1)
+        values = np.where(finite, values, 0.0)
+    large = np.abs(values) >= _LARGE
+    if large.any():
+        extra = [sum((_on_grid(value) for value in values[row, large[row]].tolist()), 0) for row in range(rows)]
+        values = np.where(large, 0.0, values)
+    else:
+        extra = None
+    high_total = np.zeros(rows, dtype=object)
+    low_total = np.zeros(rows, dtype=object)
+    for start in range(0, values.shape[1], _CHUNK):
+        scaled = values[:, start:start + _CHUNK] * float(1 << _HIGH_BITS)
+        high = np.floor(scaled)
+        low = np.rint((scaled - high) * float(1 << _LOW_BITS))     # the rest, exactly, then rounded to the grid
+        high_total += high.astype(np.int64).sum(axis=1).astype(object)
+        low_total += low.astype(np.int64).sum(axis=1).astype(object)
+    units = [(int(h) << _LOW_BITS) + int(lo) for h, lo in zip(high_total.tolist(), low_total.tolist())]
+    if extra is not None:
+        units = [u + e for u, e in zip(units, extra)]
+    return Sums(units, special)
+
+
+def _on_grid(value: float) -> int:
+    """``value`` in 2**-62 units, rounded half to even as the array path rounds."""
+    return round(Fraction(value) * (1 << GRID_BITS))
+
+
+# ---------------------------------------------------------------- counter-based draws
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer: a bijection of uint64 that scatters every bit."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def query_keys(qids: list[str]) -> np.ndarray:
+    """(Q,) uint64 key of each query id: the first 8 bytes of its BLAKE2b
+    digest, the same on every machine and in every process."""
+    return np.array([int.from_bytes(hashlib.blake2b(qid.encode("utf-8", "surrogateescape"), digest_size=8)
+                                    .digest(), "little") for qid in qids], dtype=np.uint64)
+
+
+def uniform_bits(seed: int | None, keys: np.ndarray, first: int, count: int) -> np.ndarray:
+    """(count, Q) uint64 random words for draws ``first .. first + count - 1``
+    of each query key: SplitMix64 of (seed, key, draw), a pure function of the
+    three, whatever else is drawn and wherever."""
+    with np.errstate(over="ignore"):
+        base = _splitmix(np.uint64((seed or 0) & (2**64 - 1)) * _GOLDEN + np.uint64(0x632BE59BD9B4E019))
+        stream = _splitmix(np.asarray(keys, dtype=np.uint64) ^ base)                    # (Q,)
+        draws = np.arange(first, first + count, dtype=np.uint64)[:, None] * _GOLDEN      # (count, 1)
+        return _splitmix(_splitmix(stream[None, :] + draws) ^ base)
+
+
+def random_signs(seed: int | None, keys: np.ndarray, first: int, count: int) -> np.ndarray:
+    """(count, Q) +1.0 or -1.0, each with probability 1/2."""
+    bits = uniform_bits(seed, keys, first, count) >> np.uint64(63)
+    return bits.astype(np.float64) * 2.0 - 1.0
+
+
+# Poisson(1) cumulative probabilities, scaled to 2**53: a uniform below the k-th is a draw of k
+_POISSON_EDGES = None
+
+
+def poisson_weights(seed: int | None, keys: np.ndarray, first: int, count: int) -> np.ndarray:
+    """(count, Q) Poisson(1) counts: how often each query is drawn in each
+    bootstrap resample (the Poisson bootstrap: each query independently, so
+    a query's weight does not depend on the others)."""
+    global _POISSON_EDGES
+    if _POISSON_EDGES is None:
+        from math import exp, factorial
+        cumulative = np.cumsum([exp(-1.0) / factorial(k) for k in range(24)])
+        _POISSON_EDGES = np.floor(np.minimum(cumulative, 1.0) * 2.0**53)
+    uniform = (uniform_bits(seed, keys, first + (1 << 40), count) >> np.uint64(11)).astype(np.float64)
+    return np.searchsorted(_POISSON_EDGES, uniform, side="right").astype(np.float64)

@@ -1,0 +1,422 @@
+"""Sufficient statistics: everything the summaries and tests need, as sums
+over queries that add up across any split of the queries.
+
+:func:`query_totals` turns one set of queries' per-query values (runs x
+queries matrices, pair preferences) into :class:`Totals`; totals of
+disjoint sets of queries add with ``+``; :func:`conclude` turns totals
+into every printed summary, mean, count, p-value and interval. One machine
+makes one set of totals from all queries; a cluster makes one per
+partition and adds them: the same integers, so the same output.
+
+Per pair and measure the totals are the exact first and second moments of
+the per-query differences, their extremes and win / loss / tie counts;
+per run the exact sums of each measure; for Tukey HSD the two-way ANOVA
+sums; for randomization tests and bootstrap intervals the per-draw sums
+under counter-based draws (see :mod:`lexeval.stats.sums`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..measures import registry as m
+from ..preferences import Preferences, RunSpread, pair_rows
+from . import significance as sig
+from .distributions import binomial_lower_tail, t_two_sided
+from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
+
+_DRAW_CELLS = 1 << 22            # draws x queries generated at once
+
+
+def _merge(first: dict, second: dict) -> dict:
+    return {name: first[name] + second[name] for name in first}
+
+
+@dataclass
+class Moments:
+    """Per pair (P,): exact sums of the differences and of their squares,
+    their smallest and largest value, wins (> 0), losses (< 0), ties."""
+
+    first: Sums
+    second: Sums
+    low: np.ndarray
+    high: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    ties: np.ndarray
+
+    @classmethod
+    def of(cls, differences: np.ndarray) -> Moments:
+        """Moments of the rows of ``differences`` (P, Q)."""
+        count = differences.shape[1]
+        return cls(fixed_sums(differences), fixed_sums(differences * differences),
+                   differences.min(axis=1) if count else np.full(len(differences), np.inf),
+                   differences.max(axis=1) if count else np.full(len(differences), -np.inf),
+                   (differences > 0).sum(axis=1), (differences < 0).sum(axis=1), (differences == 0).sum(axis=1))
+
+    @classmethod
+    def stack(cls, parts: list[Moments]) -> Moments:
+        """Moments of consecutive blocks of pairs, as one."""
+        return cls(Sums([u for p in parts for u in p.first.units], np.concatenate([p.first.special for p in parts])),
+                   Sums([u for p in parts for u in p.second.units],
+                        np.concatenate([p.second.special for p in parts])),
+                   *(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("low", "high", "wins", "losses", "ties")))
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(self.first + other.first, self.second + other.second, np.minimum(self.low, other.low),
+                       np.maximum(self.high, other.high), self.wins + other.wins, self.losses + other.losses,
+                       self.ties + other.ties)
+
+    def count(self) -> np.ndarray:
+        return self.wins + self.losses + self.ties
+
+    def mean(self) -> np.ndarray:
+        return self.first.divided(self.count())
+
+    def spread(self) -> np.ndarray:
+        """(P,) sample standard deviation (0 when every difference is equal
+        or there are fewer than two)."""
+        out = np.zeros(len(self.wins))
+        counts = self.count().tolist()
+        varies = (self.low < self.high).tolist()
+        for row, (first, second) in enumerate(zip(self.first.fractions(), self.second.fractions())):
+            n = counts[row]
+            if n < 2 or not varies[row]:
+                continue
+            numerator = n * second - first * first            # n (n - 1) s^2, exactly
+            if numerator > 0:
+                out[row] = math.sqrt(float(numerator / (n * (n - 1))))
+        return out
+
+
+@dataclass
+class Anova:
+    """Two-way ANOVA sums (runs x queries, no interaction) of one measure:
+    per run the sum of its values (R,); the sum of all squared values; the
+    sum over queries of each query's squared total over runs; queries."""
+
+    run_sums: Sums
+    squares: Sums
+    query_squares: Sums
+    queries: int
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Anova:
+        per_query = values.sum(axis=0)              # the same runs in every split: the same float per query
+        return cls(fixed_sums(values), fixed_sums((values * values).reshape(1, -1)),
+                   fixed_sums((per_query * per_query).reshape(1, -1)), values.shape[1])
+
+    def __add__(self, other: Anova) -> Anova:
+        return Anova(self.run_sums + other.run_sums, self.squares + other.squares,
+                     self.query_squares + other.query_squares, self.queries + other.queries)
+
+    def tukey_hsd(self, pairs: np.ndarray) -> np.ndarray:
+        """(P,) Tukey HSD p of each pair (a, b)."""
+        runs, queries = len(self.run_sums), self.queries
+        if runs < 2 or queries < 2 or len(pairs) == 0:
+            return np.ones(len(pairs))
+        totals = self.run_sums.fractions()
+        grand = sum(totals, Fraction(0))
+        residual = self.squares.fractions()[0] - self.query_squares.fractions()[0] / runs \
+            - sum((t * t for t in totals), Fraction(0)) / queries + grand * grand / (runs * queries)
+        df = (runs - 1) * (queries - 1)
+        gap = np.abs(np.array([float((totals[a] - totals[b]) / queries) for a, b in pairs.tolist()]))
+        if residual <= 0:
+            return np.where(gap > 0, 0.0, 1.0)
+        q = gap / math.sqrt(float(residual / df / queries))
+        return sig.StudentizedRange(runs, df).sf(q)
+
+
+@dataclass
+class Totals:
+    """Sufficient statistics of one set of queries (see the module)."""
+
+    included: np.ndarray                       # (R,) queries counted per run
+    compared: int                              # queries with a relevant document
+    relevant: int                              # judgements above grade 0 (-c's num_rel)
+    columns: dict[str, Sums]                   # printed name -> (R,) sums over included queries
+    metrics: dict[str, Moments] = field(default_factory=dict)       # per printed pair, over compared queries
+    preferences: dict[str, Moments] = field(default_factory=dict)
+    anova: dict[str, Anova] = field(default_factory=dict)           # --hsd: metrics' and run scores'
+    randomized: dict[str, np.ndarray] = field(default_factory=dict)  # (P, permutations) sign-flipped sums
+    resampled: dict[str, np.ndarray] = field(default_factory=dict)   # (P, resamples) weighted sums
+    weights: np.ndarray | None = None          # (resamples,) total bootstrap weight
+    run_scores: dict[str, Sums] = field(default_factory=dict)       # (R,) sums of per-query run scores
+    borda: dict[str, np.ndarray] = field(default_factory=dict)      # (R,) runs below + half the tied ones
+    majority: dict[str, np.ndarray] = field(default_factory=dict)   # (R, R) queries above minus below
+
+    def __add__(self, other: Totals) -> Totals:
+        return Totals(self.included + other.included, self.compared + other.compared,
+                      self.relevant + other.relevant, _merge(self.columns, other.columns),
+                      _merge(self.metrics, other.metrics), _merge(self.preferences, other.preferences),
+                      _merge(self.anova, other.anova), _merge(self.randomized, other.randomized),
+                      _merge(self.resampled, other.resampled),
+                      None if self.weights is None else self.weights + other.weights,
+                      _merge(self.run_scores, other.run_scores), _merge(self.borda, other.borda),
+                      _merge(self.majority, other.majority))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What :func:`query_totals` sums: the printed pairs, the tested metrics
+    (printed name -> test kind), the preferences, and the options that
+    decide the draws."""
+
+    pairs: np.ndarray                  # (P, 2)
+    tested: dict[str, str]             # metric name -> "t" | "randomization"
+    paired: tuple[str, ...]            # metrics made preferences (--pair-metrics)
+    permutations: int = 0              # > 0: randomization sums
+    resamples: int = 0                 # > 0: bootstrap sums (--ci)
+    seed: int | None = 0
+    hsd: bool = False
+
+
+def _draw_sums(differences: np.ndarray, keys: np.ndarray, count: int, seed, draw) -> np.ndarray:
+    """(P, count) sums over queries of the differences (P, Q) times each
+    draw's per-query factors, queries a slice at a time."""
+    out = np.zeros((len(differences), count))
+    step = max(1, _DRAW_CELLS // max(count, 1))
+    for start in range(0, differences.shape[1], step):
+        factors = draw(seed, keys[start:start + step], 0, count)          # (count, q)
+        out += differences[:, start:start + step] @ factors.T
+    return out
+
+
+def _grid(values: np.ndarray) -> np.ndarray:
+    """Values rounded to multiples of 2**-40, so that sums over pairs do not
+    depend on how the pairs are blocked (|sums| stay far below 2**52)."""
+    return np.rint(values * 2.0**40) / 2.0**40
+
+
+def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list[str], relevant: int,
+                 plan: Plan | None, preferences: Preferences | None = None, aggregate: str = "mean") -> Totals:
+    """Totals of one set of queries.
+
+    ``columns``: printed name -> (measure, (R, Q) values); ``included``
+    (R, Q) the queries each run averages over; ``compared`` (Q,) those with
+    a relevant document; ``qids`` their ids (keys of the draws);
+    ``preferences`` over the compared queries; ``plan`` None for one run."""
+    sums = {}
+    for name, (measure, values) in columns.items():
+        if measure.summary == m.SUMMARY_GEOMETRIC:
+            values = m.geometric_mean_log(values)
+        if measure.summary in (m.SUMMARY_MEAN, m.SUMMARY_SUM, m.SUMMARY_NUM_REL, m.SUMMARY_GEOMETRIC):
+            sums[name] = fixed_sums(np.where(included, values, 0).astype(np.float64))
+    totals = Totals(included.sum(axis=1), int(compared.sum()), relevant, sums)
+    if plan is None:
+        return totals
+    pairs = plan.pairs
+    chosen = None if compared.all() else compared
+    keys = query_keys([qid for qid, on in zip(qids, compared.tolist()) if on]) \
+        if plan.permutations or plan.resamples else None
+    if plan.resamples:
+        weights, step = np.zeros(plan.resamples), max(1, _DRAW_CELLS // plan.resamples)
+        for start in range(0, len(keys), step):
+            weights += poisson_weights(plan.seed, keys[start:start + step], 0, plan.resamples).sum(axis=1)
+        totals.weights = weights
+    for name, (_, values) in columns.items():
+        kind = plan.tested.get(name)
+        if kind is None and name not in plan.paired:
+            continue
+        values = (values if chosen is None else values[:, chosen]).astype(np.float64)
+        step = max(1, (1 << 21) // max(values.shape[1], 1))
+        parts, randomized, resampled = [], [], []
+        for start in range(0, len(pairs), step):
+            block = pairs[start:start + step]
+            gaps = values[block[:, 0]] - values[block[:, 1]]
+            parts.append(Moments.of(gaps))
+            if kind == "randomization":
+                randomized.append(_draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
+            if kind == "randomization" and plan.resamples:
+                resampled.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
+        totals.metrics[name] = Moments.stack(parts)
+        if randomized:
+            totals.randomized[name] = np.concatenate(randomized)
+        if resampled:
+            totals.resampled[name] = np.concatenate(resampled)
+        if plan.hsd and kind is not None:
+            totals.anova[name] = Anova.of(values)
+    if preferences is not None:
+        _preference_totals(totals, preferences, plan, keys, aggregate)
+    return totals
+
+
+def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, keys, aggregate: str) -> None:
+    """Moments of each preference over the printed pairs, and every run's
+    scores (its mean preference against all others, per query) summed as
+    the aggregate needs them."""
+    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    names = preferences.names
+    printed = np.full(len(preferences.pairs), -1, dtype=np.int64)
+    printed[pair_rows(runs, plan.pairs)] = np.arange(len(plan.pairs))
+    parts: dict[str, list] = {name: [] for name in names}
+    where: list[np.ndarray] = []
+    resampled: dict[str, list] = {name: [] for name in names}
+    scores = {name: np.zeros((runs, queries)) for name in names}
+    for rows, values, _ in preferences.blocks():
+        _add_run_scores(scores, preferences, rows, values)
+        slot = printed[rows]
+        shown = slot >= 0
+        where.append(slot[shown])
+        for name, block in values.items():
+            parts[name].append(Moments.of(block[shown]))
+            if plan.resamples:
+                resampled[name].append(_draw_sums(block[shown], keys, plan.resamples, plan.seed, poisson_weights))
+    order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
+    for name in names:
+        moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
+        totals.preferences[name] = _take(moments, order)
+        if plan.resamples:
+            totals.resampled[name] = np.concatenate(resampled[name])[order]
+        run_scores = scores[name] / max(runs - 1, 1)
+        totals.run_scores[name] = fixed_sums(run_scores)
+        if aggregate == "borda":
+            totals.borda[name] = np.array([((run_scores[run] > run_scores).sum()
+                                            + 0.5 * ((run_scores[run] == run_scores).sum() - queries))
+                                           for run in range(runs)])
+        if aggregate == "mc4":
+            from .aggregation import majority
+            totals.majority[name] = majority(run_scores)
+        if plan.hsd:
+            totals.anova[name] = Anova.of(run_scores)
+
+
+def _add_run_scores(scores: dict, preferences: Preferences, rows: np.ndarray, values: dict) -> None:
+    """Add a block of pairs' preferences to both runs' per-query totals (A
+    gains, B loses), on a grid, so that the totals do not depend on how the
+    pairs are blocked."""
+    spread = RunSpread(preferences.pair_array[rows])
+    for name, block in values.items():
+        spread.add(scores[name], _grid(block))
+
+
+def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
+    """{name: (R, Q)} each run's mean preference against every other run, per query."""
+    r = preferences.rankings
+    scores = {name: np.zeros((r.num_runs, r.num_queries)) for name in preferences.names}
+    for rows, values, _ in preferences.blocks():
+        _add_run_scores(scores, preferences, rows, values)
+    return {name: total / max(r.num_runs - 1, 1) for name, total in scores.items()}
+
+
+def _take(moments: Moments, order: np.ndarray) -> Moments:
+    """The moments of pairs in ``order``."""
+    index = order.tolist()
+    return Moments(Sums([moments.first.units[i] for i in index], moments.first.special[order]),
+                   Sums([moments.second.units[i] for i in index], moments.second.special[order]),
+                   moments.low[order], moments.high[order], moments.wins[order], moments.losses[order],
+                   moments.ties[order])
+
+
+# ---------------------------------------------------------------- conclusions
+
+
+def t_test(moments: Moments) -> np.ndarray:
+    """(P,) two-sided p of the one-sample t-test of each pair's differences against 0."""
+    count = moments.count()
+    mean = moments.mean()
+    spread = moments.spread()
+    p = np.ones(len(count))
+    varies = (spread > 0) & (count >= 2)
+    t = mean[varies] / (spread[varies] / np.sqrt(count[varies]))
+    p[varies] = t_two_sided(t, count[varies] - 1)
+    p[~varies & (mean != 0) & (count >= 2)] = 0.0          # every difference equal and non-zero
+    return p
+
+
+def sign_test(moments: Moments) -> np.ndarray:
+    """(P,) two-sided exact binomial p over the untied queries."""
+    trials = moments.wins + moments.losses
+    p = np.minimum(1.0, 2 * binomial_lower_tail(np.minimum(moments.wins, moments.losses), trials))
+    return np.where(trials == 0, 1.0, p)
+
+
+def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
+    """(P,) p = (1 + #{|sum*| >= |sum|}) / (1 + N), with a tolerance of
+    1e-9 of the differences' size for sums equal up to rounding."""
+    permutations = randomized.shape[1]
+    observed = np.abs(moments.first.totals())
+    with np.errstate(invalid="ignore"):        # no queries: inf * 0
+        size = np.maximum(np.abs(moments.low), np.abs(moments.high)) * moments.count()
+    tolerance = 1e-9 * np.maximum(1.0, size)
+    extreme = (np.abs(randomized) >= (observed - tolerance)[:, None]).sum(axis=1)
+    p = (1 + extreme) / (1 + permutations)
+    all_zero = (moments.low == 0) & (moments.high == 0)
+    return np.where(all_zero | (moments.count() == 0), 1.0, p)
+
+
+def effect_size(moments: Moments) -> np.ndarray:
+    """(P,) mean over standard deviation; 0 when every difference is 0,
+    NaN when all are equal and not 0."""
+    mean, spread = moments.mean(), moments.spread()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = mean / spread
+    return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.nan))
+
+
+def t_interval(moments: Moments, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P,) each: mean +- t_((1 + c)/2, n - 1) sd / sqrt(n); NaN below two queries."""
+    count = moments.count()
+    if not len(count) or count.max() < 2:
+        return np.full(len(count), np.nan), np.full(len(count), np.nan)
+    from scipy.special import stdtrit  # only --ci needs the t quantile
+    mean = moments.mean()
+    half = stdtrit(np.maximum(count - 1, 1), (1 + confidence) / 2) * moments.spread() / np.sqrt(count)
+    return np.where(count >= 2, mean - half, np.nan), np.where(count >= 2, mean + half, np.nan)
+
+
+def bootstrap_interval(moments: Moments, resampled: np.ndarray, weights: np.ndarray,
+                       confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P,) each: percentiles of the resampled means (weighted sums over
+    total weights; a resample that drew no query is left out)."""
+    pairs = len(resampled)
+    drawn = weights > 0
+    if pairs == 0 or not drawn.any():
+        return np.full(pairs, np.nan), np.full(pairs, np.nan)
+    means = resampled[:, drawn] / weights[drawn]
+    low, high = np.quantile(means, ((1 - confidence) / 2, (1 + confidence) / 2), axis=1)
+    empty = moments.count() == 0
+    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
+
+
+def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
+    """(R,) each run's aggregate preference score (mean, borda, mc4)."""
+    runs = len(totals.included)
+    queries = totals.compared
+    if aggregate == "mean":
+        return totals.run_scores[name].divided(queries)
+    if aggregate == "borda":
+        if runs < 2 or queries == 0:
+            return np.zeros(runs)
+        return totals.borda[name] / (queries * (runs - 1))
+    from .aggregation import markov_limit
+    return markov_limit(totals.majority[name])
+
+
+# ---------------------------------------------------------------- whole matrices
+
+
+def matrix_p_values(kind: str, differences: np.ndarray, permutations: int = 10_000, seed: int | None = 0,
+                    keys: np.ndarray | None = None) -> np.ndarray:
+    """(P,) p-values of the rows of ``differences`` (P, Q) with the test
+    ``kind`` ("sign", "randomization", else the one-sample t-test); the
+    randomization draws are keyed by ``keys`` (Q,) (default: the column
+    numbers)."""
+    differences = np.asarray(differences, dtype=np.float64)
+    moments = Moments.of(differences)
+    if kind == "sign":
+        return sign_test(moments)
+    if kind == "randomization":
+        keys = np.arange(differences.shape[1], dtype=np.uint64) if keys is None else keys
+        return randomization_p(moments, _draw_sums(differences, keys, permutations, seed, random_signs))
+    return t_test(moments)
+
+
+def matrix_hsd(scores: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(P,) Tukey HSD p of each pair (a, b) of rows of ``scores`` (R, Q)."""
+    return Anova.of(np.asarray(scores, dtype=np.float64)).tukey_hsd(np.asarray(pairs).reshape(-1, 2))
