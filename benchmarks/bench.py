@@ -22,6 +22,8 @@ reference measured in the same run:
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
   msmarco (6,980 queries x 20 runs x 100, about one relevant per query),
   recsys (100,000 users x 10 runs x 100): the default call;
+- cluster: recsys's default call with --cluster local (Dask workers on this
+  machine's cores) beside the one-process call, with each worker's peak;
 - q5000 (one 211 MB run of 5,000 queries x 1,000 with a 153 MB qrels) and
   deep (one 2.2 GB run: 5,000 queries x 10,000): the default call, peak
   memory beside the largest run file;
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -229,6 +232,25 @@ def default_call(name: str, label: str, repeat: int) -> None:
         f"({megabytes(runs + [qrels]):.0f} MB of text)")
 
 
+def cluster(name: str, label: str, repeat: int) -> None:
+    """The default call with --cluster local (this machine's cores as Dask
+    workers) beside the one-process call, same run: wall time, and each
+    worker's peak memory from --timings."""
+    qrels, runs = dataset(name)
+    alone, alone_peak = measure(LEXEVAL + [qrels, *runs], repeat)
+    walls, lines = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(LEXEVAL + ["--cluster", "local", "--timings", qrels, *runs],
+                              capture_output=True, text=True, check=True)
+        walls.append(time.perf_counter() - start)
+        lines.append(done.stderr.strip().splitlines()[-1])
+    wall = statistics.median(walls)
+    info = re.search(r"(\d+) partitions on (\d+) workers, peak ([\d/]+) MB", lines[len(lines) // 2])
+    row(f"{label}, `--cluster local`", f"{wall:.1f} s: {info[2]} workers, {info[1]} partitions, "
+        f"peak {info[3]} MB per worker", f"one process: {alone:.1f} s, {alone_peak:.0f} MB ({wall / alone:.2f}x)")
+
+
 def big_file(name: str, label: str, repeat: int) -> None:
     qrels, runs = dataset(name)
     largest = max(os.path.getsize(path) for path in runs) / 1e6
@@ -267,14 +289,14 @@ def growth(repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shapes", nargs="*", help="startup robust04 blank many300 many1000 msmarco recsys q5000 "
-                                                  "deep docno growth (default: all)")
+    parser.add_argument("shapes", nargs="*", help="startup robust04 blank many300 many1000 msmarco recsys cluster "
+                                                  "q5000 deep docno growth (default: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
-    chosen = options.shapes or ["startup", "robust04", "blank", "many300", "many1000", "msmarco", "recsys", "q5000",
-                                "deep", "docno", "growth"]
+    chosen = options.shapes or ["startup", "robust04", "blank", "many300", "many1000", "msmarco", "recsys", "cluster",
+                                "q5000", "deep", "docno", "growth"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
@@ -287,6 +309,7 @@ def main() -> None:
         "many1000": lambda: default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", repeat),
         "msmarco": lambda: default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", repeat),
         "recsys": lambda: default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
+        "cluster": lambda: cluster("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
         "q5000": lambda: big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", repeat),
         "deep": lambda: big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", repeat),
         "docno": lambda: huge_docno(repeat),

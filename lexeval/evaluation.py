@@ -348,7 +348,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
-             verbose: bool = False, client=None, per_query: bool = True, on_read=None) -> Evaluation:
+             verbose: bool = False, client=None, per_query: bool = True, output_dir: str | None = None,
+             output_format: str = "text", on_read=None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -373,7 +374,9 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     ``client`` (a dask.distributed Client) evaluates on that cluster instead
     (paths and fsspec URLs only; see :mod:`lexeval.cluster`), and returns
     a :class:`lexeval.cluster.Combined` with the same summaries and tests
-    (and, with ``per_query``, the per-query values);
+    (and, with ``per_query``, the per-query values; with ``output_dir``
+    each partition writes its per-query lines there instead, as part files
+    in ``output_format``);
     ``on_read(qrels, runs)`` sees what was read (see :func:`load`).
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
@@ -387,7 +390,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                                    aggregate=aggregate, pair_metrics=pair_metrics, subtopics=subtopics,
                                    zscores=zscores, num_docs=num_docs, rel_format=rel_format,
                                    extra_measures=extra_measures, keep_rows=keep_rows, warn=warn, verbose=verbose,
-                                   per_query=per_query)
+                                   per_query=per_query, output_dir=output_dir, output_format=output_format,
+                                   timings=timings)
     sources = sources_of(runs)
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")

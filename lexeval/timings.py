@@ -17,6 +17,8 @@ class Timings:
     def __init__(self):
         self.seconds: dict[str, float] = {}
         self.bytes_read = 0
+        self.workers: dict[str, float] = {}      # --cluster: each worker's peak memory, MB
+        self.partitions = 0
         self._start = time.perf_counter()
 
     @contextmanager
@@ -37,6 +39,9 @@ class Timings:
                 megabytes = self.bytes_read / 1e6
                 text += f" ({megabytes:.1f} MB, {megabytes / max(seconds, 1e-9):.0f} MB/s)"
             parts.append(text)
+        if self.workers:
+            peaks = "/".join(f"{peak:.0f}" for peak in self.workers.values())
+            parts.append(f"{self.partitions} partitions on {len(self.workers)} workers, peak {peaks} MB")
         parts.append(f"total {time.perf_counter() - self._start:.2f} s")
         return "timings: " + ", ".join(parts)
 

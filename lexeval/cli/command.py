@@ -119,6 +119,14 @@ from .options import Call, Real, collect, fractions_option
               help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for reading runs (default: all cores).")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Evaluate on a Dask cluster, sharded by query: a scheduler's address (tcp://host:8786), or "
+                   "'local' for this machine's cores. Inputs are paths or fsspec URLs (s3://, gs://, file://) the "
+                   "workers read themselves; the output is the same as on one machine. Needs lexeval[dask].")
+@click.option("--output", "output_dir", metavar="DIR", default=None,
+              help="With -q: write the per-query lines to DIR (a folder or fsspec URL) as part files "
+                   "(part-00000.txt ..., one per --cluster partition, else one), whole or not at all; the summary "
+                   "lines still go to standard output.")
 @click.option("-v", "--verbose", is_flag=True,
               help="List every run's dropped queries on standard error (with many runs they are summed up "
                    "in one line).")
@@ -141,7 +149,11 @@ def run(call: Call) -> None:
     reading, tests, reports = call.reading, call.tests, call.reports
     timings = Timings() if call.printing.timings else None
     bar, stop = progress_reporter()
+    client = None
     try:
+        if reading.cluster:
+            from ..cluster import connect
+            client = connect(reading.cluster)
         evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
@@ -150,7 +162,9 @@ def run(call: Call) -> None:
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("reading runs", done, total)),
-                              timings=timings, verbose=reading.verbose)
+                              timings=timings, verbose=reading.verbose, client=client,
+                              per_query=call.printing.per_query and not call.printing.output_dir,
+                              output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
         failures = evaluation.gate_failures(gate_names, call.gate.margin) if gate_names else []
         report_lines = []
@@ -166,10 +180,15 @@ def run(call: Call) -> None:
                 report_lines = run_reports(evaluation, list(reports.names), report_options, bar)
     finally:
         stop()
+        if client is not None:
+            _close(client)
     printing = call.printing
     with timed(timings, "output"):
         if reports.names:
             _write_reports(report_lines, printing.format, printing.plot_dir)
+        elif printing.output_dir:
+            _write_measures(evaluation, printing.format, False, printing.summary)
+            _write_parts(evaluation, printing)
         else:
             _write_measures(evaluation, printing.format, printing.per_query, printing.summary)
     if timings is not None:
@@ -181,6 +200,28 @@ def run(call: Call) -> None:
                    f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
     if failures:
         raise GateFailed()
+
+
+def _write_parts(evaluation, printing) -> None:
+    """--output: the per-query lines as part files (the cluster's partitions
+    wrote theirs; one machine writes one)."""
+    parts = getattr(evaluation, "parts", None)
+    if parts is None:
+        from ..output.records import write_part
+        try:
+            parts = [write_part(evaluation, printing.output_dir, 0, printing.format)]
+        except OSError as exc:
+            raise OutputError(f"--output {printing.output_dir}: cannot write ({exc.strerror or exc})") from None
+    click.echo(f"lexeval: wrote {len(parts)} part file{'s' * (len(parts) != 1)} of per-query lines to "
+               f"{printing.output_dir}", err=True)
+
+
+def _close(client) -> None:
+    """Close the client, and the LocalCluster that --cluster local started."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:

@@ -66,6 +66,7 @@ class Reading:
     zscores: str | None = None
     num_docs: int = 0
     rel_format: str = "qrels"
+    cluster: str | None = None      # --cluster: a scheduler's address, or "local"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Printing:
     summary: bool
     plot_dir: str | None
     timings: bool
+    output_dir: str | None = None   # --output: per-query lines as part files there
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,7 @@ def collect(params: dict) -> Call:
         Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
                 params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
                 params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"],
-                params["rel_format"]),
+                params["rel_format"], params["cluster"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
@@ -130,7 +132,7 @@ def collect(params: dict) -> Call:
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
                 params["samples"], params["label_policy"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
-                 params["timings"]),
+                 params["timings"], params["output_dir"]),
         params["aggregate"], params["pair_metrics"])
     check(call)
     return call
@@ -168,6 +170,24 @@ def check(call: Call) -> None:
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
+    if call.reading.cluster and reports.names:
+        raise UsageError("--report with --cluster: the reports resample whole matrices of per-query values; "
+                         "run them on one machine")
+    if call.reading.cluster and (call.reading.subtopics or call.reading.rel_format != "qrels"):
+        raise UsageError("--cluster reads ordinary qrels (not --subtopics or -R prefs, qrels_prefs, qrels_jg) "
+                         "for now; run those on one machine")
+    if call.reading.cluster and "-" in (call.reading.qrels, *runs):
+        raise UsageError("--cluster: the workers read files or URLs, not standard input")
+    if printing.output_dir and not printing.per_query:
+        raise UsageError("--output DIR holds the per-query lines: add -q")
+    if printing.output_dir and reports.names:
+        raise UsageError("--output DIR holds per-query lines, not reports")
+    if printing.output_dir and "://" not in printing.output_dir:
+        import os
+        try:
+            os.makedirs(printing.output_dir, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--output {printing.output_dir}: cannot make the folder ({exc.strerror})") from None
     if printing.plot_dir and not reports.names:
         raise UsageError("--plot draws the reports' figures: add --report")
     if printing.plot_dir:

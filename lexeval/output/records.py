@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
@@ -334,3 +335,29 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool) -> N
             out.write("".join(pending))
             pending, size = [], 0
     out.write("".join(pending))
+
+
+PART_SUFFIX = {"text": "txt", "json": "jsonl", "csv": "csv"}
+
+
+def write_part(evaluation, directory: str, part: int, output_format: str) -> str:
+    """Write the per-query lines (-q) of ``evaluation`` to
+    ``directory/part-NNNNN.<txt|jsonl|csv>`` (a local folder or an fsspec
+    URL): to a temporary name first, then renamed, so that a part file is
+    whole or absent. Returns its path."""
+    name = f"part-{part:05d}.{PART_SUFFIX[output_format]}"
+    blocks = all_blocks(evaluation, per_query=True, summary=False)
+    with_key = len(evaluation.run_names) > 1
+    if "://" not in directory:
+        final = os.path.join(directory, name)
+        with open(final + ".partial", "w", encoding="utf-8", errors="surrogateescape") as out:
+            write(blocks, output_format, out, with_key)
+        os.replace(final + ".partial", final)
+        return final
+    import fsspec
+    fs, root = fsspec.core.url_to_fs(directory)
+    final = f"{root.rstrip('/')}/{name}"
+    with fs.open(final + ".partial", "w", encoding="utf-8", errors="surrogateescape") as out:
+        write(blocks, output_format, out, with_key)
+    fs.mv(final + ".partial", final)
+    return fs.unstrip_protocol(final)

@@ -1,0 +1,295 @@
+"""--cluster: the same call sharded by query on a Dask cluster (a
+LocalCluster of 2 worker processes here) prints what one machine prints,
+to the last character, from text, gzip and Parquet, through local paths,
+file:// and fsspec's in-memory filesystem; errors name the original file
+and line; a partition sends back sums, not per-query values."""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import EXAMPLES, SHARED, run_cli
+from hypothesis import HealthCheck, given, settings
+from test_identity import MEASURES, collections, write_collection
+
+distributed = pytest.importorskip("distributed")
+
+CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
+CRAN = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
+DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
+DLHARD = SHARED / "data" / "real" / "dlhard-doc"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes, one thread each: partitions really travel."""
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     silence_logs=40)
+    yield local
+    local.close()
+
+
+def same_on_cluster(address: str, args: list) -> None:
+    """stdout, stderr and exit status of the call equal with --cluster."""
+    alone = run_cli(args)
+    sharded = run_cli(["--cluster", address, *args])
+    assert sharded.code == alone.code, sharded.err
+    assert sharded.err == alone.err
+    assert sharded.out == alone.out
+
+
+@pytest.mark.parametrize("options", [
+    [],
+    ["-q"],
+    ["-q", "--test", "randomization", "--permutations", "300", "--ci", "--hsd", "--aggregate", "borda",
+     "--pair-metrics"],
+    ["--format", "json", "-m", "all_trec", "-m", "lexicographic", "--baseline", "lsi200", "--correction", "holm"],
+    ["-c", "-q", "-M", "20", "-J", "-m", "official", "-m", "LR", "--aggregate", "mc4", "--ci"],
+    ["--format", "markdown", "-m", "map", "-m", "P.10", "-m", "LP", "--ci", "--baseline", "bm25l"],
+    ["--format", "csv", "-m", "P_rare.10", "-m", "map_rare", "-m", "RPP", "--baseline", "bm25l", "--gate", "map"],
+])
+def test_cranfield_prints_the_same(cluster, options):
+    same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])
+
+
+def test_real_trec_runs_print_the_same(cluster):
+    dl19 = sorted((DL19 / "runs").iterdir())[:6]
+    same_on_cluster(cluster.scheduler_address, ["-l", "2", "-q", "-m", "official", "-m", "nDCG@10", "-m", "LP",
+                                                "-m", "LR", "--hsd", DL19 / "qrels.txt", *dl19])
+    dlhard = sorted((DLHARD / "runs").iterdir())[:4]
+    same_on_cluster(cluster.scheduler_address, ["-M", "100", "-J", "-m", "official", "-m", "ndcg_cut.10",
+                                                "--test", "randomization", "--permutations", "200",
+                                                DLHARD / "qrels.txt", *dlhard])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(collections())
+def test_identity_collections_print_the_same(cluster, tmp_path_factory, collection):
+    qrels, runs, rng = collection
+    qrels_path, run_paths = write_collection(tmp_path_factory.mktemp("cl"), qrels, runs, rng)
+    same_on_cluster(cluster.scheduler_address, ["-q", "-c", *sum((["-m", m] for m in MEASURES), []),
+                                                qrels_path, *run_paths])
+
+
+def _generated(folder, queries: int = 20_000, runs: int = 3, depth: int = 10, seed: int = 5):
+    """A collection of many short queries (the recommender shape), with
+    qids of several lengths and tied scores."""
+    rng = np.random.default_rng(seed)
+    qids = [f"u{q}" if q % 3 else f"user-{q:07d}" for q in range(queries)]
+    qrels_lines = []
+    for qid in qids:
+        for item in rng.choice(40, size=int(rng.integers(1, 6)), replace=False).tolist():
+            qrels_lines.append(f"{qid} 0 i{item} {int(rng.integers(0, 3))}\n")
+    (folder / "qrels.txt").write_text("".join(qrels_lines))
+    paths = []
+    for run in range(runs):
+        lines = []
+        for qid in qids:
+            items = rng.choice(40, size=depth, replace=False)
+            scores = np.round(rng.random(depth), 2)
+            lines += [f"{qid} Q0 i{item} 0 {score!r} r{run}\n" for item, score in zip(items.tolist(), scores.tolist())]
+        path = folder / f"run{run}.txt"
+        path.write_text("".join(lines))
+        paths.append(path)
+    return folder / "qrels.txt", paths
+
+
+def _to_parquet(text_path, target, kind: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rows = [line.split() for line in text_path.read_text().splitlines()]
+    if kind == "run":
+        table = pa.table({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                          "score": [float(r[4]) for r in rows]})
+    else:
+        table = pa.table({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                          "relevance": [int(r[3]) for r in rows]})
+    pq.write_table(table, target, row_group_size=50_000)
+    return target
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    return _generated(tmp_path_factory.mktemp("gen"))
+
+
+def test_a_generated_20000_query_collection_prints_the_same_from_text_gzip_and_parquet(cluster, generated,
+                                                                                       tmp_path):
+    qrels, runs = generated
+    args = ["-m", "official", "-m", "P.10", "-m", "lexicographic", "--hsd", "--ci"]
+    alone = run_cli([*args, qrels, *runs])
+    assert alone.code == 0, alone.err
+    address = cluster.scheduler_address
+    # text through file:// URLs, one run gzipped
+    zipped = tmp_path / "run0.txt.gz"
+    zipped.write_bytes(gzip.compress(runs[0].read_bytes()))
+    text = run_cli(["--cluster", address, *args, f"file://{qrels}", zipped, *(f"file://{r}" for r in runs[1:])])
+    assert text.code == 0, text.err
+    assert text.out == alone.out.replace("\trun0.txt\t", "\trun0.txt\t")
+    # Parquet: the qrels and the runs, written in row groups
+    parquet = [_to_parquet(qrels, tmp_path / "qrels.parquet", "qrels")] + \
+              [_to_parquet(run, tmp_path / f"{run.stem}.parquet", "run") for run in runs]
+    alone_parquet = run_cli([*args, *parquet])
+    sharded = run_cli(["--cluster", address, *args, *parquet])
+    assert sharded.code == 0, sharded.err
+    assert sharded.out == alone_parquet.out
+    # the numbers are the text call's (only the run names and runid lines say where they came from)
+    assert [line.split("\t", 1)[1] for line in sharded.lines() if "runid" not in line] == \
+           [line.split("\t", 1)[1] for line in alone.lines() if "runid" not in line]
+
+
+def test_fsspec_memory_filesystem(tmp_path):
+    """memory:// lives in one process: a cluster of threads shares it."""
+    import fsspec
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                     silence_logs=40)
+    try:
+        memory = fsspec.filesystem("memory")
+        for path in [CRAN_QRELS, *CRAN[:3]]:
+            memory.pipe(f"/lexeval-test/{path.name}", path.read_bytes())
+        alone = run_cli(["-q", "-m", "map", "-m", "LP", CRAN_QRELS, *CRAN[:3]])
+        sharded = run_cli(["--cluster", local.scheduler_address, "-q", "-m", "map", "-m", "LP",
+                           f"memory://lexeval-test/{CRAN_QRELS.name}",
+                           *(f"memory://lexeval-test/{p.name}" for p in CRAN[:3])])
+        assert sharded.code == 0, sharded.err
+        assert sharded.out == alone.out
+    finally:
+        local.close()
+
+
+def test_errors_name_the_original_file_and_line(cluster, generated, tmp_path):
+    qrels, runs = generated
+    broken = tmp_path / "broken.txt"
+    lines = runs[1].read_text().splitlines(keepends=True)
+    lines[123_456] = "u77 Q0 i1 0 notanumber r1\n"
+    broken.write_text("".join(lines))
+    alone = run_cli(["-m", "map", qrels, runs[0], broken])
+    sharded = run_cli(["--cluster", cluster.scheduler_address, "-m", "map", qrels, runs[0], broken])
+    assert alone.code == sharded.code == 2
+    assert f"{broken}:123457:" in alone.err
+    assert sharded.err == alone.err and sharded.out == ""
+
+
+def test_parquet_errors_name_the_row(cluster, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"qid": ["1"] * 3, "docid": ["a", "b", "c"]}), tmp_path / "nocol.parquet")
+    result = run_cli(["--cluster", cluster.scheduler_address, "-m", "map", CRAN_QRELS, tmp_path / "nocol.parquet"])
+    assert result.code == 2 and result.out == ""
+    assert f"lexeval: error: {tmp_path / 'nocol.parquet'}: no column 'score'" in result.err
+
+
+def test_a_partition_sends_back_sums_and_its_memory_follows_its_share(cluster, generated):
+    """Without -q a partition's result has no per-query arrays: its size
+    does not grow with its queries. The memory a partition's evaluation
+    allocates (tracemalloc's peak, numpy's arrays included) is a fraction of
+    what the whole collection's evaluation allocates in one process."""
+    from dask.distributed import Client
+
+    from lexeval import evaluate
+    from lexeval.cluster import _pieces, _split_piece
+    qrels, runs = generated
+    files = [str(qrels), *(str(r) for r in runs)]
+    measures = ["official", "lexicographic"]
+    whole = _traced(lambda: evaluate(files[0], files[1:], measures, warn=lambda text: None))[1]
+    with Client(cluster.scheduler_address) as client:
+        split = [[client.submit(_split_piece, piece, 8, pure=False)
+                  for piece in _pieces(path, 1 << 20, "qrels" if i == 0 else "run")] for i, path in enumerate(files)]
+        results = client.gather([client.submit(_partition_traced, k, split, files, ["a", "b", "c"], measures,
+                                               pure=False) for k in (0, 1)])
+    sizes = [size for size, _ in results]
+    peaks = [peak for _, peak in results]
+    assert max(sizes) < 100_000, sizes          # sums: a few kB per measure, whatever the queries
+    assert max(peaks) < whole / 3, (peaks, whole)
+
+
+def _traced(call):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _partition_traced(k, split, files, names, measures):
+    from lexeval.cluster import _evaluate_partition
+    result, peak = _traced(lambda: _evaluate_partition(k, split, files, names, measures, {}, False))
+    return len(pickle.dumps(result)), peak
+
+
+def test_cluster_errors_are_usage_errors(cluster):
+    result = run_cli(["--cluster", cluster.scheduler_address, "--report", "ties", CRAN_QRELS, *CRAN[:2]])
+    assert result.code == 2 and "--report with --cluster" in result.err
+    result = run_cli(["--cluster", "tcp://127.0.0.1:9", "-m", "map", CRAN_QRELS, CRAN[0]])
+    assert result.code == 2 and "cannot reach the scheduler" in result.err
+
+
+def test_one_machine_does_not_import_dask():
+    done = subprocess.run([sys.executable, "-c", "import sys; from lexeval.cli import main\n"
+                           "try:\n    main(['-m', 'map', sys.argv[1], sys.argv[2]])\nexcept SystemExit: pass\n"
+                           "assert 'dask' not in sys.modules and 'distributed' not in sys.modules",
+                           str(CRAN_QRELS), str(CRAN[0])], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+random.seed(0)
+
+
+def test_a_repeated_document_is_named_at_both_lines_and_rows(cluster, tmp_path):
+    """The error names the line (Parquet: row) of the repeat and of the first
+    occurrence, counted from the start of the file, as on one machine."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    lines = [f"{q} Q0 d{d} 0 {1.0 / (d + 1)!r} t\n" for q in range(1, 200) for d in range(30)]
+    lines.insert(5000, "77 Q0 d3 0 0.5 t\n")
+    text = tmp_path / "repeat.txt"
+    text.write_text("".join(lines))
+    rows = [line.split() for line in lines]
+    folder = tmp_path / "repeat"
+    folder.mkdir()
+    for part, chunk in enumerate((rows[:3000], rows[3000:])):
+        pq.write_table(pa.table({"qid": [r[0] for r in chunk], "docno": [r[2] for r in chunk],
+                                 "score": [float(r[4]) for r in chunk]}), folder / f"part-{part}.parquet",
+                       row_group_size=700)
+    for run in (text, folder):
+        alone = run_cli(["-m", "map", CRAN_QRELS, run])
+        sharded = run_cli(["--cluster", cluster.scheduler_address, "-m", "map", CRAN_QRELS, run])
+        assert alone.code == sharded.code == 2, alone.err
+        assert "appears twice" in alone.err
+        assert sharded.err == alone.err and sharded.out == ""
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "csv"])
+def test_output_folder_holds_the_per_query_lines_as_part_files(cluster, tmp_path, output_format):
+    """--output DIR: the summary on standard output as without -q; the
+    per-query lines in part files (one per partition), together the -q
+    call's per-query lines; one machine writes one part."""
+    args = ["--format", output_format, "-m", "map", "-m", "P.10", "-m", "LP", CRAN_QRELS, *CRAN[:3]]
+    whole = run_cli(["-q", *args])
+    summary = run_cli(args)
+    header = ["key,measure,qid,value"] if output_format == "csv" else []
+    per_query = sorted(line for line in whole.lines() if line not in summary.lines())
+    for cluster_args, folder in (([], tmp_path / "alone"), (["--cluster", cluster.scheduler_address],
+                                                             tmp_path / "sharded")):
+        result = run_cli([*cluster_args, "-q", "--output", folder, *args])
+        assert result.code == 0, result.err
+        assert result.out == summary.out
+        parts = sorted(folder.iterdir())
+        assert len(parts) == (1 if not cluster_args else 4)
+        assert all(part.name.startswith("part-") and not part.name.endswith(".partial") for part in parts)
+        lines = [line for part in parts for line in part.read_text().splitlines() if line not in header]
+        assert sorted(lines) == per_query
+
+
+def test_output_needs_per_query_lines(tmp_path):
+    result = run_cli(["--output", tmp_path, "-m", "map", CRAN_QRELS, CRAN[0]])
+    assert result.code == 2 and "add -q" in result.err
