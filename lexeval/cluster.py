@@ -144,46 +144,51 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     :class:`Combined`; ``per_query`` also brings back -q's values, or
     ``output_dir`` (a folder every worker can write, or an fsspec URL) has
     each partition write them as a part file in ``output_format``."""
-    from .io.inputs import run_name
-    if isinstance(runs, (str, os.PathLike)):
-        runs = [runs]
-    if not isinstance(runs, dict):
-        runs = {run_name(os.fspath(path)): os.fspath(path) for path in runs}
-    if len(set(runs)) < len(runs):
-        raise UsageError("two runs have the same name")
+    from .io.inputs import Source
+    from .io.sources import check_sources, sources_of
+    sources = sources_of(runs)
+    if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
+        raise UsageError("--cluster reads files or URLs (not tables in memory)")
+    check_sources(Source(qrels), sources)         # one machine's checks: each file once, each name once
+    runs = {source.name: source.path for source in sources}
     unsupported = [name for name in ("subtopics", "keep_rows") if options.get(name)]
     if options.get("rel_format", "qrels") != "qrels":
         unsupported.append("-R " + options["rel_format"])
     if unsupported:
         raise UsageError(f"--cluster does not take {', '.join(unsupported)} (yet): run it on one machine")
-    for path in [qrels, *runs.values()]:
-        if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
-            raise UsageError("--cluster reads files or URLs (not standard input or tables in memory)")
+    if "-" in (os.fspath(qrels), *runs.values()):
+        raise UsageError("--cluster: the workers read files or URLs, not standard input")
     if options.get("zscores") is not None:
         options["zscores"] = os.path.abspath(options["zscores"])
     started = time.perf_counter()
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     names = list(runs)
-    files = [qrels, *[runs[name] for name in names]]
+    files = [os.fspath(qrels), *[runs[name] for name in names]]
     pieces = [_pieces(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
     if partitions is None:
         partitions = max(2 * workers, -(-_input_bytes(files) // PARTITION_BYTES))
-    # 1-2: every piece splits its lines into buckets, on the workers
+    # 1-2: every piece splits its lines into buckets, on the workers; each bucket is a task's
+    # result of its own, so that a partition fetches its buckets, not whole pieces
     split = [[client.submit(_split_piece, piece, partitions, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
+    lines = [[client.submit(_line_count, future, pure=False) for future in file_split] for file_split in split]
+    buckets = [[[client.submit(_bucket, future, k, pure=False) for future in file_split] for file_split in split]
+               for k in range(partitions)]
+    del split                                # the buckets hold their bytes: the pieces' results can go
     # 3: every partition gathers its bucket of every piece and is evaluated
     writing = (output_dir, output_format) if output_dir else None
-    futures = [client.submit(_evaluate_partition, k, [list(file_split) for file_split in split],
-                             files, names, measures, options, per_query, writing, pure=False)
+    futures = [client.submit(_evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
+                             writing, pure=False)
                for k in range(partitions)]
     results = []
     try:
         for future in futures:
             results.append(future.result())
     except InputError as exc:
-        raise _located(client, exc, split, files) from None
+        raise _located(client, exc, lines, pieces, files) from None
     finally:
-        client.cancel(futures + [f for file_split in split for f in file_split])
+        client.cancel(futures + [f for per_file in lines for f in per_file] +
+                      [f for per_k in buckets for per_file in per_k for f in per_file])
     combined = _combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose)
     if timings is not None:
         timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started
@@ -212,7 +217,7 @@ def _input_bytes(files: list[str]) -> int:
     return total
 
 
-def _located(client, exc: InputError, split, files: list[str]) -> InputError:
+def _located(client, exc: InputError, lines, pieces, files: list[str]) -> InputError:
     """A worker's error as one machine words it: the lines it names (its
     own, and a first occurrence) counted from the start of the file, or
     Parquet rows."""
@@ -221,21 +226,22 @@ def _located(client, exc: InputError, split, files: list[str]) -> InputError:
         return exc
     file_index, places = located
     last_piece = max(piece for piece, _ in places)
-    counts = np.cumsum([0, *client.gather([client.submit(_line_count, future)
-                                           for future in split[file_index][:last_piece]])])
-    pieces = {p.index: p for p in client.gather([client.submit(_piece_of, f) for f in split[file_index]])}
-    lines = [int(counts[piece]) + line for piece, line in places]
-    rows = [pieces[piece].first_row + line - 1 for piece, line in places]
+    counts = np.cumsum([0, *client.gather(lines[file_index][:last_piece])])
+    of_file = pieces[file_index]
+    numbers = [int(counts[piece]) + line for piece, line in places]
+    rows = [of_file[piece].first_row + line - 1 for piece, line in places]
     path = files[file_index]
-    if pieces[places[0][0]].row_group >= 0:
+    if of_file[places[0][0]].row_group >= 0:
         message = re.sub(r"\(first on line \d+\)", f"(first in row {rows[-1]})", exc.message)
         return InputError(path, f"row {rows[0]}: {message}")
-    message = re.sub(r"\(first on line \d+\)", f"(first on line {lines[-1]})", exc.message)
-    return InputError(path, message, lines[0])
+    message = re.sub(r"\(first on line \d+\)", f"(first on line {numbers[-1]})", exc.message)
+    return InputError(path, message, numbers[0])
 
 
-def _piece_of(split_result) -> Piece:
-    return split_result[3]
+def _bucket(split_result, k: int):
+    """(bytes, segments, piece) of bucket k of a split piece."""
+    buckets, segments, _, piece = split_result
+    return buckets[k], segments[k], piece
 
 
 def _line_count(split_result) -> int:
@@ -288,9 +294,12 @@ def _read_piece(piece: Piece) -> bytes:
 
 
 def _split_piece(piece: Piece, partitions: int):
-    """(buckets, line numbers, lines): bucket k holds the piece's lines whose
-    qid hashes to k, in file order, with their 1-based line numbers in the
-    piece; ``lines`` is how many lines the piece has."""
+    """(buckets, segments, lines, piece): bucket k holds the piece's lines
+    whose qid hashes to k, in file order; its segments (m, 2) say which
+    lines they are (first line number in the piece, 1-based, and count);
+    ``lines`` is how many lines the piece has. Lines are taken in runs of
+    one qid (most runs and qrels keep a query's lines together), so the qid
+    is hashed once per run of lines, not per line."""
     from .io.strings import ByteStrings
     try:
         data = _read_piece(piece)
@@ -299,39 +308,59 @@ def _split_piece(piece: Piece, partitions: int):
     except Exception as exc:  # an unreadable piece: the file's fault
         raise InputError(piece.source or piece.path, f"cannot read ({exc})") from None
     if not data:
-        return [b""] * partitions, [np.zeros(0, dtype=np.int64)] * partitions, 0, piece
+        return [b""] * partitions, [np.zeros((0, 2), dtype=np.int64)] * partitions, 0, piece
     buf = np.frombuffer(data, dtype=np.uint8)
     if buf[-1] != 10:
         buf = np.append(buf, np.uint8(10))
     ends = np.flatnonzero(buf == 10)
     starts = np.concatenate(([0], ends[:-1] + 1))
-    space = (buf == 32) | ((buf >= 9) & (buf <= 13))
-    solid = np.flatnonzero(~space)
-    where = np.searchsorted(solid, starts)
-    first = np.where(where < len(solid), solid[np.minimum(where, len(solid) - 1)], len(buf))
-    kept = np.flatnonzero(first < ends)                         # blank lines go nowhere
-    gaps = np.flatnonzero(space)
-    qid_end = gaps[np.searchsorted(gaps, first[kept])]          # every line ends with a break
-    keys = ByteStrings.from_spans(buf, first[kept], qid_end).hash64() % np.uint64(partitions)
+    qid_start, qid_end, same = _qid_spans(buf, starts, ends)
+    kept = qid_end > qid_start                                  # blank lines go nowhere
+    breaks = np.flatnonzero(~same)
+    firsts = breaks[kept[breaks]]                               # first line of each run of one qid
+    stops = np.concatenate((breaks, [len(ends)]))[np.searchsorted(breaks, firsts, side="right")]
+    keys = ByteStrings.from_spans(buf, qid_start[firsts], qid_end[firsts]).hash64() % np.uint64(partitions)
     order = np.argsort(keys, kind="stable")
-    lines = kept[order]
     bounds = np.searchsorted(keys[order], np.arange(partitions + 1, dtype=np.uint64))
-    buckets, numbers = [], []
+    view = memoryview(buf)
+    buckets, segments = [], []
     for k in range(partitions):
-        chosen = lines[bounds[k]:bounds[k + 1]]
-        buckets.append(_gather(buf, starts[chosen], ends[chosen] + 1))
-        numbers.append(chosen + 1)
-    return buckets, numbers, len(ends), piece
+        chosen = order[bounds[k]:bounds[k + 1]]
+        first, stop = firsts[chosen], stops[chosen]
+        buckets.append(b"".join(view[a:b] for a, b in zip(starts[first].tolist(), (ends[stop - 1] + 1).tolist())))
+        segments.append(np.stack([first + 1, stop - first], axis=1).astype(np.int64))
+    return buckets, segments, len(ends), piece
 
 
-def _gather(buf: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> bytes:
-    """The bytes of the ranges [starts, stops) of ``buf``, one after another."""
-    if not len(starts):
-        return b""
-    lengths = stops - starts
-    total = int(lengths.sum())
-    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    return buf[offsets + np.arange(total)].tobytes()
+_WINDOW = 16
+
+
+def _qid_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """Per line: where its first field (the qid) starts and ends (equal for
+    a blank line), and whether it is the same qid as the line before. Most
+    lines start with a qid shorter than 16 bytes: those are read from a
+    window of each line's first bytes; the others one by one."""
+    count = len(starts)
+    window = buf[np.minimum(starts[:, None] + np.arange(_WINDOW, dtype=np.int32), len(buf) - 1)]   # (lines, 16)
+    space = (window == 32) | ((window >= 9) & (window <= 13))
+    length = np.argmax(space, axis=1)
+    plain = ~space[:, 0] & space.any(axis=1)                  # starts with a qid that ends in the window
+    qid_start = starts.copy()
+    qid_end = starts + length
+    for line in np.flatnonzero(~plain).tolist():             # leading spaces, blank, or a long qid
+        text = bytes(buf[starts[line]:ends[line]])
+        fields = text.split(None, 1)
+        if not fields:
+            qid_end[line] = qid_start[line]
+            continue
+        offset = text.index(fields[0])
+        qid_start[line] = starts[line] + offset
+        qid_end[line] = qid_start[line] + len(fields[0])
+    inside = np.arange(_WINDOW) < length[:, None]
+    same = np.zeros(count, dtype=bool)
+    same[1:] = plain[1:] & plain[:-1] & (length[1:] == length[:-1]) & \
+        ((window[1:] == window[:-1]) | ~inside[1:]).all(axis=1)
+    return qid_start, qid_end, same
 
 
 # ---------------------------------------------------------------- worker side: one partition
@@ -356,7 +385,7 @@ class PartitionResult:
     part: str | None = None                   # with an output folder: the part file written
 
 
-def _evaluate_partition(k: int, split, files: list[str], names: list[str], measures, options: dict,
+def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
                         per_query: bool, writing: tuple | None = None):
     """Evaluate partition k: its bucket of every piece, written to local
     files in file order and read by the one-machine code."""
@@ -364,22 +393,22 @@ def _evaluate_partition(k: int, split, files: list[str], names: list[str], measu
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
         local, maps = [], []
-        for index, file_split in enumerate(split):
+        for index, file_parts in enumerate(parts):
             path = os.path.join(folder, f"{index}")
             origin = []                        # (piece, first local line, line numbers in the piece)
             written = 0
             with open(path, "wb") as out:
-                for buckets, numbers, _, piece in file_split:
-                    out.write(buckets[k])
-                    origin.append((piece, written, numbers[k]))
-                    written += len(numbers[k])
+                for data, segments, piece in file_parts:
+                    out.write(data)
+                    origin.append((piece, written, segments))
+                    written += int(segments[:, 1].sum())
                 if index and not written:       # a run with no line here: one line for no judged query
                     out.write(f"{_NO_LINES} Q0 - 0 0 -\n".encode())
             local.append(path)
             maps.append(origin)
-        if all(len(numbers) == 0 for origin in maps for _, _, numbers in origin):
+        if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
             return None
-        if all(len(numbers) == 0 for _, _, numbers in maps[0]):
+        if all(len(segments) == 0 for _, _, segments in maps[0]):
             return _unjudged(local, maps, names)
         read: list = []
         try:
@@ -448,10 +477,14 @@ def _first_unknown(path: str, origin, qids: list[str]) -> list:
 
 
 def _position(origin, local_line: int) -> tuple[int, int]:
-    """(piece, line in piece) of a local file's line."""
-    for piece, first, numbers in origin:
-        if first <= local_line < first + len(numbers):
-            return piece.index, int(numbers[local_line - first])
+    """(piece, line in piece) of a local file's line (0-based)."""
+    for piece, first, segments in origin:
+        counts = np.cumsum(segments[:, 1])
+        if first <= local_line < first + (int(counts[-1]) if len(counts) else 0):
+            offset = local_line - first
+            index = int(np.searchsorted(counts, offset, side="right"))
+            before = int(counts[index - 1]) if index else 0
+            return piece.index, int(segments[index, 0]) + offset - before
     return -1, -1
 
 
@@ -478,9 +511,9 @@ def _last_tag(path: str) -> str:
 
 def _last_line(maps_of_file) -> tuple[int, int]:
     """(piece, line) of the last line a partition holds of a file."""
-    for piece, _, numbers in reversed(maps_of_file):
-        if len(numbers):
-            return piece.index, int(numbers[-1])
+    for piece, _, segments in reversed(maps_of_file):
+        if len(segments):
+            return piece.index, int(segments[-1, 0] + segments[-1, 1] - 1)
     return -1, -1
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, SHARED, run_cli
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_identity import MEASURES, collections, write_collection
 
 distributed = pytest.importorskip("distributed")
@@ -194,7 +195,7 @@ def test_a_partition_sends_back_sums_and_its_memory_follows_its_share(cluster, g
     from dask.distributed import Client
 
     from lexeval import evaluate
-    from lexeval.cluster import _pieces, _split_piece
+    from lexeval.cluster import _bucket, _pieces, _split_piece
     qrels, runs = generated
     files = [str(qrels), *(str(r) for r in runs)]
     measures = ["official", "lexicographic"]
@@ -202,8 +203,9 @@ def test_a_partition_sends_back_sums_and_its_memory_follows_its_share(cluster, g
     with Client(cluster.scheduler_address) as client:
         split = [[client.submit(_split_piece, piece, 8, pure=False)
                   for piece in _pieces(path, 1 << 20, "qrels" if i == 0 else "run")] for i, path in enumerate(files)]
-        results = client.gather([client.submit(_partition_traced, k, split, files, ["a", "b", "c"], measures,
-                                               pure=False) for k in (0, 1)])
+        results = client.gather([client.submit(_partition_traced, k, [[client.submit(_bucket, f, k) for f in per_file]
+                                                                      for per_file in split],
+                                               files, ["a", "b", "c"], measures, pure=False) for k in (0, 1)])
     sizes = [size for size, _ in results]
     peaks = [peak for _, peak in results]
     assert max(sizes) < 100_000, sizes          # sums: a few kB per measure, whatever the queries
@@ -293,3 +295,29 @@ def test_output_folder_holds_the_per_query_lines_as_part_files(cluster, tmp_path
 def test_output_needs_per_query_lines(tmp_path):
     result = run_cli(["--output", tmp_path, "-m", "map", CRAN_QRELS, CRAN[0]])
     assert result.code == 2 and "add -q" in result.err
+
+
+LINE = st.tuples(st.sampled_from(["q1", "q1", "q2", "a" * 23, "a" * 24, "a" * 40, "b" * 30, "\u00e9t\u00e9", "#c", ""]),
+                 st.sampled_from(["", " ", "\t", "  "]), st.sampled_from(["\n", "\r\n"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_lines=st.lists(LINE, min_size=1, max_size=60), partitions=st.integers(1, 5))
+def test_split_sends_each_line_to_its_qids_bucket(st_lines, partitions):
+    """Every non-blank line lands, once and in file order, in the bucket of
+    its qid's hash, and its segment gives its line number."""
+    from lexeval.cluster import Piece, _split_piece
+    from lexeval.io.strings import ByteStrings
+    text = "".join(f"{lead}{qid} Q0 d 1 1.0 t{end}" if qid else f"{lead}{end}" for qid, lead, end in st_lines)
+    buckets, segments, lines, _ = _split_piece(Piece("x", 0, block=text.encode()), partitions)
+    assert lines == len(st_lines)
+    want: dict[int, list] = {k: [] for k in range(partitions)}
+    for number, (qid, lead, end) in enumerate(st_lines, 1):
+        if not qid:
+            continue
+        key = int(ByteStrings.from_list([qid.encode()]).hash64()[0] % partitions)
+        want[key].append((number, f"{lead}{qid} Q0 d 1 1.0 t{end}"))
+    for k in range(partitions):
+        numbers = [first + i for first, count in segments[k].tolist() for i in range(count)]
+        got = buckets[k].decode().splitlines(keepends=True)
+        assert list(zip(numbers, got)) == want[k]
