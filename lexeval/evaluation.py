@@ -250,7 +250,7 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
         return np.rint(values).astype(np.int64) if measure.integer else values
     if kind == m.SUMMARY_GEOMETRIC:
         return np.where(count > 0, np.exp(sums.divided(count)), 0.0)
-    return sums.divided(count)
+    return sums.means(count)
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,

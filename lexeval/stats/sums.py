@@ -25,7 +25,7 @@ import numpy as np
 GRID_BITS = 62           # sums are integers in units of 2**-62
 _HIGH_BITS = 20          # a value is split at 2**-20: floor(x * 2**20) and the rest in 2**-62 units
 _LOW_BITS = GRID_BITS - _HIGH_BITS
-_CHUNK = 1 << 20         # columns per integer sum: 2**20 values of < 2**42 stay below 2**63
+_CHUNK = 1 << 10         # columns per float sum: 2**10 integers below 2**42 add up exactly
 _LARGE = 2.0 ** 22       # values this large are placed on the grid one by one, in Python
 
 
@@ -53,9 +53,10 @@ class Sums:
         return [Fraction(units, 1 << GRID_BITS) for units in self.units]
 
     def divided(self, counts) -> np.ndarray:
-        """(rows,) each sum over its count, correctly rounded (0 where the count is 0)."""
+        """(rows,) each sum over its count, correctly rounded (0 where the
+        count is 0): Python's integer division rounds correctly."""
         counts = np.broadcast_to(np.asarray(counts), (len(self.units),)).tolist()
-        out = np.array([float(Fraction(units, int(count) << GRID_BITS)) if count else 0.0
+        out = np.array([units / (int(count) << GRID_BITS) if count else 0.0
                         for units, count in zip(self.units, counts)])
         return out + np.where(np.asarray(counts) > 0, self.special, 0.0) if len(out) else out
 
@@ -63,36 +64,77 @@ class Sums:
         """(rows,) the sums as floats, correctly rounded."""
         return self.divided(1)
 
+    def means(self, counts) -> np.ndarray:
+        """(rows,) the means printed: the float nearest to each exact sum
+        over its count. trec_eval adds left to right and divides; where
+        its additions are exact (values such as 0, 1/2, 1) the two agree to
+        the bit; elsewhere they can differ in the 16th digit, and in a
+        printed digit only when the mean sits exactly on a rounding edge
+        (then trec_eval's digit depends on the order of its additions)."""
+        return self.divided(counts)
 
-def fixed_sums(values: np.ndarray) -> Sums:
-    """Exact row sums of ``values`` (rows, n) on the 2**-62 grid."""
+
+def fixed_sums(values: np.ndarray, bound: float | None = None) -> Sums:
+    """Exact row sums of ``values`` (rows, n) on the 2**-62 grid. ``bound``:
+    the largest absolute value, when the caller knows it (NaN if any is)."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values.reshape(1, -1)
     rows = values.shape[0]
-    finite = np.isfinite(values)
-    special = np.zeros(rows)
-    if not finite.all():
+    special, extra = np.zeros(rows), None
+    if bound is None and values.size:
+        bound = max(-values.min(), values.max())
+    if values.size and not bound < _LARGE:       # NaN, infinite or large values: rare
+        finite = np.isfinite(values)
         special = np.where(finite, 0.0, values).sum(axis=1)
         values = np.where(finite, values, 0.0)
-    large = np.abs(values) >= _LARGE
-    if large.any():
+        large = np.abs(values) >= _LARGE
         extra = [sum((_on_grid(value) for value in values[row, large[row]].tolist()), 0) for row in range(rows)]
         values = np.where(large, 0.0, values)
-    else:
-        extra = None
-    high_total = np.zeros(rows, dtype=object)
-    low_total = np.zeros(rows, dtype=object)
-    for start in range(0, values.shape[1], _CHUNK):
-        scaled = values[:, start:start + _CHUNK] * float(1 << _HIGH_BITS)
-        high = np.floor(scaled)
-        low = np.rint((scaled - high) * float(1 << _LOW_BITS))     # the rest, exactly, then rounded to the grid
-        high_total += high.astype(np.int64).sum(axis=1).astype(object)
-        low_total += low.astype(np.int64).sum(axis=1).astype(object)
-    units = [(int(h) << _LOW_BITS) + int(lo) for h, lo in zip(high_total.tolist(), low_total.tolist())]
+    high_total, low_total = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
+    units = [0] * rows
+    for number, start in enumerate(range(0, values.shape[1], _CHUNK)):
+        # high: a multiple of 2**-20 (|.| < 2**42 in those units), low: the rest in 2**-62 units (< 2**41);
+        # both integers, so float sums of up to 2**10 of them are exact, in any order
+        block = values[:, start:start + _CHUNK]
+        scaled, high = _scratch(block.shape)
+        np.multiply(block, float(1 << _HIGH_BITS), out=scaled)
+        np.rint(scaled, out=high)
+        np.subtract(scaled, high, out=scaled)
+        np.multiply(scaled, float(1 << _LOW_BITS), out=scaled)
+        np.rint(scaled, out=scaled)
+        high_total += high.sum(axis=1).astype(np.int64)      # each chunk's sums are below 2**52
+        low_total += scaled.sum(axis=1).astype(np.int64)
+        if number % 1024 == 1023:                               # int64 totals stay below 2**62
+            units = _add_units(units, high_total, low_total)
+            high_total[:], low_total[:] = 0, 0
+    units = _add_units(units, high_total, low_total)
     if extra is not None:
         units = [u + e for u, e in zip(units, extra)]
     return Sums(units, special)
+
+
+def _add_units(units: list[int], high: np.ndarray, low: np.ndarray) -> list[int]:
+    return [u + (h << _LOW_BITS) + lo for u, h, lo in zip(units, high.tolist(), low.tolist())]
+
+
+_SCRATCH: list[np.ndarray] = []
+
+
+def _scratch(shape: tuple[int, int], count: int = 2, first: int = 0) -> tuple[np.ndarray, ...]:
+    """``count`` (rows, columns) float arrays from the ``first``, reused from
+    call to call: filling fresh memory costs more than the arithmetic (blocks
+    are up to 2M values)."""
+    size = shape[0] * shape[1]
+    if len(_SCRATCH) < 3 or _SCRATCH[0].size < size:
+        _SCRATCH[:] = [np.empty(max(size, 1 << 16)) for _ in range(3)]
+    return tuple(buffer[:size].reshape(shape) for buffer in _SCRATCH[first:first + count])
+
+
+def squares(values: np.ndarray) -> np.ndarray:
+    """``values ** 2`` in a reused array (valid until the next call)."""
+    out, = _scratch(values.shape, 1, 2)
+    return np.multiply(values, values, out=out)
 
 
 def _on_grid(value: float) -> int:

@@ -27,7 +27,7 @@ from ..measures import registry as m
 from ..preferences import Preferences, RunSpread, pair_rows
 from . import significance as sig
 from .distributions import binomial_lower_tail, t_two_sided
-from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
+from .sums import GRID_BITS, Sums, fixed_sums, poisson_weights, query_keys, random_signs, squares
 
 _DRAW_CELLS = 1 << 22            # draws x queries generated at once
 
@@ -53,10 +53,16 @@ class Moments:
     def of(cls, differences: np.ndarray) -> Moments:
         """Moments of the rows of ``differences`` (P, Q)."""
         count = differences.shape[1]
-        return cls(fixed_sums(differences), fixed_sums(differences * differences),
-                   differences.min(axis=1) if count else np.full(len(differences), np.inf),
-                   differences.max(axis=1) if count else np.full(len(differences), -np.inf),
-                   (differences > 0).sum(axis=1), (differences < 0).sum(axis=1), (differences == 0).sum(axis=1))
+        if not count or not len(differences):
+            empty = np.zeros(len(differences), dtype=np.int64)
+            return cls(Sums.zeros(len(differences)), Sums.zeros(len(differences)),
+                       np.full(len(differences), np.inf), np.full(len(differences), -np.inf), empty, empty, empty)
+        low, high = differences.min(axis=1), differences.max(axis=1)
+        bound = max(-low.min(), high.max())
+        wins, losses = (differences > 0).sum(axis=1), (differences < 0).sum(axis=1)
+        ties = (differences == 0).sum(axis=1) if np.isnan(bound) else count - wins - losses
+        return cls(fixed_sums(differences, bound), fixed_sums(squares(differences), bound * bound), low, high,
+                   wins, losses, ties)
 
     @classmethod
     def stack(cls, parts: list[Moments]) -> Moments:
@@ -76,21 +82,27 @@ class Moments:
         return self.wins + self.losses + self.ties
 
     def mean(self) -> np.ndarray:
+        """(P,) the mean difference, as printed (see :meth:`Sums.means`)."""
+        return self.first.means(self.count())
+
+    def raw_mean(self) -> np.ndarray:
+        """(P,) the mean difference, the nearest float (for the tests)."""
         return self.first.divided(self.count())
 
     def spread(self) -> np.ndarray:
         """(P,) sample standard deviation (0 when every difference is equal
-        or there are fewer than two)."""
+        or there are fewer than two), from the exact sums: n (n - 1) s^2 =
+        n S2 - S1^2, in integers, divided once (correctly rounded)."""
         out = np.zeros(len(self.wins))
         counts = self.count().tolist()
         varies = (self.low < self.high).tolist()
-        for row, (first, second) in enumerate(zip(self.first.fractions(), self.second.fractions())):
+        for row, (first, second) in enumerate(zip(self.first.units, self.second.units)):
             n = counts[row]
             if n < 2 or not varies[row]:
                 continue
-            numerator = n * second - first * first            # n (n - 1) s^2, exactly
+            numerator = ((n * second) << GRID_BITS) - first * first     # in units of 2**-124
             if numerator > 0:
-                out[row] = math.sqrt(float(numerator / (n * (n - 1))))
+                out[row] = math.sqrt(numerator / ((n * (n - 1)) << (2 * GRID_BITS)))
         return out
 
 
@@ -146,7 +158,7 @@ class Totals:
     randomized: dict[str, np.ndarray] = field(default_factory=dict)  # (P, permutations) sign-flipped sums
     resampled: dict[str, np.ndarray] = field(default_factory=dict)   # (P, resamples) weighted sums
     weights: np.ndarray | None = None          # (resamples,) total bootstrap weight
-    run_scores: dict[str, Sums] = field(default_factory=dict)       # (R,) sums of per-query run scores
+    run_scores: dict[str, Sums] = field(default_factory=dict)       # (R,) sums of preferences, over pairs and queries
     borda: dict[str, np.ndarray] = field(default_factory=dict)      # (R,) runs below + half the tied ones
     majority: dict[str, np.ndarray] = field(default_factory=dict)   # (R, R) queries above minus below
 
@@ -273,8 +285,8 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
         totals.preferences[name] = _take(moments, order)
         if plan.resamples:
             totals.resampled[name] = np.concatenate(resampled[name])[order]
+        totals.run_scores[name] = fixed_sums(scores[name])      # divided once, at the end: ties stay ties
         run_scores = scores[name] / max(runs - 1, 1)
-        totals.run_scores[name] = fixed_sums(run_scores)
         if aggregate == "borda":
             totals.borda[name] = np.array([((run_scores[run] > run_scores).sum()
                                             + 0.5 * ((run_scores[run] == run_scores).sum() - queries))
@@ -319,7 +331,7 @@ def _take(moments: Moments, order: np.ndarray) -> Moments:
 def t_test(moments: Moments) -> np.ndarray:
     """(P,) two-sided p of the one-sample t-test of each pair's differences against 0."""
     count = moments.count()
-    mean = moments.mean()
+    mean = moments.raw_mean()
     spread = moments.spread()
     p = np.ones(len(count))
     varies = (spread > 0) & (count >= 2)
@@ -353,7 +365,7 @@ def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
 def effect_size(moments: Moments) -> np.ndarray:
     """(P,) mean over standard deviation; 0 when every difference is 0,
     NaN when all are equal and not 0."""
-    mean, spread = moments.mean(), moments.spread()
+    mean, spread = moments.raw_mean(), moments.spread()
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = mean / spread
     return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.nan))
@@ -365,7 +377,7 @@ def t_interval(moments: Moments, confidence: float) -> tuple[np.ndarray, np.ndar
     if not len(count) or count.max() < 2:
         return np.full(len(count), np.nan), np.full(len(count), np.nan)
     from scipy.special import stdtrit  # only --ci needs the t quantile
-    mean = moments.mean()
+    mean = moments.raw_mean()
     half = stdtrit(np.maximum(count - 1, 1), (1 + confidence) / 2) * moments.spread() / np.sqrt(count)
     return np.where(count >= 2, mean - half, np.nan), np.where(count >= 2, mean + half, np.nan)
 
@@ -389,7 +401,7 @@ def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
     runs = len(totals.included)
     queries = totals.compared
     if aggregate == "mean":
-        return totals.run_scores[name].divided(queries)
+        return totals.run_scores[name].means(queries * max(runs - 1, 1))
     if aggregate == "borda":
         if runs < 2 or queries == 0:
             return np.zeros(runs)

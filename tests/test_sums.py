@@ -1,0 +1,87 @@
+"""Sums over queries that any split of the queries adds up to the same, and
+draws that do not depend on which queries are drawn with: what makes a
+cluster print one machine's digits."""
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lexeval.stats.sums import (
+    GRID_BITS,
+    fixed_sums,
+    poisson_weights,
+    query_keys,
+    random_signs,
+    uniform_bits,
+)
+from lexeval.stats.totals import Moments
+
+VALUES = st.lists(st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, -0.0, 0.1, 1 / 3, 5e6, -7e7, 1e-300])),
+                  min_size=0, max_size=40)
+
+
+def on_grid(value: float) -> Fraction:
+    return Fraction(round(Fraction(value) * (1 << GRID_BITS)), 1 << GRID_BITS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES, st.data())
+def test_sums_are_exact_and_any_split_adds_up_to_them(values, data):
+    whole = fixed_sums(np.array([values], dtype=np.float64))
+    assert Fraction(whole.units[0], 1 << GRID_BITS) == sum((on_grid(v) for v in values), Fraction(0))
+    cut = sorted(data.draw(st.lists(st.integers(0, len(values)), max_size=3)))
+    bounds = [0, *cut, len(values)]
+    parts = [fixed_sums(np.array([values[a:b]], dtype=np.float64)) for a, b in zip(bounds, bounds[1:])]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    assert total.units == whole.units
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10), min_size=1, max_size=3000))
+def test_means_are_the_nearest_float_to_the_exact_mean(counts):
+    values = np.array([count / 10 for count in counts])
+    mean = fixed_sums(values.reshape(1, -1)).means(len(values))[0]
+    assert mean == float(sum((on_grid(v) for v in values), Fraction(0)) / len(values))
+
+
+def test_non_finite_values_are_kept_aside():
+    sums = fixed_sums(np.array([[1.0, np.inf, 2.0], [np.nan, 1.0, 1.0], [0.5, 0.25, 0.0]]))
+    totals = sums.totals()
+    assert totals[0] == np.inf and np.isnan(totals[1]) and totals[2] == 0.75
+
+
+def test_moments_of_split_pairs_add_up():
+    rng = np.random.default_rng(3)
+    differences = np.round(rng.normal(0, 0.3, (7, 500)), 3)
+    whole = Moments.of(differences)
+    added = Moments.of(differences[:, :123]) + Moments.of(differences[:, 123:])
+    assert added.first.units == whole.first.units and added.second.units == whole.second.units
+    assert (added.mean() == whole.mean()).all() and (added.spread() == whole.spread()).all()
+    np.testing.assert_allclose(whole.spread(), differences.std(axis=1, ddof=1), rtol=1e-12)
+
+
+def test_a_querys_draws_do_not_depend_on_the_others():
+    keys = query_keys([f"q{i}" for i in range(50)])
+    every = uniform_bits(7, keys, 0, 300)
+    assert (uniform_bits(7, keys[10:20], 0, 300) == every[:, 10:20]).all()
+    assert (uniform_bits(7, keys, 100, 50) == every[100:150]).all()
+    assert not (uniform_bits(8, keys, 0, 300) == every).any()
+    signs = random_signs(7, keys, 0, 20000)
+    assert set(np.unique(signs)) == {-1.0, 1.0} and abs(signs.mean()) < 0.01
+    weights = poisson_weights(7, keys, 0, 20000)
+    assert abs(weights.mean() - 1) < 0.01 and abs(weights.var() - 1) < 0.02
+    assert query_keys(["q1"])[0] == query_keys(["q0", "q1"])[1]
+
+
+def test_a_mean_on_a_tie_prints_as_trec_eval_prints_it_when_its_sum_is_exact():
+    """0.25 over 5,000 queries: 0.00005 exactly, a tie at the fifth
+    decimal; trec_eval's sum is exact here, and both print the float
+    nearest to 1/20000 (just above it): 0.0001."""
+    values = np.zeros(5000)
+    values[1234] = 0.25
+    mean = fixed_sums(values.reshape(1, -1)).means(5000)[0]
+    assert mean == 0.25 / 5000 and "%.4f" % mean == "0.0001"
