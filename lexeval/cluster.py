@@ -566,6 +566,17 @@ class Combined:
     def compared_qids(self) -> list[str]:
         return [q for q, on in zip(self.qids, self.compared.tolist()) if on] if self.compared is not None else []
 
+    def column(self, name: str):
+        """The column of a printed measure (its ``values`` only with per-query values)."""
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+    def num_queries(self) -> np.ndarray:
+        """(R,) queries evaluated per run."""
+        return self.totals.included
+
     def summary(self, column) -> np.ndarray:
         from .evaluation import summary_values
         return summary_values(column.measure, column.name, self.totals, self.run_tags, self.complete)

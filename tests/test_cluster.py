@@ -321,3 +321,23 @@ def test_split_sends_each_line_to_its_qids_bucket(st_lines, partitions):
         numbers = [first + i for first, count in segments[k].tolist() for i in range(count)]
         got = buckets[k].decode().splitlines(keepends=True)
         assert list(zip(numbers, got)) == want[k]
+
+
+def test_the_library_call_takes_a_client(cluster):
+    """evaluate(..., client=...) returns the one-machine summaries, pair
+    means, p-values and gate decisions."""
+    from dask.distributed import Client
+
+    from lexeval import SignificanceOptions, evaluate
+    options = SignificanceOptions(baseline="bm25l", hsd=True)
+    args = (str(CRAN_QRELS), [str(run) for run in CRAN[:4]], ["map", "P.10", "LP", "rrLP"])
+    alone = evaluate(*args, options=options, warn=lambda text: None)
+    with Client(cluster.scheduler_address) as client:
+        sharded = evaluate(*args, options=options, warn=lambda text: None, client=client)
+    for name in ("map", "P_10"):
+        assert (sharded.summary(sharded.column(name)) == alone.summary(alone.column(name))).all()
+    for name in ("map", "P_10", "LP", "rrLP"):
+        assert (sharded.tests.p[name] == alone.tests.p[name]).all()
+        assert (sharded.tests.hsd_p[name] == alone.tests.hsd_p[name]).all()
+    assert (sharded.pair_summary.mean["LP"] == alone.pair_summary.mean["LP"]).all()
+    assert sharded.gate_failures(["map", "LP"]) == alone.gate_failures(["map", "LP"])
