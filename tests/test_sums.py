@@ -85,3 +85,22 @@ def test_a_mean_on_a_tie_prints_as_trec_eval_prints_it_when_its_sum_is_exact():
     values[1234] = 0.25
     mean = fixed_sums(values.reshape(1, -1)).means(5000)[0]
     assert mean == 0.25 / 5000 and "%.4f" % mean == "0.0001"
+
+
+def test_randomization_and_bootstrap_sums_add_up_over_any_split():
+    """Per-draw sums are integers (differences in units of 2**-40): two
+    halves of the queries add up to the whole, bit for bit, also where the
+    totals outgrow int64 (huge differences)."""
+    from lexeval.stats.totals import _draw_sums
+    rng = np.random.default_rng(5)
+    keys = query_keys([f"q{i}" for i in range(300)])
+    for scale in (1.0, 1e7):
+        differences = rng.normal(0, 0.3, (4, 300)) * scale
+        for draw in (random_signs, poisson_weights):
+            whole = _draw_sums(differences, keys, 500, 3, draw)
+            halves = _draw_sums(differences[:, :77], keys[:77], 500, 3, draw) + \
+                _draw_sums(differences[:, 77:], keys[77:], 500, 3, draw)
+            assert (whole == halves).all()
+            if scale == 1.0:
+                observed = np.rint(differences * 2.0**40).sum(axis=1)
+                assert whole[:, 0].tolist() == [int(v) for v in observed.tolist()]

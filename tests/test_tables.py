@@ -148,6 +148,9 @@ def poisson_weight_by_hand(seed, qid, draw):
 
 
 def poisson_bootstrap(differences, qids, confidence, resamples, seed):
+    """The documented bootstrap: differences counted in units of 2**-40
+    (so that sums are integers), each query drawn Poisson(1) times."""
+    differences = np.rint(np.asarray(differences) * 2.0**40) / 2.0**40
     weights = np.array([[poisson_weight_by_hand(seed, qid, draw) for qid in qids] for draw in range(resamples)])
     means = (weights @ differences) / weights.sum(axis=1)
     return np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])

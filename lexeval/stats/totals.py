@@ -188,14 +188,35 @@ class Plan:
     hsd: bool = False
 
 
+_DRAW_BITS = 40                  # draw sums count differences in units of 2**-40
+
+
 def _draw_sums(differences: np.ndarray, keys: np.ndarray, count: int, seed, draw) -> np.ndarray:
-    """(P, count) sums over queries of the differences (P, Q) times each
-    draw's per-query factors, queries a slice at a time."""
-    out = np.zeros((len(differences), count))
-    step = max(1, _DRAW_CELLS // max(count, 1))
-    for start in range(0, differences.shape[1], step):
+    """(P, 1 + count) integers, in units of 2**-40: each row's sum over
+    queries of its differences (P, Q) (column 0), then times each draw's
+    per-query factors. Integers, so that any split of the queries adds up to
+    the same (int64, or Python integers where they could outgrow it); an
+    infinite or NaN difference counts as 0."""
+    pairs, queries = differences.shape
+    values = np.rint(np.where(np.isfinite(differences), differences, 0.0) * float(1 << _DRAW_BITS))
+    size = float(np.abs(values).max()) if values.size else 0.0
+    if size >= 2.0 ** 47:           # differences of 128 or more (z-scores): Python integers, slowly
+        whole = np.array([[int(v) for v in row] for row in values.tolist()], dtype=object).reshape(values.shape)
+        out = np.zeros((pairs, 1 + count), dtype=object)
+        out[:, 0] = whole.sum(axis=1)
+        for start in range(0, queries, 256):
+            factors = draw(seed, keys[start:start + 256], 0, count).astype(np.int64).astype(object)
+            out[:, 1:] += whole[:, start:start + 256].dot(factors.T)
+        return out
+    huge = size * 32 * queries >= 2.0 ** 62                 # the totals could leave int64
+    out = np.zeros((pairs, 1 + count), dtype=object if huge else np.int64)
+    out[:, 0] = [int(v) for v in values.sum(axis=1).tolist()] if huge else values.sum(axis=1)
+    # queries per product: |values| x (weights <= 24) summed stays below 2**53, so the float product is exact
+    step = max(1, min(_DRAW_CELLS // max(count, 1), int(2.0 ** 53 // (24 * max(size, 1.0)))))
+    for start in range(0, queries, step):
         factors = draw(seed, keys[start:start + step], 0, count)          # (count, q)
-        out += differences[:, start:start + step] @ factors.T
+        product = (values[:, start:start + step] @ factors.T).astype(np.int64)
+        out[:, 1:] += product.astype(object) if huge else product
     return out
 
 
@@ -349,14 +370,17 @@ def sign_test(moments: Moments) -> np.ndarray:
 
 
 def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
-    """(P,) p = (1 + #{|sum*| >= |sum|}) / (1 + N), with a tolerance of
-    1e-9 of the differences' size for sums equal up to rounding."""
-    permutations = randomized.shape[1]
-    observed = np.abs(moments.first.totals())
+    """(P,) p = (1 + #{|sum*| >= |sum| - tolerance}) / (1 + N) from
+    :func:`_draw_sums`' integer sums (column 0 the observed one). Sums that
+    are equal in exact arithmetic (P@10's tenths, recall's thirds) can differ
+    once each difference is rounded to the grid: the tolerance, 1e-9 of the
+    differences' size, keeps them equal."""
+    permutations = randomized.shape[1] - 1
     with np.errstate(invalid="ignore"):        # no queries: inf * 0
         size = np.maximum(np.abs(moments.low), np.abs(moments.high)) * moments.count()
-    tolerance = 1e-9 * np.maximum(1.0, size)
-    extreme = (np.abs(randomized) >= (observed - tolerance)[:, None]).sum(axis=1)
+    tolerance = 1e-9 * np.maximum(1.0, np.nan_to_num(size)) * 2.0 ** _DRAW_BITS
+    observed = np.abs(randomized[:, 0]).astype(np.float64) - tolerance
+    extreme = (np.abs(randomized[:, 1:]) >= observed[:, None]).sum(axis=1)
     p = (1 + extreme) / (1 + permutations)
     all_zero = (moments.low == 0) & (moments.high == 0)
     return np.where(all_zero | (moments.count() == 0), 1.0, p)
@@ -388,9 +412,11 @@ def bootstrap_interval(moments: Moments, resampled: np.ndarray, weights: np.ndar
     total weights; a resample that drew no query is left out)."""
     pairs = len(resampled)
     drawn = weights > 0
+    if len(resampled) and len(weights) != resampled.shape[1] - 1:
+        raise ValueError("resampled sums and weights disagree")
     if pairs == 0 or not drawn.any():
         return np.full(pairs, np.nan), np.full(pairs, np.nan)
-    means = resampled[:, drawn] / weights[drawn]
+    means = np.asarray(resampled[:, 1:][:, drawn], dtype=np.float64) * 2.0 ** -_DRAW_BITS / weights[drawn]
     low, high = np.quantile(means, ((1 - confidence) / 2, (1 + confidence) / 2), axis=1)
     empty = moments.count() == 0
     return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
