@@ -417,10 +417,6 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
                                   **options)
         except InputError as exc:
             raise _remapped(exc, local, maps, files) from None
-        except UsageError as exc:
-            if "no judgements" in str(exc) or "empty" in str(exc):
-                return None
-            raise
         parsed = read[0]
         rankings = evaluation.rankings
         part = None
