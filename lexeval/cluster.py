@@ -138,12 +138,13 @@ def _parquet_files(path: str) -> list[str]:
 
 def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
                         per_query: bool = False, output_dir: str | None = None, output_format: str = "text",
-                        warn=None, verbose: bool = False, timings=None, **options):
+                        warn=None, verbose: bool = False, timings=None, progress=None, **options):
     """:func:`lexeval.evaluation.evaluate` on a cluster: the same arguments
     (paths or fsspec URLs only), the same summaries and tests, as a
     :class:`Combined`; ``per_query`` also brings back -q's values, or
     ``output_dir`` (a folder every worker can write, or an fsspec URL) has
-    each partition write them as a part file in ``output_format``."""
+    each partition write them as a part file in ``output_format``;
+    ``progress(done, total)`` follows the partitions."""
     from .io.inputs import Source
     from .io.sources import check_sources, sources_of
     sources = sources_of(runs)
@@ -180,10 +181,14 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     futures = [client.submit(_evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
                              writing, pure=False)
                for k in range(partitions)]
-    results = []
+    from dask.distributed import as_completed
+    results: list = [None] * partitions
+    index_of = {future.key: k for k, future in enumerate(futures)}
     try:
-        for future in futures:
-            results.append(future.result())
+        for done, future in enumerate(as_completed(futures), 1):
+            results[index_of[future.key]] = future.result()
+            if progress is not None:
+                progress(done, partitions)
     except InputError as exc:
         raise _located(client, exc, lines, pieces, files) from None
     finally:

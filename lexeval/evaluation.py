@@ -391,7 +391,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                                    zscores=zscores, num_docs=num_docs, rel_format=rel_format,
                                    extra_measures=extra_measures, keep_rows=keep_rows, warn=warn, verbose=verbose,
                                    per_query=per_query, output_dir=output_dir, output_format=output_format,
-                                   timings=timings)
+                                   timings=timings, progress=progress)
     sources = sources_of(runs)
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")

@@ -161,7 +161,8 @@ def run(call: Call) -> None:
                               num_docs=reading.num_docs, rel_format=reading.rel_format,
                               extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
-                              progress=bar and (lambda done, total: bar("reading runs", done, total)),
+                              progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
+                                                                        done, total)),
                               timings=timings, verbose=reading.verbose, client=client,
                               per_query=call.printing.per_query and not call.printing.output_dir,
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
