@@ -6,17 +6,22 @@ The data flow, from files to the printed lines:
    themselves: text (plain or gzipped) in byte ranges ending at a line
    break (``dask.bytes.read_bytes``; a gzipped file is one piece), Parquet
    by row group. Paths are local or any fsspec URL.
-2. **Shuffle** (the engine): each piece splits its lines into K buckets by a
-   hash of the qid; bucket k of every piece of every file goes to partition
-   k, so a query's judgements and every run's lines for it meet there. The
-   engine moves the buckets; a lost worker's tasks are run again.
+2. **Shuffle** (the engine): the judged qids are cut into K ranges in byte
+   order (trec_eval's query order); each piece splits its lines into K
+   buckets by the range of their qid; bucket k of every piece of every file
+   goes to partition k, so a query's judgements and every run's lines for it
+   meet there. The engine moves the buckets; a lost worker's tasks are run
+   again.
 3. **Evaluate** (workers): each partition is evaluated by the code one
    machine uses (:func:`lexeval.evaluation.evaluate`) and returns only its
    :class:`~lexeval.stats.totals.Totals` (sums over its queries), a few
    counts for the notes and, with ``-q``, its per-query values.
 4. **Conclude** (client): the totals are added and concluded as on one
    machine. Sums are exact integers and random draws are keyed by (seed,
-   qid, draw), so every printed number equals the one-machine call's.
+   qid, draw); trec_eval's means, which add floats left to right in qid
+   order, are folded through the partitions in range order (only the
+   running sums travel). So every printed number equals the one-machine
+   call's.
 
 An error in a piece names the original file and line (Parquet: row).
 """
@@ -168,19 +173,25 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     pieces = [_pieces(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
     if partitions is None:
         partitions = max(2 * workers, -(-_input_bytes(files) // PARTITION_BYTES))
-    # 1-2: every piece splits its lines into buckets, on the workers; each bucket is a task's
-    # result of its own, so that a partition fetches its buckets, not whole pieces
-    split = [[client.submit(_split_piece, piece, partitions, pure=False) for piece in file_pieces]
+    # 1-2: the judged qids cut into ranges (in trec_eval's query order); every piece splits its lines
+    # into one bucket per range, on the workers; each bucket is a task's result of its own, so that a
+    # partition fetches its buckets, not whole pieces
+    bounds = partition_bounds(client, pieces[0], partitions)
+    partitions = len(bounds) + 1
+    split = [[client.submit(_split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
     lines = [[client.submit(_line_count, future, pure=False) for future in file_split] for file_split in split]
     buckets = [[[client.submit(_bucket, future, k, pure=False) for future in file_split] for file_split in split]
                for k in range(partitions)]
     del split                                # the buckets hold their bytes: the pieces' results can go
-    # 3: every partition gathers its bucket of every piece and is evaluated
+    # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
+    # client, the values its summaries add stay on its worker
     writing = (output_dir, output_format) if output_dir else None
-    futures = [client.submit(_evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
-                             writing, pure=False)
-               for k in range(partitions)]
+    evaluated = [client.submit(_evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
+                               writing, pure=False)
+                 for k in range(partitions)]
+    futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
+    summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
     from dask.distributed import as_completed
     results: list = [None] * partitions
     index_of = {future.key: k for k, future in enumerate(futures)}
@@ -189,17 +200,35 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
             results[index_of[future.key]] = future.result()
             if progress is not None:
                 progress(done, partitions)
+        # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns)
+        # pass from each range's partition to the next; nothing else travels
+        folds = [None]
+        for future in summed:
+            folds.append(client.submit(_fold, folds[-1], future, pure=False))
+        in_order = folds[-1].result()
     except InputError as exc:
         raise _located(client, exc, lines, pieces, files) from None
-    finally:
-        client.cancel(futures + [f for per_file in lines for f in per_file] +
-                      [f for per_k in buckets for per_file in per_k for f in per_file])
-    combined = _combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose)
+    except BaseException:
+        client.cancel(evaluated + futures + summed)          # stop the work left (a gate or ^C)
+        raise
+    del evaluated, futures, summed, buckets                   # released: the workers let go of the buckets
+    combined = _combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose,
+                        in_order)
     if timings is not None:
         timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started
         timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
         timings.partitions = partitions
     return combined
+
+
+def _item(pair, index: int):
+    return pair[index]
+
+
+def _fold(state, summed):
+    """The running left-to-right sums, continued over one partition's values."""
+    from .stats.totals import fold_in_order
+    return state if summed is None else fold_in_order(state, summed)
 
 
 def _peak_megabytes() -> float:
@@ -298,23 +327,18 @@ def _read_piece(piece: Piece) -> bytes:
     return ("\n".join(lines.to_pylist()) + "\n").encode("utf-8", "surrogateescape") if len(lines) else b""
 
 
-def _split_piece(piece: Piece, partitions: int):
-    """(buckets, segments, lines, piece): bucket k holds the piece's lines
-    whose qid hashes to k, in file order; its segments (m, 2) say which
-    lines they are (first line number in the piece, 1-based, and count);
-    ``lines`` is how many lines the piece has. Lines are taken in runs of
-    one qid (most runs and qrels keep a query's lines together), so the qid
-    is hashed once per run of lines, not per line."""
-    from .io.strings import ByteStrings
+def _runs_of_one_qid(piece: Piece):
+    """(buf, starts, ends, firsts, stops, qids, lines): the piece's text as
+    bytes, its lines (starts, ends), and its runs of lines with one qid
+    (lines firsts[i] .. stops[i] - 1, qid bytes qids[i]); blank lines belong
+    to no run."""
     try:
         data = _read_piece(piece)
     except InputError:
         raise
     except Exception as exc:  # an unreadable piece: the file's fault
         raise InputError(piece.source or piece.path, f"cannot read ({exc})") from None
-    if not data:
-        return [b""] * partitions, [np.zeros((0, 2), dtype=np.int64)] * partitions, 0, piece
-    buf = np.frombuffer(data, dtype=np.uint8)
+    buf = np.frombuffer(data or b"\n", dtype=np.uint8)
     if buf[-1] != 10:
         buf = np.append(buf, np.uint8(10))
     ends = np.flatnonzero(buf == 10)
@@ -322,19 +346,49 @@ def _split_piece(piece: Piece, partitions: int):
     qid_start, qid_end, same = _qid_spans(buf, starts, ends)
     kept = qid_end > qid_start                                  # blank lines go nowhere
     breaks = np.flatnonzero(~same)
-    firsts = breaks[kept[breaks]]                               # first line of each run of one qid
+    firsts = breaks[kept[breaks]]
     stops = np.concatenate((breaks, [len(ends)]))[np.searchsorted(breaks, firsts, side="right")]
-    keys = ByteStrings.from_spans(buf, qid_start[firsts], qid_end[firsts]).hash64() % np.uint64(partitions)
+    view = memoryview(buf)
+    qids = [bytes(view[a:b]) for a, b in zip(qid_start[firsts].tolist(), qid_end[firsts].tolist())]
+    return buf, starts, ends, firsts, stops, qids, len(ends) if data else 0
+
+
+def _distinct_qids(piece: Piece) -> set[bytes]:
+    """The qids of a piece (of the qrels: they set the partitions' ranges)."""
+    return set(_runs_of_one_qid(piece)[5])
+
+
+def partition_bounds(client, qrels_pieces: list[Piece], partitions: int) -> list[bytes]:
+    """The K - 1 qids (bytes) that cut the judged queries, in byte order
+    (trec_eval's query order), into K ranges of about as many queries."""
+    distinct = sorted(set().union(*client.gather([client.submit(_distinct_qids, piece, pure=False)
+                                                   for piece in qrels_pieces])))
+    partitions = max(1, min(partitions, len(distinct)))
+    return [distinct[(i * len(distinct)) // partitions] for i in range(1, partitions)]
+
+
+def _split_piece(piece: Piece, bounds: list[bytes]):
+    """(buckets, segments, lines, piece): bucket k holds the piece's lines
+    whose qid falls in range k (``bounds[k - 1] <= qid < bounds[k]`` in byte
+    order), in file order; its segments (m, 2) say which lines they are
+    (first line number in the piece, 1-based, and count); ``lines`` is how
+    many lines the piece has. Lines are taken in runs of one qid (most runs
+    and qrels keep a query's lines together), so a qid is placed once per
+    run of lines, not per line."""
+    from bisect import bisect_right
+    buf, starts, ends, firsts, stops, qids, lines = _runs_of_one_qid(piece)
+    partitions = len(bounds) + 1
+    keys = np.array([bisect_right(bounds, qid) for qid in qids], dtype=np.int64)
     order = np.argsort(keys, kind="stable")
-    bounds = np.searchsorted(keys[order], np.arange(partitions + 1, dtype=np.uint64))
+    cuts = np.searchsorted(keys[order], np.arange(partitions + 1))
     view = memoryview(buf)
     buckets, segments = [], []
     for k in range(partitions):
-        chosen = order[bounds[k]:bounds[k + 1]]
+        chosen = order[cuts[k]:cuts[k + 1]]
         first, stop = firsts[chosen], stops[chosen]
         buckets.append(b"".join(view[a:b] for a, b in zip(starts[first].tolist(), (ends[stop - 1] + 1).tolist())))
         segments.append(np.stack([first + 1, stop - first], axis=1).astype(np.int64))
-    return buckets, segments, len(ends), piece
+    return buckets, segments, lines, piece
 
 
 _WINDOW = 16
@@ -412,9 +466,9 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
             local.append(path)
             maps.append(origin)
         if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
-            return None
+            return None, None
         if all(len(segments) == 0 for _, _, segments in maps[0]):
-            return _unjudged(local, maps, names)
+            return _unjudged(local, maps, names), None
         read: list = []
         try:
             evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
@@ -428,6 +482,8 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
         if writing is not None:
             from .output.records import write_part
             part = write_part(evaluation, writing[0], k, writing[1])
+        from .stats.totals import summed_columns
+        summed = summed_columns({c.name: (c.measure, c.values) for c in evaluation.columns}, evaluation.included)
         return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
                                list(rankings.qids), rankings.present.copy(), rankings.num_rel_per_query.copy(),
                                [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
@@ -435,7 +491,7 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
                                 for path, origin, run in zip(local[1:], maps[1:], parsed)],
                                [run.num_unknown - (_NO_LINES in run.unknown_qids) for run in parsed],
                                [run.format for run in parsed], _per_query_values(evaluation) if per_query else None,
-                               part)
+                               part), summed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -618,7 +674,8 @@ class _Runs:
     num_runs: int
 
 
-def _combine(results: list[PartitionResult], files, names, options: dict, per_query: bool, warn, verbose):
+def _combine(results: list[PartitionResult], files, names, options: dict, per_query: bool, warn, verbose,
+             in_order: dict):
     """Add the partitions' totals and conclude, as one machine does."""
     from .evaluation import Column, conclude
     from .stats.pairs import SignificanceOptions, plan_for, selected_pairs
@@ -628,6 +685,7 @@ def _combine(results: list[PartitionResult], files, names, options: dict, per_qu
     totals = results[0].totals
     for result in results[1:]:
         totals = totals + result.totals
+    totals.in_order = in_order
     significance = options.get("options") or SignificanceOptions()
     aggregate = options.get("aggregate", "mean")
     for index in range(len(names)):

@@ -234,7 +234,8 @@ def conclude(totals: Totals, plan, options: SignificanceOptions, aggregate: str,
 
 
 def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, complete: bool) -> np.ndarray:
-    """(R,) the 'all' value of the column ``name`` of ``measure``, from the totals."""
+    """(R,) the 'all' value of the column ``name`` of ``measure``, from the
+    totals: sums exact, means from trec_eval's left-to-right sums."""
     kind, count = measure.summary, totals.included
     if kind == m.SUMMARY_RUNID:
         return np.array(run_tags, dtype=object)
@@ -244,13 +245,14 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
         # trec_eval's -c summary counts every judgement above grade 0,
         # whatever -l says (m_num_rel.c); its per-query lines follow -l
         return np.full(len(count), totals.relevant)
-    sums = totals.columns[name]
     if kind in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL):
-        values = sums.totals()
+        values = totals.columns[name].totals()
         return np.rint(values).astype(np.int64) if measure.integer else values
+    # means: trec_eval's sum, left to right in qid order, over the count
+    total = totals.in_order[name]
     if kind == m.SUMMARY_GEOMETRIC:
-        return np.where(count > 0, np.exp(sums.divided(count)), 0.0)
-    return sums.means(count)
+        return np.where(count > 0, np.exp(total / np.maximum(count, 1)), 0.0)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,

@@ -44,7 +44,7 @@ def test_sums_are_exact_and_any_split_adds_up_to_them(values, data):
 @given(st.lists(st.integers(0, 10), min_size=1, max_size=3000))
 def test_means_are_the_nearest_float_to_the_exact_mean(counts):
     values = np.array([count / 10 for count in counts])
-    mean = fixed_sums(values.reshape(1, -1)).means(len(values))[0]
+    mean = fixed_sums(values.reshape(1, -1)).divided(len(values))[0]
     assert mean == float(sum((on_grid(v) for v in values), Fraction(0)) / len(values))
 
 
@@ -83,7 +83,7 @@ def test_a_mean_on_a_tie_prints_as_trec_eval_prints_it_when_its_sum_is_exact():
     nearest to 1/20000 (just above it): 0.0001."""
     values = np.zeros(5000)
     values[1234] = 0.25
-    mean = fixed_sums(values.reshape(1, -1)).means(5000)[0]
+    mean = fixed_sums(values.reshape(1, -1)).divided(5000)[0]
     assert mean == 0.25 / 5000 and "%.4f" % mean == "0.0001"
 
 

@@ -1,14 +1,15 @@
 """Sums that do not depend on how the queries are split, and random draws
 that do not either.
 
-Every summary lexeval prints is a function of sums over queries. Adding
-floats in a different order (one machine left to right, a cluster partition
-by partition) changes the last bits, and a mean that sits on a printed
-rounding edge (P@10 over 20,000 queries often does) would then print
-differently. So sums over queries are exact on a fixed grid of 2**-62
-(:func:`fixed_sums`): integer additions, which any split of the queries
-adds up to the same integer. Values are placed on the grid once, per query
-(an error below 2**-63, far under any printed digit).
+The tests, the pair means and the counts are functions of sums over
+queries. Adding floats in a different order (one machine in one go, a
+cluster partition by partition) changes the last bits, and a value on a
+printed rounding edge would then print differently. So these sums are exact
+on a fixed grid of 2**-62 (:func:`fixed_sums`): integer additions, which
+any split of the queries adds up to the same integer. Values are placed on
+the grid once, per query (an error below 2**-63, far under any printed
+digit). (trec_eval's own means are added in trec_eval's order instead: see
+:func:`lexeval.stats.totals.fold_in_order`.)
 
 Random draws (randomization signs, bootstrap weights) come from a
 counter-based generator keyed by (seed, query, draw) (:func:`uniform_bits`),
@@ -63,15 +64,6 @@ class Sums:
     def totals(self) -> np.ndarray:
         """(rows,) the sums as floats, correctly rounded."""
         return self.divided(1)
-
-    def means(self, counts) -> np.ndarray:
-        """(rows,) the means printed: the float nearest to each exact sum
-        over its count. trec_eval adds left to right and divides; where
-        its additions are exact (values such as 0, 1/2, 1) the two agree to
-        the bit; elsewhere they can differ in the 16th digit, and in a
-        printed digit only when the mean sits exactly on a rounding edge
-        (then trec_eval's digit depends on the order of its additions)."""
-        return self.divided(counts)
 
 
 def fixed_sums(values: np.ndarray, bound: float | None = None) -> Sums:

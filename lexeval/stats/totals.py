@@ -83,7 +83,7 @@ class Moments:
 
     def mean(self) -> np.ndarray:
         """(P,) the mean difference, as printed (see :meth:`Sums.means`)."""
-        return self.first.means(self.count())
+        return self.first.divided(self.count())
 
     def raw_mean(self) -> np.ndarray:
         """(P,) the mean difference, the nearest float (for the tests)."""
@@ -151,7 +151,7 @@ class Totals:
     included: np.ndarray                       # (R,) queries counted per run
     compared: int                              # queries with a relevant document
     relevant: int                              # judgements above grade 0 (-c's num_rel)
-    columns: dict[str, Sums]                   # printed name -> (R,) sums over included queries
+    columns: dict[str, Sums]                   # printed name -> (R,) sums over included queries (counts)
     metrics: dict[str, Moments] = field(default_factory=dict)       # per printed pair, over compared queries
     preferences: dict[str, Moments] = field(default_factory=dict)
     anova: dict[str, Anova] = field(default_factory=dict)           # --hsd: metrics' and run scores'
@@ -161,6 +161,7 @@ class Totals:
     run_scores: dict[str, Sums] = field(default_factory=dict)       # (R,) sums of preferences, over pairs and queries
     borda: dict[str, np.ndarray] = field(default_factory=dict)      # (R,) runs below + half the tied ones
     majority: dict[str, np.ndarray] = field(default_factory=dict)   # (R, R) queries above minus below
+    in_order: dict[str, np.ndarray] | None = None   # (R,) trec_eval's sums: left to right in qid order (not added)
 
     def __add__(self, other: Totals) -> Totals:
         return Totals(self.included + other.included, self.compared + other.compared,
@@ -189,6 +190,30 @@ class Plan:
 
 
 _DRAW_BITS = 40                  # draw sums count differences in units of 2**-40
+
+
+def summed_columns(columns, included: np.ndarray) -> dict[str, np.ndarray]:
+    """{name: (R, Q)} the values each summary adds: the measure's values
+    (logs for geometric means) where a run's query counts, 0 elsewhere."""
+    out = {}
+    for name, (measure, values) in columns.items():
+        if measure.summary == m.SUMMARY_GEOMETRIC:
+            values = m.geometric_mean_log(values)
+        if measure.summary in (m.SUMMARY_MEAN, m.SUMMARY_SUM, m.SUMMARY_NUM_REL, m.SUMMARY_GEOMETRIC):
+            out[name] = np.where(included, values, 0).astype(np.float64)
+    return out
+
+
+def fold_in_order(start: dict[str, np.ndarray] | None, summed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """trec_eval's sums, continued: ``start`` (R,) per column (None: 0)
+    plus this set's values (R, Q), added one query at a time, left to right
+    in qid order, in floating point, as trec_eval adds them. Not additive:
+    a cluster folds its partitions one after another, in qid order."""
+    out = {}
+    for name, values in summed.items():
+        first = np.zeros(len(values)) if start is None else start[name]
+        out[name] = np.cumsum(np.concatenate([first[:, None], values], axis=1), axis=1)[:, -1]
+    return out
 
 
 def _draw_sums(differences: np.ndarray, keys: np.ndarray, count: int, seed, draw) -> np.ndarray:
@@ -234,13 +259,12 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     (R, Q) the queries each run averages over; ``compared`` (Q,) those with
     a relevant document; ``qids`` their ids (keys of the draws);
     ``preferences`` over the compared queries; ``plan`` None for one run."""
-    sums = {}
-    for name, (measure, values) in columns.items():
-        if measure.summary == m.SUMMARY_GEOMETRIC:
-            values = m.geometric_mean_log(values)
-        if measure.summary in (m.SUMMARY_MEAN, m.SUMMARY_SUM, m.SUMMARY_NUM_REL, m.SUMMARY_GEOMETRIC):
-            sums[name] = fixed_sums(np.where(included, values, 0).astype(np.float64))
+    summed = summed_columns(columns, included)
+    # counts are summed exactly; trec_eval's means are added in its order (fold_in_order)
+    sums = {name: fixed_sums(values) for name, values in summed.items()
+            if columns[name][0].summary in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL)}
     totals = Totals(included.sum(axis=1), int(compared.sum()), relevant, sums)
+    totals.in_order = fold_in_order(None, summed)
     if plan is None:
         return totals
     pairs = plan.pairs
@@ -427,7 +451,7 @@ def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
     runs = len(totals.included)
     queries = totals.compared
     if aggregate == "mean":
-        return totals.run_scores[name].means(queries * max(runs - 1, 1))
+        return totals.run_scores[name].divided(queries * max(runs - 1, 1))
     if aggregate == "borda":
         if runs < 2 or queries == 0:
             return np.zeros(runs)
