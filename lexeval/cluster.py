@@ -353,15 +353,21 @@ def _runs_of_one_qid(piece: Piece):
     return buf, starts, ends, firsts, stops, qids, len(ends) if data else 0
 
 
-def _distinct_qids(piece: Piece) -> set[bytes]:
-    """The qids of a piece (of the qrels: they set the partitions' ranges)."""
-    return set(_runs_of_one_qid(piece)[5])
+_SAMPLE = 10_000                  # qids per qrels piece that set the ranges
+
+
+def _qid_sample(piece: Piece) -> list[bytes]:
+    """Up to 10,000 of a qrels piece's distinct qids, evenly spread in byte
+    order: enough to cut ranges of about as many queries."""
+    distinct = sorted(set(_runs_of_one_qid(piece)[5]))
+    return distinct[::-(-len(distinct) // _SAMPLE) or 1]
 
 
 def partition_bounds(client, qrels_pieces: list[Piece], partitions: int) -> list[bytes]:
     """The K - 1 qids (bytes) that cut the judged queries, in byte order
-    (trec_eval's query order), into K ranges of about as many queries."""
-    distinct = sorted(set().union(*client.gather([client.submit(_distinct_qids, piece, pure=False)
+    (trec_eval's query order), into K ranges of about as many queries (from
+    a sample; any cut gives the same numbers, only the balance depends on it)."""
+    distinct = sorted(set().union(*client.gather([client.submit(_qid_sample, piece, pure=False)
                                                    for piece in qrels_pieces])))
     partitions = max(1, min(partitions, len(distinct)))
     return [distinct[(i * len(distinct)) // partitions] for i in range(1, partitions)]
@@ -432,9 +438,7 @@ class PartitionResult:
 
     totals: object
     columns: list                             # (name, measure) of every column
-    qids: list[str]                           # its qrels queries, in order
-    present: np.ndarray                       # (R, Q) the run has lines for the query
-    relevant: np.ndarray                      # (Q,) relevant documents per query (at -l)
+    coverage: object                          # what the runs left out here (lexeval.io.sources.Coverage)
     last: list[tuple[int, int]]               # per run: (piece, line) of its last line here
     tags: list[str]                           # per run: the tag of that line
     unknown: list[list]                       # per run: ((piece, line), qid) of the first query here the qrels lack
@@ -468,15 +472,21 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
         if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
             return None, None
         if all(len(segments) == 0 for _, _, segments in maps[0]):
-            return _unjudged(local, maps, names), None
+            return _unjudged(local, maps, names, files), None
         read: list = []
         try:
             evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
-                                  jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append(runs),
+                                  jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
                                   **options)
         except InputError as exc:
             raise _remapped(exc, local, maps, files) from None
-        parsed = read[0]
+        judgements, parsed = read[0]
+        from .io.sources import Coverage
+        coverage = Coverage.of(judgements, parsed, options.get("level", 1))
+        for run, path in zip(coverage.runs, files[1:]):
+            run.path = path
+            if _NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query
+                run.num_unknown -= 1
         rankings = evaluation.rankings
         part = None
         if writing is not None:
@@ -485,7 +495,7 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
         from .stats.totals import summed_columns
         summed = summed_columns({c.name: (c.measure, c.values) for c in evaluation.columns}, evaluation.included)
         return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
-                               list(rankings.qids), rankings.present.copy(), rankings.num_rel_per_query.copy(),
+                               coverage,
                                [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
                                [_first_unknown(path, origin, [q for q in run.unknown_qids if q != _NO_LINES][:1])
                                 for path, origin, run in zip(local[1:], maps[1:], parsed)],
@@ -545,7 +555,7 @@ def _position(origin, local_line: int) -> tuple[int, int]:
     return -1, -1
 
 
-def _unjudged(local: list[str], maps, names: list[str]) -> PartitionResult:
+def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> PartitionResult:
     """A partition without judgements: its run lines are queries the qrels lack."""
     unknown, counts = [], []
     for path, origin in zip(local[1:], maps[1:]):
@@ -553,9 +563,10 @@ def _unjudged(local: list[str], maps, names: list[str]) -> PartitionResult:
         counts.append(len(seen))
         first = min(seen.items(), key=lambda item: item[1]) if seen else None
         unknown.append([(_position(origin, first[1]), first[0])] if first else [])
-    return PartitionResult(None, [], [], np.zeros((len(names), 0), dtype=bool), np.zeros(0, dtype=np.int64),
-                           [_last_line(m) for m in maps[1:]], [_last_tag(path) for path in local[1:]], unknown,
-                           counts, ["run"] * len(names))
+    from .io.sources import Coverage, RunCoverage
+    coverage = Coverage([RunCoverage(path, 0, 0, None, count, None) for path, count in zip(files[1:], counts)])
+    return PartitionResult(None, [], coverage, [_last_line(m) for m in maps[1:]],
+                           [_last_tag(path) for path in local[1:]], unknown, counts, ["run"] * len(names))
 
 
 def _last_tag(path: str) -> str:
@@ -578,7 +589,8 @@ def _per_query_values(evaluation) -> dict:
     """Everything ``-q`` prints, per query: every column's values (R, Q),
     included (R, Q), compared (Q,), and the printed pairs' preferences
     (P, compared Q)."""
-    out = {"columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
+    out = {"qids": list(evaluation.qids),
+           "columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
            "included": evaluation.included, "compared": evaluation.compared, "preferences": {}}
     if evaluation.preferences is not None:
         from .preferences import pair_rows
@@ -702,72 +714,45 @@ def _combine(results: list[PartitionResult], files, names, options: dict, per_qu
         combined.pair_summary, combined.tests, combined.metric_pairs = \
             conclude(totals, plan, significance, aggregate, bool(options.get("pair_metrics")))
     combined.parts = sorted(r.part for r in results if r.part)
-    qids = [q for r in results for q in r.qids]
-    order = sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8", "surrogateescape"))
-    if per_query:
-        _put_back(combined, results, [qids[i] for i in order], np.array(order, dtype=np.int64))
-    _notes(results, everything, files, names, qids, order, options.get("level", 1), verbose, warn)
+    if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
+        _put_back(combined, results)
+    _notes(results, everything, names, verbose, warn)
     return combined
 
 
-def _put_back(combined: Combined, results: list[PartitionResult], qids: list[str], order: np.ndarray) -> None:
+def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
     """-q's per-query values of every partition, in qid order."""
     from .evaluation import Column
-    combined.qids = qids
-    combined.included = np.concatenate([r.per_query["included"] for r in results], axis=1)[:, order]
-    compared = np.concatenate([r.per_query["compared"] for r in results])
-    combined.compared = compared[order]
+    combined.qids = [qid for r in results for qid in r.per_query["qids"]]
+    combined.included = np.concatenate([r.per_query["included"] for r in results], axis=1)
+    combined.compared = np.concatenate([r.per_query["compared"] for r in results])
     columns = []
     for column in combined.columns:
         if column.name in results[0].per_query["columns"]:
-            values = np.concatenate([r.per_query["columns"][column.name] for r in results], axis=1)[:, order]
+            values = np.concatenate([r.per_query["columns"][column.name] for r in results], axis=1)
             columns.append(Column(column.name, column.measure, values))
         else:
             columns.append(column)
     combined.columns = columns
     if combined.names:
-        # compared queries of each partition, in partition order, then in qid order
-        compared_order = np.argsort(np.argsort(order)[compared], kind="stable")
-        values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)[:, compared_order]
+        values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
                   for name in combined.names}
         combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
 
 
-def _notes(results, everything, files, names, qids, order, level: int, verbose: bool, warn) -> None:
+def _notes(results, everything, names, verbose: bool, warn) -> None:
     """The one-machine notes on dropped and missing queries, from the
-    partitions' counts."""
+    partitions' coverages (ranges in query order; a run's first unknown
+    query is the one earliest in its file)."""
     import sys
 
-    from .io.sources import coverage_notes
+    from .io.sources import Coverage, notes
     warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
-    present = np.concatenate([r.present for r in results], axis=1)[:, order]
-    relevant = np.concatenate([r.relevant for r in results])[order]
-    runs = [_RunCounts(files[index + 1], present[index],
-                       [qid for _, qid in sorted(first for r in everything for first in r.unknown[index])],
-                       sum(r.num_unknown[index] for r in everything),
-                       next((r.formats[index] for r in results if r.formats[index] != "run"), "run"))
-            for index in range(len(names))]
-    for run in runs:
-        if run.format != "run":
-            warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for note in coverage_notes(_QrelsCounts([qids[i] for i in order], relevant, level), runs, level, verbose):
+    first_unknown = [min((first for r in everything for first in r.unknown[index]), default=(None, None))[1]
+                     for index in range(len(names))]
+    for index in range(len(names)):
+        format_ = next((r.formats[index] for r in results if r.formats[index] != "run"), "run")
+        if format_ != "run":
+            warn(f"{results[0].coverage.runs[index].path}: read as {format_} (qid docid rank): score = -rank")
+    for note in notes(Coverage.merge([r.coverage for r in everything], first_unknown), verbose):
         warn(note)
-
-
-@dataclass
-class _RunCounts:
-    path: str
-    present: np.ndarray
-    unknown_qids: list[str]
-    num_unknown: int
-    format: str
-
-
-@dataclass
-class _QrelsCounts:
-    qids: list[str]
-    relevant: np.ndarray
-    level: int
-
-    def num_relevant(self, level: int) -> np.ndarray:
-        return self.relevant

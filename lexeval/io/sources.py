@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,54 +64,104 @@ def _quoted(qid: str) -> str:
 NOTES_PER_RUN_UP_TO = 5
 
 
+@dataclass
+class RunCoverage:
+    """What one run's queries left out: the qrels queries it lacks (how
+    many, the first in query order) and its queries the qrels lack (how
+    many, the first in file order)."""
+
+    path: str
+    queries: int
+    missing: int
+    first_missing: str | None
+    num_unknown: int
+    first_unknown: str | None
+
+
+@dataclass
+class Coverage:
+    """Every run's coverage, and the compared queries no run has (how many,
+    the first in query order). Coverages of disjoint sets of queries merge
+    (:meth:`merge`): the notes of a cluster are one machine's."""
+
+    runs: list[RunCoverage]
+    nobody: int = 0
+    first_nobody: str | None = None
+
+    @classmethod
+    def of(cls, qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Coverage:
+        out = []
+        for run in runs:
+            missing = np.flatnonzero(~run.present)
+            out.append(RunCoverage(run.path, len(run.present), len(missing),
+                                   qrels.qids[missing[0]] if len(missing) else None, run.num_unknown,
+                                   run.unknown_qids[0] if run.unknown_qids else None))
+        nobody = np.flatnonzero(~np.any([run.present for run in runs], axis=0) & (qrels.num_relevant(level) > 0)) \
+            if len(runs) > 1 else np.zeros(0, dtype=np.int64)
+        return cls(out, len(nobody), qrels.qids[nobody[0]] if len(nobody) else None)
+
+    @staticmethod
+    def merge(parts: list[Coverage], first_unknown: list[str | None]) -> Coverage:
+        """Parts of disjoint query sets, in query order; ``first_unknown``:
+        each run's first query the qrels lack, in file order."""
+        def first(values):
+            return next((value for value in values if value is not None), None)
+        runs = [RunCoverage(pieces[0].path, sum(p.queries for p in pieces), sum(p.missing for p in pieces),
+                            first(p.first_missing for p in pieces), sum(p.num_unknown for p in pieces), unknown)
+                for pieces, unknown in zip(zip(*(part.runs for part in parts)), first_unknown)]
+        return Coverage(runs, sum(p.nobody for p in parts), first(p.first_nobody for p in parts))
+
+
 def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False) -> list[str]:
+    """The notes on what each run's queries left out (see :func:`notes`)."""
+    return notes(Coverage.of(qrels, runs, level), verbose)
+
+
+def notes(coverage: Coverage, verbose: bool = False) -> list[str]:
     """What each run's queries left out, and which compared queries no run
     has: the silent drops a user should know of. One line per run for a few
     runs (or ``verbose``); for many, one line for the runs whose queries the
     qrels lack and one for the runs lacking qrels queries (how many, the worst
     case, the first example). A run none of whose queries is in the qrels
     (the classic "01" against "1") always gets its own line."""
-    notes, unknown, lacking = [], [], []
+    runs = coverage.runs
+    lines, unknown, lacking = [], [], []
     for run in runs:
         parts = []
-        missing = np.flatnonzero(~run.present)
-        if not run.present.any():
-            notes.append(f"{run.path}: warning: none of its queries is in the qrels "
-                         f"(first: {_quoted(run.unknown_qids[0])}): it scores 0")
+        if run.missing == run.queries:
+            lines.append(f"{run.path}: warning: none of its queries is in the qrels "
+                         f"(first: {_quoted(run.first_unknown)}): it scores 0")
             continue
         if run.num_unknown:
             parts.append(f"{_count(run.num_unknown, 'query', 'queries')} not in the qrels, ignored "
-                         f"(first: {_quoted(run.unknown_qids[0])})")
+                         f"(first: {_quoted(run.first_unknown)})")
             unknown.append(run)
-        if len(missing):
-            parts.append(f"lacks {len(missing)} of the {len(run.present)} qrels queries "
-                         f"(first: {_quoted(qrels.qids[missing[0]])})")
-            lacking.append((len(missing), run, missing[0]))
+        if run.missing:
+            parts.append(f"lacks {run.missing} of the {run.queries} qrels queries "
+                         f"(first: {_quoted(run.first_missing)})")
+            lacking.append(run)
         if parts:
-            notes.append(f"{run.path}: warning: " + "; ".join(parts))
-    if not verbose and len({id(run) for run in unknown} | {id(item[1]) for item in lacking}) > NOTES_PER_RUN_UP_TO:
-        notes = [note for note in notes if "none of its queries" in note]
+            lines.append(f"{run.path}: warning: " + "; ".join(parts))
+    if not verbose and len({id(run) for run in unknown + lacking}) > NOTES_PER_RUN_UP_TO:
+        lines = [line for line in lines if "none of its queries" in line]
         if unknown:
             worst = max(unknown, key=lambda run: run.num_unknown)
-            notes.append(f"warning: {len(unknown)} of {len(runs)} runs have queries that are not in the qrels, "
+            lines.append(f"warning: {len(unknown)} of {len(runs)} runs have queries that are not in the qrels, "
                          f"ignored (most: {worst.path}, {_count(worst.num_unknown, 'query', 'queries')}, first: "
-                         f"{_quoted(worst.unknown_qids[0])}); --verbose lists every run")
+                         f"{_quoted(worst.first_unknown)}); --verbose lists every run")
         if lacking:
-            count, worst, first = max(lacking, key=lambda item: item[0])
-            notes.append(f"warning: {len(lacking)} of {len(runs)} runs lack qrels queries (most: {worst.path} "
-                         f"lacks {count} of the {len(worst.present)}, first: {_quoted(qrels.qids[first])}); "
+            worst = max(lacking, key=lambda run: run.missing)
+            lines.append(f"warning: {len(lacking)} of {len(runs)} runs lack qrels queries (most: {worst.path} "
+                         f"lacks {worst.missing} of the {worst.queries}, first: {_quoted(worst.first_missing)}); "
                          "--verbose lists every run")
-    if any(run.present.any() and not run.present.all() for run in runs):
-        notes.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
+    if any(0 < run.missing < run.queries for run in runs):
+        lines.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
                      "and is an empty ranking in comparisons")
-    if len(runs) > 1:
-        nobody = ~np.any([run.present for run in runs], axis=0)
-        relevant = np.flatnonzero(nobody & (qrels.num_relevant(level) > 0)).tolist()
-        if relevant:
-            notes.append(f"note: {_count(len(relevant), 'qrels query', 'qrels queries')} with relevant "
-                         f"documents in none of the runs (first: {_quoted(qrels.qids[relevant[0]])}): every "
-                         "run ties there in comparisons")
-    return notes
+    if coverage.nobody:
+        lines.append(f"note: {_count(coverage.nobody, 'qrels query', 'qrels queries')} with relevant "
+                     f"documents in none of the runs (first: {_quoted(coverage.first_nobody)}): every "
+                     "run ties there in comparisons")
+    return lines
 
 
 _WORKER_QRELS: Qrels | None = None
