@@ -492,8 +492,9 @@ def _evaluate_partition(k: int, parts, files: list[str], names: list[str], measu
         if writing is not None:
             from .output.records import write_part
             part = write_part(evaluation, writing[0], k, writing[1])
-        from .stats.totals import summed_columns
-        summed = summed_columns({c.name: (c.measure, c.values) for c in evaluation.columns}, evaluation.included)
+        from .stats.totals import SummedColumns
+        summed = dict(SummedColumns({c.name: (c.measure, c.values) for c in evaluation.columns},
+                                     evaluation.included))
         return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
                                coverage,
                                [_last_line(m) for m in maps[1:]], list(rankings.run_tags),

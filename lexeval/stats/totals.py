@@ -18,6 +18,7 @@ under counter-based draws (see :mod:`lexeval.stats.sums`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -192,16 +193,27 @@ class Plan:
 _DRAW_BITS = 40                  # draw sums count differences in units of 2**-40
 
 
-def summed_columns(columns, included: np.ndarray) -> dict[str, np.ndarray]:
+class SummedColumns(Mapping):
     """{name: (R, Q)} the values each summary adds: the measure's values
-    (logs for geometric means) where a run's query counts, 0 elsewhere."""
-    out = {}
-    for name, (measure, values) in columns.items():
+    (logs for geometric means) where a run's query counts, 0 elsewhere;
+    each made when it is read."""
+
+    def __init__(self, columns, included: np.ndarray):
+        self.columns, self.included = columns, included
+        self.names = [name for name, (measure, _) in columns.items() if measure.summary in
+                      (m.SUMMARY_MEAN, m.SUMMARY_SUM, m.SUMMARY_NUM_REL, m.SUMMARY_GEOMETRIC)]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        measure, values = self.columns[name]
         if measure.summary == m.SUMMARY_GEOMETRIC:
             values = m.geometric_mean_log(values)
-        if measure.summary in (m.SUMMARY_MEAN, m.SUMMARY_SUM, m.SUMMARY_NUM_REL, m.SUMMARY_GEOMETRIC):
-            out[name] = np.where(included, values, 0).astype(np.float64)
-    return out
+        return np.where(self.included, values, 0).astype(np.float64)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def fold_in_order(start: dict[str, np.ndarray] | None, summed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -259,12 +271,14 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     (R, Q) the queries each run averages over; ``compared`` (Q,) those with
     a relevant document; ``qids`` their ids (keys of the draws);
     ``preferences`` over the compared queries; ``plan`` None for one run."""
-    summed = summed_columns(columns, included)
-    # counts are summed exactly; trec_eval's means are added in its order (fold_in_order)
-    sums = {name: fixed_sums(values) for name, values in summed.items()
-            if columns[name][0].summary in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL)}
-    totals = Totals(included.sum(axis=1), int(compared.sum()), relevant, sums)
-    totals.in_order = fold_in_order(None, summed)
+    # counts are summed exactly; trec_eval's means are added in its order (fold_in_order); a column at a
+    # time, so that one masked copy is alive at once
+    sums, in_order = {}, {}
+    for name, values in SummedColumns(columns, included).items():
+        if columns[name][0].summary in (m.SUMMARY_SUM, m.SUMMARY_NUM_REL):
+            sums[name] = fixed_sums(values)
+        in_order.update(fold_in_order(None, {name: values}))
+    totals = Totals(included.sum(axis=1), int(compared.sum()), relevant, sums, in_order=in_order)
     if plan is None:
         return totals
     pairs = plan.pairs
