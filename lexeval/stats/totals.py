@@ -224,7 +224,8 @@ def fold_in_order(start: dict[str, np.ndarray] | None, summed: dict[str, np.ndar
     out = {}
     for name, values in summed.items():
         first = np.zeros(len(values)) if start is None else start[name]
-        out[name] = np.cumsum(np.concatenate([first[:, None], values], axis=1), axis=1)[:, -1]
+        # a copy: the last column alone, not a view that keeps the whole (R, Q) running sums alive
+        out[name] = np.cumsum(np.concatenate([first[:, None], values], axis=1), axis=1)[:, -1].copy()
     return out
 
 
