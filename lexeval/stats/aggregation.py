@@ -25,15 +25,28 @@ def mean(scores: np.ndarray) -> np.ndarray:
     return np.cumsum(scores, axis=1)[:, -1] / scores.shape[1] if scores.shape[1] else np.zeros(len(scores))
 
 
-def borda(scores: np.ndarray) -> np.ndarray:
-    """(R,) mean Borda share: per query, (runs below + runs tied / 2) / (R - 1)."""
+def borda_points(scores: np.ndarray) -> np.ndarray:
+    """(R,) Borda points summed over queries: per query, runs below + runs
+    tied / 2 (halves: exact in floats, so sums over any split of the
+    queries add up to the same)."""
     runs, queries = scores.shape
-    if runs < 2 or queries == 0:
-        return np.zeros(runs)
     below = np.zeros(runs)
     for run in range(runs):                  # R passes over (R, Q): memory stays (R, Q)
         below[run] = ((scores[run] > scores).sum() + 0.5 * ((scores[run] == scores).sum() - queries))
-    return below / (queries * (runs - 1))
+    return below
+
+
+def borda_share(points: np.ndarray, queries: int) -> np.ndarray:
+    """(R,) mean Borda share from :func:`borda_points`: over (R - 1) per query."""
+    runs = len(points)
+    if runs < 2 or queries == 0:
+        return np.zeros(runs)
+    return points / (queries * (runs - 1))
+
+
+def borda(scores: np.ndarray) -> np.ndarray:
+    """(R,) mean Borda share: per query, (runs below + runs tied / 2) / (R - 1)."""
+    return borda_share(borda_points(scores), scores.shape[1])
 
 
 def majority(scores: np.ndarray) -> np.ndarray:

@@ -348,9 +348,8 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
         totals.run_scores[name] = fixed_sums(scores[name])      # divided once, at the end: ties stay ties
         run_scores = scores[name] / max(runs - 1, 1)
         if aggregate == "borda":
-            totals.borda[name] = np.array([((run_scores[run] > run_scores).sum()
-                                            + 0.5 * ((run_scores[run] == run_scores).sum() - queries))
-                                           for run in range(runs)])
+            from .aggregation import borda_points
+            totals.borda[name] = borda_points(run_scores)
         if aggregate == "mc4":
             from .aggregation import majority
             totals.majority[name] = majority(run_scores)
@@ -468,9 +467,8 @@ def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
     if aggregate == "mean":
         return totals.run_scores[name].divided(queries * max(runs - 1, 1))
     if aggregate == "borda":
-        if runs < 2 or queries == 0:
-            return np.zeros(runs)
-        return totals.borda[name] / (queries * (runs - 1))
+        from .aggregation import borda_share
+        return borda_share(totals.borda[name], queries)
     from .aggregation import markov_limit
     return markov_limit(totals.majority[name])
 
