@@ -138,7 +138,12 @@ from .options import Call, Real, collect, fractions_option
                                             "and exit.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(**params):
-    run(collect(params))
+    try:
+        run(collect(params))
+    except BrokenPipeError:
+        # click's main turns an EPIPE into exit 1, the status of a failed
+        # gate; a reader that stops early (| head) is a success
+        raise PipeClosed() from None
 
 
 def run(call: Call) -> None:
@@ -184,14 +189,19 @@ def run(call: Call) -> None:
         if client is not None:
             _close(client)
     printing = call.printing
-    with timed(timings, "output"):
-        if reports.names:
-            _write_reports(report_lines, printing.format, printing.plot_dir)
-        elif printing.output_dir:
-            _write_measures(evaluation, printing.format, False, printing.summary)
-            _write_parts(evaluation, printing)
-        else:
-            _write_measures(evaluation, printing.format, printing.per_query, printing.summary)
+    pipe_closed = False
+    try:
+        with timed(timings, "output"):
+            if reports.names:
+                _write_reports(report_lines, printing.format, printing.plot_dir)
+            elif printing.output_dir:
+                _write_measures(evaluation, printing.format, False, printing.summary)
+                _write_parts(evaluation, printing)
+            else:
+                _write_measures(evaluation, printing.format, printing.per_query, printing.summary)
+    except BrokenPipeError:
+        # the reader stopped early (| head): the gate still decides the status
+        pipe_closed = True
     if timings is not None:
         click.echo(f"lexeval: {timings.line()}", err=True)
     if reports.names:
@@ -201,6 +211,8 @@ def run(call: Call) -> None:
                    f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
     if failures:
         raise GateFailed()
+    if pipe_closed:
+        raise PipeClosed()
 
 
 def _write_parts(evaluation, printing) -> None:
@@ -276,3 +288,7 @@ def _emit(produce) -> None:
 
 class GateFailed(Exception):
     """At least one run failed the --gate: exit status 1."""
+
+
+class PipeClosed(Exception):
+    """The reader of standard output went away (``| head``): exit status 0."""

@@ -11,7 +11,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, OutputError, UsageError
-from .command import GateFailed, command
+from .command import GateFailed, PipeClosed, command
 
 
 def main(argv=None) -> None:
@@ -50,20 +50,24 @@ def main(argv=None) -> None:
     except click.ClickException as error:
         click.echo(f"lexeval: error: {error.format_message()}", err=True)
         sys.exit(2)
-    except BrokenPipeError:
-        # output piped into head: not an error. Point stdout at /dev/null so
-        # that the interpreter's final flush does not complain either.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
-        sys.exit(0)
+    except (BrokenPipeError, PipeClosed):
+        _pipe_closed()
     except Exception as error:                  # a bug: never a traceback, never exit 1
         _internal_error(error)
     sys.exit(0)
 
 
 INTERNAL_ERROR_STATUS = 3
+
+
+def _pipe_closed() -> None:
+    """Output piped into head: not an error, exit 0. Point stdout at
+    /dev/null so that the interpreter's final flush does not complain."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    sys.exit(0)
 
 
 def _internal_error(error: Exception) -> None:

@@ -292,14 +292,27 @@ def report_tables(lines, output_format: str) -> str:
 # ---------------------------------------------------------------- the screen
 
 
+def _console(out, width: int | None):
+    """A rich Console on ``out`` whose closed pipe is a BrokenPipeError, as
+    for every other format (rich's own answer is SystemExit(1), the status
+    of a failed gate)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError()
+
+    return _Console(file=out, width=width) if width else _Console(file=out)
+
+
 def screen_tables(table: SummaryTable, out, width: int | None = None) -> None:
     """Rich tables that fit the terminal: runs as rows and measures as
     columns; when that is too wide, measures as rows and runs as columns;
     when that is too wide too, the measures are split over several tables."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=out, width=width) if width else Console(file=out)
+    console = _console(out, width)
     width = console.width
 
     def text(run: int, measure: str) -> str:
@@ -360,9 +373,8 @@ def _print_transposed(console, table: SummaryTable, text) -> None:
 
 def screen_report_tables(lines, out, width: int | None = None) -> None:
     """Reports for people: one table per report, measures as rows."""
-    from rich.console import Console
     from rich.table import Table
-    console = Console(file=out, width=width) if width else Console(file=out)
+    console = _console(out, width)
     for report, header, rows, skipped in report_grids(lines):
         grid = Table(title=report)
         grid.add_column(header[0], style="bold", no_wrap=True)
