@@ -18,7 +18,7 @@ import numpy as np
 from .errors import UsageError
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, Source, read_qrels
-from .io.sources import check_sources, coverage_notes, read_runs, sources_of
+from .io.sources import check_names, check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
 from .io.zscores import read_zscores
 from .measures import registry as m
@@ -298,6 +298,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
         options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
         parsed = read_runs(sources, judgements, options, jobs, progress)
+        check_names(parsed)
         rankings = build_rankings(judgements, parsed, level)
         for run in parsed:                  # the rankings hold their copy: the notes below need the rest
             run.codes = run.qrels_rows = None

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLES
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"

@@ -38,6 +38,17 @@ class Real(click.ParamType):
         return number
 
 
+def named_run(argument: str):
+    """A RUN argument: a path, or NAME=PATH (a Source with that name) when
+    it is not itself a file and NAME has no '/' (``bm25=<(zcat run.gz)``)."""
+    import os
+    name, equals, path = argument.partition("=")
+    if not equals or not name or not path or "/" in name or os.path.exists(argument):
+        return argument
+    from ..io.inputs import Source
+    return Source(path, name)
+
+
 def fractions_option(_ctx, _param, value):
     try:
         fractions = tuple(float(part) for part in value.split(","))
@@ -53,7 +64,7 @@ class Reading:
     """What to read and how: -l, -M, -c, -J, --rarity-weight, --jobs, -v."""
 
     qrels: str
-    runs: tuple[str, ...]
+    runs: tuple          # paths, or Sources named on the command line (NAME=PATH)
     measures: tuple[str, ...]
     level: int
     depth: int | None
@@ -120,8 +131,8 @@ def collect(params: dict) -> Call:
     from ..stats.pairs import SignificanceOptions
     trec_eval_options(params)
     call = Call(
-        Reading(params["qrels"], tuple(params["runs"]), tuple(params["measures"]), params["level"],
-                params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
+        Reading(params["qrels"], tuple(named_run(run) for run in params["runs"]), tuple(params["measures"]),
+                params["level"], params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
                 params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"],
                 params["rel_format"], params["cluster"]),
         SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],

@@ -74,7 +74,7 @@ def _text(value: bytes) -> str:
 
 def read_grouped(path: str, format: str) -> GroupedJudgements:
     """Read a judgement file of ``format`` (prefs, qrels_prefs, qrels_jg);
-    gzip by its header. Errors name the file and line."""
+    compressed or not (by its first bytes). Errors name the file and line."""
     if format not in FORMATS:
         raise ValueError(format)
     width = 5 if format == "prefs" else 4

@@ -62,16 +62,34 @@ UNJUDGED = -2           # trec_eval's RELVALUE_UNJUDGED: in the qrels with a neg
 _QUERY_SALT = np.uint64(0xD6E8FEB86659FD93)   # odd: multiplying by it is one-to-one
 
 
+#: What a run's name leaves out of its file's name: the ends of compressed
+#: and Parquet files (any of them, in any order), and a leading ``input.``
+#: (TREC's submission files).
+NAME_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".parquet")
+
+
 def run_name(path: str) -> str:
-    """A run's name: the file's base name without ``input.`` and ``.gz``."""
+    """A run's name: the file's base name without ``input.`` and without
+    compression and Parquet suffixes (``input.bm25.parquet.gz``: bm25)."""
     if path == "-":
         return "stdin"
-    name = os.path.basename(path)
-    if name.endswith(".gz"):
-        name = name[:-3]
-    if name.startswith("input."):
+    name = os.path.basename(os.path.normpath(path))
+    while name.endswith(NAME_SUFFIXES) and "." in name[1:]:
+        name = name[:name.rindex(".")]
+    if name.startswith("input.") and len(name) > len("input."):
         name = name[len("input."):]
     return name
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is standard input or a pipe (``<(zcat run.gz)``,
+    /dev/fd/63): its file name says nothing of the run."""
+    if path == "-":
+        return True
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def repeated_pairs(group: np.ndarray, docnos, lines: np.ndarray | None = None) -> bool:
@@ -117,6 +135,8 @@ class Source:
         self.is_file = isinstance(origin, (str, os.PathLike))
         self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
         self.name = name or (run_name(self.path) if self.is_file else "run")
+        # a run from a pipe or standard input is named by its tag column (trec_eval's runid)
+        self.named_by_tag = name is None and self.is_file and is_stream(self.path)
         # a Parquet file (or a directory of them) is read as a table
         self.is_text = self.is_file and not (self.path != "-" and _is_parquet(self.path))
 
@@ -650,8 +670,8 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
         row = row[keep] if row is not None else None
         counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     tag = decode(last[5]) if len(last) >= 6 else ""
-    return ParsedRun(name=source.name, tag=tag or source.name, path=path, present=present,
-                     counts=counts, codes=code, qrels_rows=row,
+    return ParsedRun(name=tag if source.named_by_tag and tag else source.name, tag=tag or source.name, path=path,
+                     present=present, counts=counts, codes=code, qrels_rows=row,
                      num_lines=num_lines, unknown_qids=[decode(q) for q in list(unknown)[:3]],
                      num_unknown=len(unknown),
                      format=layout.name)

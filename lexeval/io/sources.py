@@ -43,10 +43,22 @@ def check_sources(qrels: Source, runs: list[Source]) -> None:
                 if identity in files:
                     raise InputError(source.path, f"the same file is given twice (also as {files[identity]})")
                 files[identity] = source.path
-        if source.name in names:
-            raise InputError(source.path, f"two runs named '{source.name}' (also {names[source.name]}); "
-                                          "rename one file, run names come from file names")
-        names[source.name] = source.path
+        if not source.named_by_tag:
+            _check_name(names, source.name, source.path)
+
+
+def check_names(runs: list[ParsedRun]) -> None:
+    """Each run name once, after reading (a run from a pipe is named by its tag)."""
+    names: dict[str, str] = {}
+    for run in runs:
+        _check_name(names, run.name, run.path)
+
+
+def _check_name(names: dict[str, str], name: str, path: str) -> None:
+    if name in names:
+        raise UsageError(f"two runs named '{name}' ({names[name]} and {path}): name them on the command line as "
+                         f"NAME=PATH (e.g. '{name}_2={path}'), or in Python with a dict {{name: run}}")
+    names[name] = path
 
 
 def _count(number: int, one: str, many: str) -> str:

@@ -30,7 +30,7 @@ class SubtopicJudgements:
 
 
 def read_subtopic_qrels(path: str) -> SubtopicJudgements:
-    """Read a diversity qrels file (gzip by its header); errors name file and line."""
+    """Read a diversity qrels file (compressed or not, by its first bytes); errors name file and line."""
     grades: dict[tuple[bytes, bytes], dict[bytes, int]] = {}
     for number, fields in small_file_fields(path):
         if len(fields) != 4:

@@ -19,6 +19,7 @@ is an error.
 from __future__ import annotations
 
 import gzip
+import lzma
 import math
 import mmap
 import os
@@ -106,36 +107,40 @@ def _open_binary(path: str):
 
 
 def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryview]:
-    """Yield line-aligned pieces of the file's text (gzip undone, a leading
-    byte-order mark dropped), each ending with a line feed (one is added
-    after a last line without). A plain file is mapped into memory and its
-    pieces are views of the mapping: no copy of the text is made, and a
-    piece's memory is given back when the next is asked for (use it first)."""
+    """Yield line-aligned pieces of the file's text (gzip, bzip2, xz or zstd
+    undone, a leading byte-order mark dropped), each ending with a line feed
+    (one is added after a last line without). A plain file is mapped into
+    memory and its pieces are views of the mapping: no copy of the text is
+    made, and a piece's memory is given back when the next is asked for (use
+    it first)."""
     block_bytes = block_bytes or BLOCK_BYTES
     raw = _open_binary(path)
     try:
         if hasattr(raw, "peek"):            # files and standard input
-            magic = raw.peek(4)[:4]
+            magic = raw.peek(MAGIC_BYTES)[:MAGIC_BYTES]
         else:                               # an in-memory stream (tests)
-            magic = raw.read(4)
+            magic = raw.read(MAGIC_BYTES)
             raw.seek(0)
-        size = size_hint(path) if path != "-" and not is_gzip(magic) else 0
+        kind = compression(magic)
+        size = size_hint(path) if path != "-" and kind is None else 0
         if size:
             yield from _mapped_blocks(raw, size, block_bytes)
             return
-        stream = gzip.GzipFile(fileobj=raw) if is_gzip(magic) else raw
+        stream = _decompressing(kind, raw, path) if kind else raw
         first = True
         while True:
             try:
                 data = stream.read(block_bytes)
                 if len(data) == block_bytes:
                     data += stream.readline()           # finish the last line
-            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                if stream is not raw and first and _text_after_all(raw):
-                    # text whose first bytes look like gzip's (a strange first qid): read it as text
+            except (EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError, OSError, ValueError) as exc:
+                if stream is raw:
+                    raise
+                if first and _text_after_all(raw):
+                    # text whose first bytes look like a compressed stream's (a strange first qid): text
                     yield from _mapped_blocks(raw, os.path.getsize(path), block_bytes)
                     return
-                raise InputError(path, f"not a valid gzip file ({exc})") from None
+                raise InputError(path, f"not a valid {kind} file ({exc})") from None
             if first and data.startswith(BOM):
                 data = data[len(BOM):]
             first = False
@@ -198,10 +203,61 @@ def _text_after_all(raw) -> bool:
     return True
 
 
+#: Bytes of a file's start that tell its compression.
+MAGIC_BYTES = 10
+
+
 def is_gzip(header: bytes) -> bool:
-    """Whether a file's first 4 bytes start a gzip stream: the magic
+    """Whether a file's first bytes start a gzip stream: the magic
     number, deflate, and no reserved flag set."""
-    return len(header) == 4 and header[:3] == b"\x1f\x8b\x08" and header[3] & 0xE0 == 0
+    return len(header) >= 4 and header[:3] == b"\x1f\x8b\x08" and header[3] & 0xE0 == 0
+
+
+def compression(header: bytes) -> str | None:
+    """The compression a file's first :data:`MAGIC_BYTES` bytes announce:
+    'gzip', 'bzip2', 'xz', 'zstd', or None (text). Each needs its whole
+    magic number (bzip2: 'BZh', a block size, then a block's or the end's
+    own six bytes), so that a text whose first qid looks alike stays text."""
+    if is_gzip(header):
+        return "gzip"
+    if header[:3] == b"BZh" and header[3:4].isdigit() and header[3:4] != b"0" and \
+            header[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return "bzip2"
+    if header[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    if header[:4] == b"\x28\xb5\x2f\xfd":
+        return "zstd"
+    return None
+
+
+def _decompressing(kind: str, raw, path: str):
+    """A file object that reads ``raw``'s text, decompressed."""
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw)
+    if kind == "bzip2":
+        import bz2
+        return bz2.BZ2File(raw)
+    if kind == "xz":
+        return lzma.LZMAFile(raw)
+    try:
+        import zstandard
+    except ImportError:
+        raise InputError(path, "a zstd-compressed file: reading it needs the Python package 'zstandard' "
+                               "(pip install zstandard), or decompress it first (zstd -d)") from None
+    import io
+    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))
+
+
+def decompressed(data: bytes, path: str) -> bytes:
+    """A small file's bytes, decompressed if their start says so."""
+    kind = compression(data[:MAGIC_BYTES])
+    if kind is None:
+        return data
+    import io
+    try:
+        return _decompressing(kind, io.BytesIO(data), path).read()
+    except (EOFError, zlib.error, lzma.LZMAError, OSError, ValueError) as exc:
+        raise InputError(path, f"not a valid {kind} file ({exc})") from None
 
 
 def size_hint(path: str) -> int:
@@ -213,7 +269,7 @@ def size_hint(path: str) -> int:
         if not stat.S_ISREG(os.stat(path).st_mode):      # a pipe (<(zcat run.gz)), a device: read as a stream
             return 0
         with open(path, "rb") as handle:
-            if is_gzip(handle.read(4)):
+            if compression(handle.read(MAGIC_BYTES)):
                 return 0
         return os.path.getsize(path)
     except OSError:
@@ -504,7 +560,7 @@ def find_line(path: str, layouts: list[Layout], test) -> None:
 
 def small_file_fields(path: str) -> Iterator[tuple[int, list[bytes]]]:
     """(line number, fields) of each data line of a small file read whole
-    (subtopic qrels, grouped judgements, -Z files): gzip by its header, a
+    (subtopic qrels, grouped judgements, -Z files): decompressed by its first bytes, a
     UTF-8 byte-order mark skipped, blank and '#' lines passed over, a NUL
     byte an error."""
     try:
@@ -512,8 +568,7 @@ def small_file_fields(path: str) -> Iterator[tuple[int, list[bytes]]]:
             data = raw.read()
     except OSError as exc:
         raise _read_error(path, exc) from None
-    if is_gzip(data[:4]):
-        data = gzip.decompress(data)
+    data = decompressed(data, path)
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     for number, line in enumerate(data.split(b"\n"), start=1):
