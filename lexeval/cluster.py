@@ -263,7 +263,7 @@ def _located(client, exc: InputError, lines, pieces, files: list[str]) -> InputE
     counts = np.cumsum([0, *client.gather(lines[file_index][:last_piece])])
     of_file = pieces[file_index]
     numbers = [int(counts[piece]) + line for piece, line in places]
-    rows = [of_file[piece].first_row + line - 1 for piece, line in places]
+    rows = [of_file[piece].first_row + line for piece, line in places]     # rows count from 1, as lines
     path = files[file_index]
     if of_file[places[0][0]].row_group >= 0:
         message = re.sub(r"\(first on line \d+\)", f"(first in row {rows[-1]})", exc.message)
@@ -314,7 +314,7 @@ def _read_piece(piece: Piece) -> bytes:
         if name == "score":
             data = pc.cast(data, pa.float64())     # printed shortest, so it reads back to the same float
             if pc.any(pc.is_nan(data)).as_py():
-                row = piece.first_row + int(pc.index(pc.is_nan(data), True).as_py())
+                row = piece.first_row + int(pc.index(pc.is_nan(data), True).as_py()) + 1
                 raise InputError(piece.source, f"row {row}: score is NaN")
         elif name == "grade":
             data = pc.cast(data, pa.int64())
@@ -717,7 +717,7 @@ def _combine(results: list[PartitionResult], files, names, options: dict, per_qu
     combined.parts = sorted(r.part for r in results if r.part)
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
         _put_back(combined, results)
-    _notes(results, everything, names, verbose, warn)
+    _notes(results, everything, names, verbose, warn, bool(options.get("complete")))
     return combined
 
 
@@ -741,7 +741,7 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
         combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
 
 
-def _notes(results, everything, names, verbose: bool, warn) -> None:
+def _notes(results, everything, names, verbose: bool, warn, complete: bool = False) -> None:
     """The one-machine notes on dropped and missing queries, from the
     partitions' coverages (ranges in query order; a run's first unknown
     query is the one earliest in its file)."""
@@ -755,5 +755,5 @@ def _notes(results, everything, names, verbose: bool, warn) -> None:
         format_ = next((r.formats[index] for r in results if r.formats[index] != "run"), "run")
         if format_ != "run":
             warn(f"{results[0].coverage.runs[index].path}: read as {format_} (qid docid rank): score = -rank")
-    for note in notes(Coverage.merge([r.coverage for r in everything], first_unknown), verbose):
+    for note in notes(Coverage.merge([r.coverage for r in everything], first_unknown), verbose, complete):
         warn(note)

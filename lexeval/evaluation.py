@@ -258,7 +258,7 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
 def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
          keep_rows: bool = False, subtopics: bool = False, rel_format: str = "qrels", jobs: int | None = None,
          progress=None, warn=None, timings: Timings | None = None, verbose: bool = False,
-         on_read=None) -> Rankings:
+         on_read=None, complete: bool = False) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
@@ -269,7 +269,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
     :class:`Timings`) the seconds and bytes of reading. ``rel_format`` is
     trec_eval's -R: qrels, or prefs, qrels_prefs, qrels_jg (judgements with
     a group per line; the rankings then carry them for the prefs_* and
-    *_avgjg measures)."""
+    *_avgjg measures). ``complete`` (-c) only words the notes."""
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
@@ -318,7 +318,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for note in coverage_notes(judgements, parsed, level, verbose):
+    for note in coverage_notes(judgements, parsed, level, verbose, complete):
         warn(note)
     return rankings
 
@@ -339,9 +339,11 @@ def check_judgements(selection, rel_format: str, names) -> None:
             kind = "preference judgements: -R prefs (a file of 'qid group subgroup docno level') or " \
                    "-R qrels_prefs (a qrels read as preferences)" if needs == m.PREFS else \
                    "judgement groups: -R qrels_jg (a qrels whose second column names the group)"
-            hint = "; lexiprecision and lexirecall are the set 'lexicographic'" if "all_prefs" in (names or ()) \
-                else ""
-            raise UsageError(f"{req.measure.name} is computed from trec_eval's {kind}{hint}")
+            # the name the user typed: a set's name rather than its first member's
+            typed = next((name for name in names or () if name in m.MEASURE_SETS and req.measure.name in
+                          m.MEASURE_SETS[name]), req.measure.name)
+            hint = "; lexiprecision and lexirecall are the set 'lexicographic'" if typed == "all_prefs" else ""
+            raise UsageError(f"{typed} is computed from trec_eval's {kind}{hint}")
 
 
 def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
@@ -407,7 +409,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
                     subtopics=subtopics or selection.needs_subtopics, rel_format=rel_format,
-                    timings=timings, on_read=on_read)
+                    timings=timings, on_read=on_read, complete=complete)
     return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
                              options=options, aggregate=aggregate, pair_metrics=pair_metrics,
                              zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)

@@ -266,3 +266,46 @@ def test_plot_into_a_directory_that_cannot_be_made(files, tmp_path):
     result = run_cli(["--report", "ties", "--plot", blocker / "figures", qrels, run, other])
     assert result.code == 2 and result.out == ""
     assert f"lexeval: error: --plot: cannot create the directory '{blocker / 'figures'}'" in result.err
+
+
+# ---------------------------------------------------------------- first contact: messages that say what to do
+
+
+def test_diversity_qrels_without_subtopics_say_how_to_read_them(tmp_path):
+    qrels = write(tmp_path / "qrels.div", "1 1 a 1\n1 2 a 0\n1 2 b 1\n")
+    run = write(tmp_path / "run", RUN)
+    result = run_cli([qrels, run])
+    assert_input_error(result, f"{qrels}:2", "document 'a' is judged twice for query '1' (first on line 1)")
+    assert "--subtopics" in result.err and "-R qrels_jg" in result.err
+    assert run_cli(["--subtopics", "-m", "map", qrels, run]).code == 0
+
+
+def test_the_note_on_missing_queries_follows_minus_c(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 a 1\n2 0 b 1\n")
+    run = write(tmp_path / "run", "1 Q0 a 1 1.0 t\n")
+    averaged = run_cli(["-m", "map", qrels, run])
+    complete = run_cli(["-c", "-m", "map", qrels, run])
+    assert "left out of that run's averages (-c counts it)" in averaged.err
+    assert "left out" not in complete.err
+    assert "lexeval: note: a query a run lacks scores as an empty ranking in that run's averages (-c)" in complete.err
+    assert averaged.lines()[-1].endswith("1.0000") and complete.lines()[-1].endswith("0.5000")
+
+
+def test_a_truncated_parquet_run_is_called_so(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(pa.table({"qid": ["1"] * 40, "docno": [f"d{i}" for i in range(40)], "score": [1.0] * 40}), whole)
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(whole.read_bytes()[:-30])
+    result = run_cli([write(tmp_path / "qrels", QRELS), cut])
+    assert_input_error(result, str(cut), "truncated or damaged")
+    assert "NUL" not in result.err
+
+
+def test_a_set_that_needs_other_judgements_is_named_as_typed(files):
+    qrels, run = files
+    for typed in ("all_prefs", "prefs", "qrels_jg"):
+        result = run_cli(["-m", typed, qrels, run])
+        assert result.code == 2 and result.out == ""
+        assert result.err.startswith(f"lexeval: error: {typed} is computed from trec_eval's "), result.err

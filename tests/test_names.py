@@ -173,7 +173,7 @@ def test_table_errors_name_the_table_and_row():
     from lexeval.errors import InputError
     qrels = pandas.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "relevance": [1, 0]})
     run = pandas.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
-    repeated = r"<table mine>: row 2: document 'a' appears twice for query '1' \(first in row 0\)"
+    repeated = r"<table mine>: row 3: document 'a' appears twice for query '1' \(first in row 1\)"
     with pytest.raises(InputError, match=repeated):
         evaluate(qrels, {"mine": run}, ["map"])
     with pytest.raises(InputError, match="no column 'score'"):

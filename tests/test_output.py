@@ -105,7 +105,8 @@ def test_stdin_and_gzip_and_run_names(files, tmp_path):
     gz = tmp_path / "input.sys.gz"
     gz.write_bytes(gzip.compress(RUN_A.encode()))
     result = run_cli(["-m", "map", "--test", "none", qrels, "-", gz], stdin=RUN_B.encode())
-    assert result.lines() == ["stdin\tmap                   \tall\t0.6250",
+    # standard input is named by its tag column (trec_eval's runid), a file by its name
+    assert result.lines() == ["B\tmap                   \tall\t0.6250",
                               "sys\tmap                   \tall\t0.4167"]
 
 

@@ -44,7 +44,12 @@ def test_parquet_errors_name_the_file_and_row(tmp_path):
     pq.write_table(pa.table({"qid": ["1"], "docid": ["a"]}), tmp_path / "nocol.parquet")
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 and then not Parquet" + (4).to_bytes(4, "little") + b"PAR1")
     qrels = CONFORMANCE / "qrels.test"
-    for name, message in (("twice", "row 1: document 'a' appears twice for query '1' (first in row 0)"),
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(pa.table({"qid": ["1"] * 50, "docno": [f"d{i}" for i in range(50)], "score": [1.0] * 50}), whole)
+    (tmp_path / "truncated.parquet").write_bytes(whole.read_bytes()[:len(whole.read_bytes()) // 2])
+    # rows count from 1, as lines do
+    for name, message in (("twice", "row 2: document 'a' appears twice for query '1' (first in row 1)"),
+                          ("truncated", "starts as a Parquet file but does not end as one"),
                           ("nocol", "no column 'score' (columns: qid, docid)"),
                           ("broken", "not a readable Parquet file")):
         path = tmp_path / f"{name}.parquet"

@@ -201,7 +201,7 @@ class Source:
         columns = table_columns(self.table(), "qrels" if verb == "is judged twice" else "run", self.path,
                                 layouts[0])
         seen: dict[tuple[bytes, bytes], int] = {}
-        for row, key in enumerate(zip(columns["qid"].to_list(), columns["docno"].to_list())):
+        for row, key in enumerate(zip(columns["qid"].to_list(), columns["docno"].to_list()), start=1):
             if key in seen:
                 raise InputError(self.path, f"row {row}: document '{shown(key[1])}' {verb} for query "
                                             f"'{shown(key[0])}' (first in row {seen[key]})")
@@ -226,9 +226,20 @@ def _is_parquet(path: str) -> bool:
             tail = handle.read(8)
         # PAR1 at both ends, and a footer that fits in the file: a text file
         # whose first qid is "PAR1" is still text
-        return head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size
+        if head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size:
+            return True
+        if head == b"PAR1" and _binary(path):
+            raise InputError(path, "starts as a Parquet file but does not end as one (PAR1 and its footer): "
+                                   "truncated or damaged; write it again")
+        return False
     except OSError:
         return False                # reading it as text says what is wrong
+
+
+def _binary(path: str) -> bool:
+    """Whether the file's first 64 KB hold a NUL byte (text never does)."""
+    with open(path, "rb") as handle:
+        return b"\x00" in handle.read(1 << 16)
 
 
 #: column names accepted in tables, first choice first (PyTerrier, ir_measures, ir_datasets)
@@ -270,7 +281,7 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
         elif name == "score":
             scores = numbers(pc.cast(data, pa.float64()))
             if np.isnan(scores).any():
-                raise InputError(where, f"row {int(np.flatnonzero(np.isnan(scores))[0])}: score is NaN")
+                raise InputError(where, f"row {int(np.flatnonzero(np.isnan(scores))[0]) + 1}: score is NaN")
             values[name] = scores
         else:
             try:
@@ -519,7 +530,13 @@ def read_qrels(origin) -> Qrels:
     rank = np.empty(len(distinct_qids), dtype=np.int32)
     rank[by_bytes] = np.arange(len(distinct_qids))
     query = rank[group]
-    _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
+    try:
+        _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
+    except InputError as error:
+        # the usual cause: judgements with a second column that means something (ndeval's subtopics)
+        raise InputError(error.path, f"{error.message}; diversity judgements ('qid subtopic docno grade', a "
+                                     "document once per subtopic) are read with --subtopics or a diversity measure, "
+                                     "judgement groups with -R qrels_jg", error.line) from None
     del groups, group
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)

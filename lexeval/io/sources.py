@@ -124,12 +124,13 @@ class Coverage:
         return Coverage(runs, sum(p.nobody for p in parts), first(p.first_nobody for p in parts))
 
 
-def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False) -> list[str]:
+def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False,
+                   complete: bool = False) -> list[str]:
     """The notes on what each run's queries left out (see :func:`notes`)."""
-    return notes(Coverage.of(qrels, runs, level), verbose)
+    return notes(Coverage.of(qrels, runs, level), verbose, complete)
 
 
-def notes(coverage: Coverage, verbose: bool = False) -> list[str]:
+def notes(coverage: Coverage, verbose: bool = False, complete: bool = False) -> list[str]:
     """What each run's queries left out, and which compared queries no run
     has: the silent drops a user should know of. One line per run for a few
     runs (or ``verbose``); for many, one line for the runs whose queries the
@@ -167,8 +168,9 @@ def notes(coverage: Coverage, verbose: bool = False) -> list[str]:
                          f"lacks {worst.missing} of the {worst.queries}, first: {_quoted(worst.first_missing)}); "
                          "--verbose lists every run")
     if any(0 < run.missing < run.queries for run in runs):
-        lines.append("note: a query a run lacks is left out of that run's averages (-c counts it) "
-                     "and is an empty ranking in comparisons")
+        lines.append("note: a query a run lacks scores as an empty ranking in that run's averages (-c) and in "
+                     "comparisons" if complete else "note: a query a run lacks is left out of that run's averages "
+                     "(-c counts it) and is an empty ranking in comparisons")
     if coverage.nobody:
         lines.append(f"note: {_count(coverage.nobody, 'qrels query', 'qrels queries')} with relevant "
                      f"documents in none of the runs (first: {_quoted(coverage.first_nobody)}): every "
