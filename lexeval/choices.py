@@ -26,13 +26,17 @@ PREFERENCES = {
     "gdcgRPP": "graded dcgRPP, as gRPP.",
 }
 PREFERENCE_NAMES = tuple(PREFERENCES)
+#: Other tools' names for the preferences: pref_eval's metric keys, and the papers' sgnLP and sgnLR.
+PREFERENCE_ALIASES = {"lexiprecision": "LP", "sgnLP": "LP", "rrlexiprecision": "rrLP", "lexirecall": "LR",
+                      "sgnLR": "LR", "rpp": "RPP", "invrpp": "invRPP", "dcgrpp": "dcgRPP"}
 SIGN_PREFERENCES = ("LP", "LR")          # signs: sign test, and _win, _loss, _tie counts
 RPP_WEIGHTS = {"RPP": "uniform", "invRPP": "inverse", "dcgRPP": "dcg",
                "gRPP": "uniform", "ginvRPP": "inverse", "gdcgRPP": "dcg"}
 PREFERENCE_SETS = {
     # lexiprecision and lexirecall; "all_prefs" up to lexeval 0.2, a name now trec_eval's (-R prefs)
     "lexicographic": ("LP", "rrLP", "LR", "rrLR"),
-    "rpp": ("RPP", "invRPP", "dcgRPP"),                   # pref_eval's average case
+    # pref_eval's average case ("rpp" up to lexeval 0.4: pref_eval's rpp is RPP alone)
+    "recall_paired": ("RPP", "invRPP", "dcgRPP"),
     "graded_rpp": ("gRPP", "ginvRPP", "gdcgRPP"),
     "all_preferences": PREFERENCE_NAMES,
 }

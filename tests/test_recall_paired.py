@@ -37,7 +37,7 @@ def test_hand_computed(two_runs):
     (-w4); level 5: both missing, the walk stops.
     RPP = (1 - 1)/5 = 0; invRPP = (1 - 1/4) / H_5; dcgRPP = (1 - 1/log2 5) / sum 1/log2(i+1)."""
     qrels, a, b = two_runs
-    result = run_cli(["-q", "-m", "rpp", "--test", "none", qrels, a, b])
+    result = run_cli(["-q", "-m", "recall_paired", "--test", "none", qrels, a, b])
     assert result.code == 0, result.err
     got = values_by_key(result)
     harmonic = sum(1 / i for i in range(1, 6))
@@ -97,7 +97,7 @@ def test_real_runs_against_the_reference():
     real = SHARED / "data" / "real" / "dl19-passage-top20"
     runs = sorted((real / "runs").glob("*.gz"))[:4]
     qrels, rankings = ref.read_collection(real / "qrels.txt", runs)
-    ev = evaluate(str(real / "qrels.txt"), [str(p) for p in runs], ["rpp", "graded_rpp"], level=2,
+    ev = evaluate(str(real / "qrels.txt"), [str(p) for p in runs], ["recall_paired", "graded_rpp"], level=2,
                   warn=lambda text: None)
     compared = [qid for qid in ev.qids if ref.num_rel(qrels[qid], 2) > 0]
     checked = 0
@@ -128,5 +128,5 @@ def test_rpp_goes_everywhere_lp_goes(two_runs, tmp_path):
     for output_format in ("json", "csv", "table", "markdown", "latex"):
         done = run_cli(["--format", output_format, "-m", "all_preferences", qrels, a, b])
         assert done.code == 0, (output_format, done.err)
-    report = run_cli(["--report", "ties", "--report", "discrimination", "-m", "rpp", qrels, a, b])
+    report = run_cli(["--report", "ties", "--report", "discrimination", "-m", "recall_paired", qrels, a, b])
     assert report.code == 0 and "ties\tRPP" in report.out

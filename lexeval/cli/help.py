@@ -9,7 +9,7 @@ import textwrap
 
 import click
 
-from ..choices import PREFERENCE_SETS, PREFERENCES
+from ..choices import PREFERENCE_ALIASES, PREFERENCE_SETS, PREFERENCES
 
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
 and compare every pair of runs with lexiprecision and lexirecall.
@@ -64,10 +64,12 @@ def list_measures(ctx, _param, value):
               "read subtopic qrels (qid subtopic docno grade; --subtopics).", "",
               "Pair preferences (two or more runs): -m NAME"]
     for name, description in PREFERENCES.items():
-        lines += entry(name, description)
+        aliases = [alias for alias, target in PREFERENCE_ALIASES.items() if target == name]
+        lines += entry(name, description + (f" (also {', '.join(aliases)})" if aliases else ""))
     lines += ["", "Sets: " + ", ".join(list(MEASURE_SETS) + list(PREFERENCE_SETS))
               + " (default: official, plus LP, rrLP, LR with two or more runs)",
-              "  lexicographic = LP rrLP LR rrLR; rpp = RPP invRPP dcgRPP; graded_rpp = gRPP ginvRPP gdcgRPP;",
+              "  lexicographic = LP rrLP LR rrLR; recall_paired = RPP invRPP dcgRPP; graded_rpp = gRPP ginvRPP",
+              "  gdcgRPP;",
               "  all_preferences = all ten. --pair-metrics turns every metric into a preference too.",
               "  trec_eval's: all_prefs and prefs (the prefs_* measures, with -R prefs or -R qrels_prefs),",
               "  qrels_jg (map_avgjg, P_avgjg, Rprec_mult_avgjg, with -R qrels_jg)."]

@@ -36,3 +36,14 @@ def gather(values: np.ndarray, index: np.ndarray, where: np.ndarray) -> np.ndarr
 def per_cutoff(function, cutoffs) -> np.ndarray:
     """Stack ``function(cutoff)`` (S,) for each cutoff into (S, k)."""
     return np.stack([function(cutoff) for cutoff in cutoffs], axis=1)
+
+
+def whole_ranking(kernel):
+    """A cutoff kernel as a kernel of the whole ranking: its value at a
+    cutoff past every ranking and every query's judgements (ranx's names
+    without @k: hits, hit_rate, ndcg_burges)."""
+    def whole(r, _params=()) -> np.ndarray:
+        depth = max(int(r.lengths.max(initial=0)), int(r.level_counts.sum(axis=1).max(initial=0)), 1)
+        return kernel(r, (depth,))[:, 0]
+    whole.__doc__ = kernel.__doc__
+    return whole

@@ -102,6 +102,16 @@ def dcg(r: Rankings, pairs) -> np.ndarray:
     return np.bincount(segment, weights=discounted, minlength=r.num_segments)
 
 
+def dcg_cut(r: Rankings, cutoffs) -> np.ndarray:
+    """dcg_cut.k: DCG of the top k; gains are the grades (ranx's dcg@k)."""
+    segment, rank, _, discounted = _gaining(r, Gains(), positive_only=True)
+
+    def at(cutoff):
+        chosen = rank <= cutoff
+        return np.bincount(segment[chosen], weights=discounted[chosen], minlength=r.num_segments)
+    return per_cutoff(at, cutoffs)
+
+
 def ideal_dcg(r: Rankings, pairs) -> np.ndarray:
     """ideal_dcg: DCG of the ideal ranking."""
     return Ideal.of(r, Gains(pairs)).dcg_within()[r.segment_query]
@@ -231,18 +241,27 @@ def _persistence(pairs) -> float:
 
 
 BINARY = "binary"   # rbp's parameter for ir_measures' RBP: gain 1 if relevant, else 0
+GRADES = "grades"   # rbp's parameter for ranx's rbp: gain = grade at or above the level, never rescaled
+DEPTH = "depth"     # rbp's parameter for a cutoff (ir_measures' RBP@k, pref_eval's rbp@p,k)
 
 
 def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     """rbp: rank-biased precision, (1 - p) * sum of gain * p^(rank - 1),
     persistence p = 0.9 unless rbp.p=...; gains outside [0, 1] are rescaled
     to it (per query, over its grades). ir_measures' RBP (binary gains, p =
-    0.8) is RBP(p=0.8)."""
+    0.8) is RBP(p=0.8); ranx's rbp.95 takes the grades as gains, unscaled;
+    ``depth=k`` counts the top k documents only."""
     persistence = _persistence(pairs)
-    if any(name == BINARY for name, _ in pairs):
+    names = {name for name, _ in pairs}
+    depth = next((int(float(value)) for name, value in pairs if name == DEPTH), None)
+    if names & {BINARY, GRADES}:
         power = _powers(persistence, int(r.lengths.max(initial=0)))
         index, segment, rank = r.locate(r.relevant)
-        return (1.0 - persistence) * np.bincount(segment, weights=power[rank - 1], minlength=r.num_segments)
+        gain = np.ones(len(index)) if BINARY in names else r.codes[index].astype(np.float64)
+        if depth is not None:
+            within = rank <= depth
+            segment, rank, gain = segment[within], rank[within], gain[within]
+        return (1.0 - persistence) * np.bincount(segment, weights=gain * power[rank - 1], minlength=r.num_segments)
     gains = Gains(pairs)
     num_grades = r.level_counts.shape[1]
     grade_gain = gains.of_grades(num_grades)
@@ -266,6 +285,9 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
         gain = np.where(scaled, (gain - low[query]) / (high[query] - low[query]), gain)
     power = _powers(persistence, int(r.lengths.max(initial=0)))
     index, segment, rank = r.locate(gain != 0)
+    if depth is not None:
+        within = rank <= depth
+        index, segment, rank = index[within], segment[within], rank[within]
     total = np.bincount(segment, weights=gain[index] * power[rank - 1], minlength=r.num_segments)
     return (1.0 - persistence) * total
 

@@ -43,6 +43,17 @@ def exponential_gains(r: Rankings) -> Gains:
     return Gains(tuple((str(grade), 2.0 ** grade - 1.0) for grade in range(r.level_counts.shape[1])))
 
 
+def dcg_exponential(r: Rankings, cutoffs) -> np.ndarray:
+    """dcg_exp.k: DCG of the top k with gains 2^grade - 1 and a log2
+    discount (ranx's dcg_burges@k)."""
+    segment, rank, _, discounted = _gaining(r, exponential_gains(r), positive_only=True)
+
+    def at(cutoff):
+        chosen = rank <= cutoff
+        return np.bincount(segment[chosen], weights=discounted[chosen], minlength=r.num_segments)
+    return per_cutoff(at, cutoffs)
+
+
 def ndcg_exponential(r: Rankings, cutoffs) -> np.ndarray:
     """ndcg_exp.k: nDCG of the top k with gains 2^grade - 1 and a log2
     discount (gdeval's ndcg@k, ir_measures' nDCG(dcg=exp-log2)@k, ranx's

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field, replace
 from ..choices import (
     DEFAULT_PREFERENCES,
     DEFAULT_SET,
+    PREFERENCE_ALIASES,
     PREFERENCE_NAMES,
     PREFERENCE_SETS,
 )
 from ..errors import UsageError
 from . import registry as m
-from .gains import BINARY
+from .gains import BINARY, DEPTH, GRADES
 
 
 def _forms(attribute: str) -> dict[str, tuple[str | None, str | None]]:
@@ -40,6 +41,12 @@ def _forms(attribute: str) -> dict[str, tuple[str | None, str | None]]:
 IR_MEASURES = _forms("ir_names")
 RANX_MEASURES = _forms("ranx_names")
 NDEVAL_MEASURES = _forms("ndeval_names")
+PREF_EVAL_MEASURES = _forms("pref_eval_names")
+_PREF_EVAL_SYNTAX = re.compile(r"(?P<name>[a-z]+)(?:@(?P<cutoff>[0-9]+))?")
+# pref_eval's rbp@p[,k]: binary RBP with persistence p (a fraction), of the top k
+_PREF_EVAL_RBP = re.compile(r"rbp@(?P<p>[0-9]*\.[0-9]+)(?:,(?P<depth>[0-9]+))?")
+# ranx's rbp.95: persistence 0.95, the grades as gains
+_RANX_RBP = re.compile(r"rbp\.(?P<p>[0-9]+)(?:-l(?P<level>[0-9]+))?")
 _NDEVAL_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z-]*)(?:@(?P<cutoff>[0-9]+))?")
 _RANX_SYNTAX = re.compile(r"(?P<name>[a-z][a-z0-9_-]*?)(?:@(?P<cutoff>[0-9]+))?(?:-l(?P<level>[0-9]+))?")
 
@@ -78,8 +85,13 @@ def parse_measure(text: str) -> list:
         return list(PREFERENCE_SETS[text])
     if text in PREFERENCE_NAMES:
         return [text]
+    if text in PREFERENCE_ALIASES:                              # pref_eval: lexiprecision, invrpp
+        return [PREFERENCE_ALIASES[text]]
     if text in m.MEASURE_BY_NAME:                              # trec_eval: NAME
         return [m.request(text)]
+    found = _pref_eval_measure(text) or _ranx_rbp(text)         # pref_eval: rp, p@10, rbp@0.8,10
+    if found is not None:
+        return [found]
     base, dot, raw = text.partition(".")
     if dot and base in m.MEASURE_BY_NAME:                      # trec_eval: NAME.PARAMS
         measure = m.MEASURE_BY_NAME[base]
@@ -110,6 +122,9 @@ def _ir_measure(text: str):
     if not match or match["name"].lower() not in IR_MEASURES:
         return None
     plain, with_cutoff = IR_MEASURES[match["name"].lower()]
+    if plain is None and not match["cutoff"] and not match["params"] and \
+            RANX_MEASURES.get(text, (None, None))[0] is not None:
+        return None             # ranx's name without a cutoff (precision, f1): the whole ranking
     level, raw_params, judged_only = None, [], False
     params = match["params"] or ""
     gains = re.search(r"gains\s*=\s*\{(?P<pairs>[^{}]*)\}", params)
@@ -149,7 +164,12 @@ def _ir_measure(text: str):
                 plain, with_cutoff = None, "ndcg_exp"
         else:
             raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
-    if match["cutoff"]:
+    if match["cutoff"] and plain == "rbp":          # RBP@k: of the top k
+        cutoff = match["cutoff"]
+        if not cutoff.isdigit() or int(cutoff) < 1:
+            raise UsageError(f"measure '{text}': the cutoff is a positive number of documents")
+        raw_params.append(f"{DEPTH}={int(cutoff)}")
+    elif match["cutoff"]:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
         return replace(m.request(with_cutoff, match["cutoff"], level), judged_only=judged_only)
@@ -163,10 +183,48 @@ def _ir_measure(text: str):
 def _ir_plain(text: str, plain: str, raw_params: list[str], level: int | None):
     """The request for an ir_measures name without a cutoff."""
     if plain == "rbp":          # ir_measures' RBP: binary gains at rel (1), p = 0.8 by default
-        raw = raw_params[0] if raw_params else "p=0.8"
-        request = m.request("rbp", raw, 1 if level is None else level)
-        return m.MeasureRequest(request.measure, request.values + ((BINARY, 1.0),), raw, request.level)
+        if not any(param.startswith("p=") for param in raw_params):
+            raw_params.insert(0, "p=0.8")
+        return _binary_rbp(",".join(raw_params), 1 if level is None else level)
     return m.request(plain, ",".join(raw_params) or None, level)
+
+
+def _pref_eval_measure(text: str):
+    """A request from pref_eval's metric keys (``rp``, ``p@10``,
+    ``rbp@0.8,10``), or None. Names trec_eval has keep trec_eval's meaning
+    (they are read before this: ``ndcg``, ``rbp``)."""
+    rbp = _PREF_EVAL_RBP.fullmatch(text)
+    if rbp:                     # binary gains at grade 1 (pref_eval's relevance), as ir_measures' RBP
+        raw = f"p={rbp['p']}" + (f",{DEPTH}={int(rbp['depth'])}" if rbp["depth"] else "")
+        return _binary_rbp(raw, 1)
+    match = _PREF_EVAL_SYNTAX.fullmatch(text)
+    if not match or match["name"] not in PREF_EVAL_MEASURES or text in m.MEASURE_BY_NAME:
+        return None
+    plain, with_cutoff = PREF_EVAL_MEASURES[match["name"]]
+    if match["cutoff"]:
+        if with_cutoff is None:
+            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
+        return m.request(with_cutoff, match["cutoff"])
+    if plain is None:
+        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
+    return m.request(plain)
+
+
+def _ranx_rbp(text: str):
+    """ranx's ``rbp.95`` (persistence 0.95; grades at or above the level
+    are the gains, unscaled), or None."""
+    match = _RANX_RBP.fullmatch(text)
+    if not match:
+        return None
+    level = int(match["level"]) if match["level"] else None
+    request = replace(m.request("rbp", f"p=0.{match['p']},{GRADES}=1", level), separate=True)
+    return replace(request, floor=True) if level is not None else request
+
+
+def _binary_rbp(raw: str, level: int):
+    """ir_measures' RBP: binary gains at ``level``."""
+    request = m.request("rbp", raw, level)
+    return replace(request, values=request.values + ((BINARY, 1.0),), separate=True)
 
 
 def _ranx_measure(text: str):

@@ -22,12 +22,13 @@ import numpy as np
 from ..errors import UsageError
 from ..rankings import Rankings
 from . import prefs
-from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES
+from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES, whole_ranking
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
 from .diversity import alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
 from .gains import (
     binary_g,
     dcg,
+    dcg_cut,
     g_measure,
     ideal_dcg,
     ndcg,
@@ -37,7 +38,7 @@ from .gains import (
     rbp_residual,
     rndcg,
 )
-from .gdeval import expected_reciprocal_rank, ndcg_exponential
+from .gdeval import dcg_exponential, expected_reciprocal_rank, ndcg_exponential
 from .groups import P_avgjg, Rprec_mult_avgjg, map_avgjg
 from .incomplete import bpref, inferred_ap, judged, unjudged
 from .precision import (
@@ -114,6 +115,7 @@ class Measure:
     ir_names: tuple[str, ...] = ()    # ir_measures' names (case-insensitive) for this row
     ranx_names: tuple[str, ...] = ()  # ranx's names (name@k, name@k-lN) for this row
     ndeval_names: tuple[str, ...] = ()  # ndeval's names (alpha-nDCG@20, MAP-IA)
+    pref_eval_names: tuple[str, ...] = ()  # pref_eval's metric keys (rp, p@k), lower case
     origin: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     help: str = field(default="", compare=False)
@@ -145,7 +147,8 @@ class Measure:
         """Its names in other tools, for --list-measures."""
         cutoff = "@k" if self.params in (CUTOFFS, FRACTIONS) else ""
         parts = [f"{tool} {', '.join(name + cutoff for name in names)}" for tool, names in
-                 (("ir_measures", self.ir_names), ("ranx", self.ranx_names), ("ndeval", self.ndeval_names)) if names]
+                 (("ir_measures", self.ir_names), ("ranx", self.ranx_names), ("ndeval", self.ndeval_names),
+                  ("pref_eval", self.pref_eval_names)) if names]
         return f"(from {self.origin}" + ("; " + "; ".join(parts) if parts else "") + ")"
 
     def description(self) -> str:
@@ -177,20 +180,21 @@ MEASURES: tuple[Measure, ...] = (
     _row("num_ret", num_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRet",)),
     _row("num_rel", num_rel, summary=SUMMARY_NUM_REL, value=COUNT, ir_names=("NumRel",)),
     _row("num_rel_ret", num_rel_ret, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRelRet",)),
-    _row("map", average_precision, ir_names=("AP", "MAP"), ranx_names=("map",)),
+    _row("map", average_precision, ir_names=("AP", "MAP"), ranx_names=("map",), pref_eval_names=("ap",)),
     _row("gm_map", average_precision, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of average precision (summary only)."),
-    _row("Rprec", r_precision, ir_names=("Rprec",), ranx_names=("r-precision", "r_precision")),
+    _row("Rprec", r_precision, ir_names=("Rprec",), ranx_names=("r-precision", "r_precision"), pref_eval_names=("rp",)),
     _row("bpref", bpref, ir_names=("Bpref",), ranx_names=("bpref",)),
-    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR"), ranx_names=("mrr",)),
+    _row("recip_rank", recip_rank, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR"), ranx_names=("mrr",),
+         pref_eval_names=("rr",)),
     _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS,
          ir_names=("IPrec",)),
     _row("P", precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("P", "Precision"),
-         ranx_names=("precision",)),
+         ranx_names=("precision",), pref_eval_names=("p",)),
     _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, value=TEXT,
          syntax="relstring.20"),
     _row("recall", recall, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("R", "Recall"),
-         ranx_names=("recall",)),
+         ranx_names=("recall",), pref_eval_names=("r",)),
     _row("infAP", inferred_ap, ir_names=("infAP",)),
     _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of bpref (summary only)."),
@@ -201,23 +205,24 @@ MEASURES: tuple[Measure, ...] = (
          syntax="11pt_avg.0.25,0.5,0.75"),
     _row("binG", binary_g),
     _row("G", g_measure, params=GAINS, graded=True),
-    _row("dcg", dcg, params=GAINS, graded=True),
+    _row("dcg", dcg, params=GAINS, ranx_names=("dcg",), graded=True),
     _row("ideal_dcg", ideal_dcg, params=GAINS, graded=True),
-    _row("ndcg", ndcg, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",), graded=True),
+    _row("ndcg", ndcg, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",), pref_eval_names=("ndcg",), graded=True),
     _row("ndcg_rel", ndcg_rel, params=GAINS, graded=True),
     _row("Rndcg", rndcg, params=GAINS, graded=True),
     _row("ndcg_cut", ndcg_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",), ranx_names=("ndcg",),
+         pref_eval_names=("ndcg",),
          graded=True),
     _row("map_cut", map_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP", "MAP"),
-         ranx_names=("map",)),
+         ranx_names=("map",), pref_eval_names=("ap",)),
     _row("relative_P", relative_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS),
     _row("success", success, params=CUTOFFS, defaults=(1, 5, 10), ir_names=("Success", "HR", "HitRate"),
          ranx_names=("hit_rate",)),
-    _row("set_P", set_precision, ir_names=("P", "SetP")),
+    _row("set_P", set_precision, ir_names=("P", "SetP"), ranx_names=("precision",)),
     _row("set_relative_P", set_relative_precision, ir_names=("SetRelP",)),
     _row("set_recall", set_recall, ir_names=("R", "Recall", "SetR")),
     _row("set_map", set_map, ir_names=("SetAP",)),
-    _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",)),
+    _row("set_F", set_f, params=VALUES, defaults=(1.0,), syntax="set_F.0.5", ir_names=("SetF",), ranx_names=("f1",)),
     _row("num_nonrel_judged_ret", num_nonrel_judged_ret, summary=SUMMARY_SUM, value=COUNT),
     # preference judgements (-R prefs, -R qrels_prefs)
     *(_row(name, prefs.kernel(name), judgements=PREFS,
@@ -232,11 +237,17 @@ MEASURES: tuple[Measure, ...] = (
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
     _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
-         ir_names=("RR", "MRR"), ranx_names=("mrr",), origin="ir_measures"),
+         ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), origin="ir_measures"),
     _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",), origin="ir_measures"),
     # exponential gains, as gdeval and learning-to-rank papers compute them
     _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True,
          origin="gdeval"),
+    _row("ndcg_burges", whole_ranking(ndcg_exponential), ranx_names=("ndcg_burges",), graded=True, origin="ranx",
+         help="ndcg_burges: nDCG of the whole ranking with gains 2^grade - 1 (ranx's ndcg_burges without a cutoff)."),
+    _row("dcg_burges", whole_ranking(dcg_exponential), ranx_names=("dcg_burges",), graded=True, origin="ranx",
+         help="dcg_burges: DCG of the whole ranking with gains 2^grade - 1 (ranx's dcg_burges without a cutoff)."),
+    _row("dcg_exp", dcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("dcg_burges",), graded=True,
+         origin="ranx"),
     _row("ndcg_exp", ndcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("ndcg_burges",), graded=True,
          origin="gdeval"),
     # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
@@ -254,7 +265,12 @@ MEASURES: tuple[Measure, ...] = (
     _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
          ir_names=("StRecall",), ndeval_names=("strec",), origin="ndeval"),
     # ranx's and recommender systems' cutoff measures
-    _row("hits", hits, params=CUTOFFS, defaults=(10,), ranx_names=("hits",), origin="ranx"),
+    _row("hits", whole_ranking(hits), cutoff_form="hits_cut", ranx_names=("hits",), origin="ranx",
+         help="hits: relevant documents retrieved, averaged over queries (ranx's hits without a cutoff)."),
+    _row("hits_cut", hits, params=CUTOFFS, defaults=(10,), label="hits", ranx_names=("hits",), origin="ranx"),
+    _row("hit_rate", whole_ranking(success), cutoff_form="success", ranx_names=("hit_rate",), origin="ranx",
+         help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
+    _row("dcg_cut", dcg_cut, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True, origin="ranx"),
     _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), origin="ranx"),
     # measures from the seeds that trec_eval lacks
     _row("tse", total_search_efficiency, origin="seeds"),
@@ -300,6 +316,7 @@ class MeasureRequest:
     floor: bool = False       # ranx's -lN on graded measures: grades below ``level`` gain nothing
     judged_only: bool = False  # ir_measures' judged_only=True: unjudged documents removed first (-J for one measure)
     num_docs: int = 0          # documents in the collection (-N), for the measures that use it
+    separate: bool = False     # another tool's parameters (RBP(p=0.5)): printed beside others, never merged
 
     @property
     def name(self) -> str:
@@ -409,7 +426,7 @@ def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
     explicit parameters win, as in trec_eval."""
     chosen: dict[tuple, MeasureRequest] = {}
     for req in requests:
-        key = (req.name, req.level)
+        key = (req.name, req.level, req.raw if req.separate else None)
         old = chosen.get(key)
         if old is None or (old.raw is None and req.raw is not None):
             chosen[key] = req
@@ -417,7 +434,7 @@ def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
             values = tuple(sorted(set(old.values) | set(req.values)))
             chosen[key] = replace(req, values=values, raw=",".join(map(str, values)))
     return sorted(chosen.values(), key=lambda req: (MEASURE_ORDER[req.name], req.level is not None,
-                                                    req.level or 0))
+                                                    req.level or 0, req.separate))
 
 
 def geometric_mean_log(values: np.ndarray) -> np.ndarray:
