@@ -156,6 +156,8 @@ def _ir_measure(text: str):
             if value not in ("True", "False", "true", "false", "1", "0"):
                 raise UsageError(f"measure '{text}': judged_only is True or False")
             judged_only = value in ("True", "true", "1")
+        elif plain is not None and key in m.MEASURE_BY_NAME[plain].param_names:    # INST(T=2,max_rel=3)
+            raw_params.append(f"{key}={value}")
         elif key == "dcg" and match["name"].lower() == "ndcg":
             if value not in ("log2", "exp-log2"):
                 raise UsageError(f"measure '{text}': dcg is log2 (trec_eval's linear gains) or exp-log2 "
@@ -164,11 +166,12 @@ def _ir_measure(text: str):
                 plain, with_cutoff = None, "ndcg_exp"
         else:
             raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
-    if match["cutoff"] and plain == "rbp":          # RBP@k: of the top k
+    cutoff_param = m.MEASURE_BY_NAME[plain].cutoff_param if plain is not None else None
+    if match["cutoff"] and cutoff_param:            # RBP@10, SDCG@10: a named parameter of its own
         cutoff = match["cutoff"]
         if not cutoff.isdigit() or int(cutoff) < 1:
             raise UsageError(f"measure '{text}': the cutoff is a positive number of documents")
-        raw_params.append(f"{DEPTH}={int(cutoff)}")
+        raw_params.insert(0, f"{cutoff_param}={int(cutoff)}")
     elif match["cutoff"]:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
@@ -185,8 +188,18 @@ def _ir_plain(text: str, plain: str, raw_params: list[str], level: int | None):
     if plain == "rbp":          # ir_measures' RBP: binary gains at rel (1), p = 0.8 by default
         if not any(param.startswith("p=") for param in raw_params):
             raw_params.insert(0, "p=0.8")
-        return _binary_rbp(",".join(raw_params), 1 if level is None else level)
-    return m.request(plain, ",".join(raw_params) or None, level)
+        return _binary_rbp(",".join(_in_order(plain, raw_params)), 1 if level is None else level)
+    return m.request(plain, ",".join(_in_order(plain, raw_params)) or None, level)
+
+
+def _in_order(plain: str, raw_params: list[str]) -> list[str]:
+    """Named parameters in the row's order, so that one measure prints
+    under one name however its parameters were written."""
+    order = m.MEASURE_BY_NAME[plain].param_names
+    if not order:
+        return raw_params
+    return sorted(raw_params, key=lambda param: order.index(param.split("=")[0]) if param.split("=")[0] in order
+                  else len(order))
 
 
 def _pref_eval_measure(text: str):

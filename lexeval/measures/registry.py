@@ -24,6 +24,8 @@ from ..rankings import Rankings
 from . import prefs
 from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES, whole_ranking
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
+from .cwl import CONTINUATIONS, cwl_measure
+from .cwl import check as cwl_check
 from .diversity import alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
 from .gains import (
     binary_g,
@@ -76,6 +78,20 @@ from .sets import (
 
 # ---------------------------------------------------------------- the table
 
+CWL_EXAMPLES = {"inst": (("T", 2), ("max_rel", 3)), "insq": (("T", 2),), "bpm": (("k", 10), ("T", 2)),
+                "sdcg": (("k", 10),), "nerr8": (("k", 10),), "nerr9": (("k", 10),), "nerr10": (("p", 0.8),),
+                "nerr11": (("T", 2),)}
+CWL_HELP = {
+    "inst": "INST (Moffat et al. 2015): C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far.",
+    "insq": "INSQ (Moffat et al. 2012): C_i = ((i + 2T - 1) / (i + 2T))^2.",
+    "bpm": "Static Bejeweled Player Model (Zhang et al. 2017): go on while the gain so far is below T and i < k.",
+    "sdcg": "Scaled DCG: DCG@k over the DCG of k fully relevant documents (C_i = log2(i+1)/log2(i+2), i < k).",
+    "nerr8": "NERR eq. 8 (Azzopardi et al. 2021): C_i = 1 - g_i for i < k.",
+    "nerr9": "NERR eq. 9: C_i = i/(i+1) (1 - g_i) for i < k.",
+    "nerr10": "NERR eq. 10: C_i = p (1 - g_i), p = 0.9 by default.",
+    "nerr11": "NERR eq. 11: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).",
+}
+
 SUMMARY_MEAN = "mean"
 SUMMARY_SUM = "sum"
 SUMMARY_NUM_REL = "num_rel"      # sum; with -c, trec_eval counts every judgement above 0
@@ -116,6 +132,9 @@ class Measure:
     ranx_names: tuple[str, ...] = ()  # ranx's names (name@k, name@k-lN) for this row
     ndeval_names: tuple[str, ...] = ()  # ndeval's names (alpha-nDCG@20, MAP-IA)
     pref_eval_names: tuple[str, ...] = ()  # pref_eval's metric keys (rp, p@k), lower case
+    param_names: tuple[str, ...] = ()  # the named parameters it takes (name=value), where the table checks them
+    cutoff_param: str | None = None    # the named parameter that another tool's @k sets (RBP@10: depth=10)
+    check: Callable | None = field(default=None, compare=False)   # check(pairs): UsageError for bad parameters
     origin: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     help: str = field(default="", compare=False)
@@ -232,7 +251,8 @@ MEASURES: tuple[Measure, ...] = (
     _row("P_avgjg", P_avgjg, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, judgements=QRELS_JG),
     _row("Rprec_mult_avgjg", Rprec_mult_avgjg, params=FRACTIONS, defaults=R_MULTIPLES, judgements=QRELS_JG),
     _row("yaap", yaap),
-    _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True),
+    _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True,
+         param_names=("p", "depth"), cutoff_param="depth"),
     _row("rbp_resid", rbp_residual, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
@@ -272,6 +292,12 @@ MEASURES: tuple[Measure, ...] = (
          help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
     _row("dcg_cut", dcg_cut, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True, origin="ranx"),
     _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), origin="ranx"),
+    # cwl_eval's C/W/L measures (ir_measures' INST, INSQ, BPM, SDCG, NERR8-11)
+    *(_row(name, cwl_measure(name), params=GAINS, ir_names=(name.upper(),), graded=True, origin="cwl_eval",
+           param_names=CONTINUATIONS[name][1], cutoff_param="k" if "k" in CONTINUATIONS[name][1] else None,
+           check=lambda pairs, name=name: cwl_check(name, pairs),
+           syntax=f"{name}." + ",".join(f"{key}={value}" for key, value in CWL_EXAMPLES[name]), help=CWL_HELP[name])
+      for name in CONTINUATIONS),
     # measures from the seeds that trec_eval lacks
     _row("tse", total_search_efficiency, origin="seeds"),
     _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True, origin="seeds"),
@@ -415,9 +441,10 @@ def parse_params(measure: Measure, raw: str) -> tuple:
 def request(name: str, raw: str | None = None, level: int | None = None) -> MeasureRequest:
     """A MeasureRequest for a table measure, with defaults when raw is None."""
     measure = MEASURE_BY_NAME[name]
-    if raw is None:
-        return MeasureRequest(measure, measure.defaults, None, level)
-    return MeasureRequest(measure, parse_params(measure, raw), raw, level)
+    values = measure.defaults if raw is None else parse_params(measure, raw)
+    if measure.check is not None:
+        measure.check(values)
+    return MeasureRequest(measure, values, raw, level, separate=measure.check is not None)
 
 
 def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
