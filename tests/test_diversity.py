@@ -76,3 +76,40 @@ def test_ordinary_measures_use_the_highest_grade(tmp_path):
     auto = run_cli(["-m", "alpha_nDCG@5", "-m", "strec.5", qrels, run])
     assert auto.code == 0, auto.err
     assert "strec_5               \tall\t1.0000" in auto.lines()
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.5, 0.5), (0.25, 0.8), (0.75, 0.3)])
+def test_alpha_and_beta_as_ndeval_takes_them(tmp_path, alpha, beta):
+    """ir_measures' alpha_nDCG(alpha=)@k, alpha_DCG(alpha=)@k, NRBP(alpha=,beta=) and nNRBP against
+    pyndeval run with the same alpha and beta, on generated collections."""
+    theirs_names = {f"alpha_ndcg_20(alpha={alpha:g})": "alpha-nDCG@20", f"alpha_dcg_5(alpha={alpha:g})": "alpha-DCG@5",
+                    f"alpha_dcg_20(alpha={alpha:g})": "alpha-DCG@20",
+                    f"nrbp(alpha={alpha:g},beta={beta:g})": "NRBP", f"nnrbp(alpha={alpha:g},beta={beta:g})": "nNRBP"}
+    asked = [f"alpha_nDCG(alpha={alpha})@20", f"alpha_DCG(alpha={alpha})@5", f"alpha_DCG(alpha={alpha})@20",
+             f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(beta={beta},alpha={alpha})"]
+    checked = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        qrels_lines, run_lines = [], []
+        for q in range(1, 5):
+            docs = [f"d{q}-{i}" for i in range(rng.randint(3, 25))]
+            for subtopic in range(1, rng.randint(2, 6)):
+                for doc in rng.sample(docs, rng.randint(1, len(docs))):
+                    qrels_lines.append((str(q), str(subtopic), doc, rng.choice([0, 1, 1, 2])))
+            ranked = rng.sample(docs + [f"x{q}-{i}" for i in range(8)], rng.randint(1, len(docs) + 8))
+            run_lines += [(str(q), doc, float(100 - rank)) for rank, doc in enumerate(ranked)]
+        qrels = write(tmp_path / f"qrels{seed}", "".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels_lines))
+        run = write(tmp_path / f"run{seed}", "".join(f"{q} Q0 {d} {i} {score} t\n"
+                                                     for i, (q, d, score) in enumerate(run_lines, 1)))
+        evaluator = pyndeval.RelevanceEvaluator([pyndeval.SubtopicQrel(*line) for line in qrels_lines],
+                                                sorted(set(theirs_names.values())), alpha=alpha, beta=beta)
+        expected = evaluator.evaluate([pyndeval.ScoredDoc(q, d, score) for q, d, score in run_lines])
+        ev = evaluate(str(qrels), [str(run)], asked, warn=lambda text: None)
+        for ours, theirs in theirs_names.items():
+            values = dict(zip(ev.qids, ev.column(ours).values[0]))
+            for qid, measures in expected.items():
+                if ev.rankings.subtopics.actual[ev.rankings.qrels.query_of[qid.encode()]] == 0:
+                    continue
+                assert values[qid] == pytest.approx(measures[theirs], abs=1e-9), (ours, qid)
+                checked += 1
+    assert checked > 50

@@ -26,7 +26,7 @@ are in trec_eval's order (ndeval's -traditional order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,6 +53,19 @@ class Subtopics:
     ideal_starts: np.ndarray      # (Q + 1,)
     ideal_gain: np.ndarray
     level: int
+    # per query: (docno, its relevant subtopics) of each relevant document, for ideal lists at another alpha
+    members: list = field(default_factory=list, repr=False, compare=False)
+    _ideals: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def ideal(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """(starts (Q + 1,), gains) of the greedy ideal lists at ``alpha``."""
+        if alpha == ALPHA:
+            return self.ideal_starts, self.ideal_gain
+        if alpha not in self._ideals:
+            counts = np.diff(self.relevant_starts)
+            ideal = [_greedy_ideal(members, int(count), alpha) for members, count in zip(self.members, counts)]
+            self._ideals[alpha] = (_starts(ideal), np.concatenate(ideal) if ideal else np.zeros(0))
+        return self._ideals[alpha]
 
     @classmethod
     def build(cls, qrels, judgements, level: int) -> Subtopics:
@@ -71,7 +84,7 @@ class Subtopics:
                     per_row[row].append(index)
         row_starts = np.concatenate(([0], np.cumsum([len(s) for s in per_row]))).astype(np.int64)
         row_subtopic = np.array([s for subs in per_row for s in subs], dtype=np.int64)
-        counts, ideal, actual = [], [], []
+        counts, ideal, actual, everyone = [], [], [], []
         for query in range(len(qrels.qids)):
             count = np.zeros(len(local[query]), dtype=np.int64)
             members = [(docnos[row], per_row[row]) for row in np.flatnonzero(qrels.query_index == query)
@@ -81,16 +94,17 @@ class Subtopics:
             counts.append(count)
             actual.append(int((count > 0).sum()))
             ideal.append(_greedy_ideal(members, len(count)))
+            everyone.append(members)
         return cls(row_starts, row_subtopic, np.asarray(qrels.query_index, dtype=np.int64), np.array(actual),
                    _starts(counts), np.concatenate(counts) if counts else np.zeros(0, np.int64),
-                   _starts(ideal), np.concatenate(ideal) if ideal else np.zeros(0), level)
+                   _starts(ideal), np.concatenate(ideal) if ideal else np.zeros(0), level, everyone)
 
 
 def _starts(pieces) -> np.ndarray:
     return np.concatenate(([0], np.cumsum([len(p) for p in pieces]))).astype(np.int64)
 
 
-def _greedy_ideal(members: list[tuple[bytes, list[int]]], subtopics: int) -> np.ndarray:
+def _greedy_ideal(members: list[tuple[bytes, list[int]]], subtopics: int, alpha: float = ALPHA) -> np.ndarray:
     """The gain at each rank of ndeval's greedy ideal list: at every rank the
     document with the largest gain left, ties to the larger docno."""
     members = sorted(members, key=lambda item: item[0], reverse=True)      # argmax keeps the first
@@ -105,7 +119,7 @@ def _greedy_ideal(members: list[tuple[bytes, list[int]]], subtopics: int) -> np.
         best = int(np.argmax(scores))
         out[rank] = scores[best]
         left[best] = False
-        gains = np.where(matrix[best] > 0, gains * (1.0 - ALPHA), gains)
+        gains = np.where(matrix[best] > 0, gains * (1.0 - alpha), gains)
     return out
 
 
@@ -147,18 +161,19 @@ def _pairs(r: Rankings) -> tuple[Subtopics, _Pairs, np.ndarray, np.ndarray]:
     return subtopics, pairs, subtopics.actual[query_of], query_of
 
 
-def _gain(pairs: _Pairs) -> np.ndarray:
-    return (1.0 - ALPHA) ** pairs.seen_before
+def _gain(pairs: _Pairs, alpha: float = ALPHA) -> np.ndarray:
+    return (1.0 - alpha) ** pairs.seen_before
 
 
-def _ideal_within(subtopics: Subtopics, query: np.ndarray, cutoff: int, discount) -> np.ndarray:
+def _ideal_within(subtopics: Subtopics, query: np.ndarray, cutoff: int, discount, alpha: float = ALPHA) -> np.ndarray:
     """(S,) sum over each segment's query's ideal list's top ``cutoff`` of
     gain x discount(rank), added in rank order."""
-    counts = np.diff(subtopics.ideal_starts)
+    starts, gains = subtopics.ideal(alpha)
+    counts = np.diff(starts)
     owner = np.repeat(np.arange(len(counts)), counts)
-    rank = np.arange(len(owner)) - subtopics.ideal_starts[owner] + 1
+    rank = np.arange(len(owner)) - starts[owner] + 1
     chosen = rank <= cutoff
-    weights = subtopics.ideal_gain[chosen] * discount(rank[chosen].astype(np.float64))
+    weights = gains[chosen] * discount(rank[chosen].astype(np.float64))
     return np.bincount(owner[chosen], weights=weights, minlength=len(counts))[query]
 
 
@@ -175,12 +190,27 @@ def _rank_discount(rank):
     return 1.0 / rank
 
 
-def alpha_ndcg(r: Rankings, cutoffs) -> np.ndarray:
-    """alpha_ndcg.k: alpha-nDCG@k (ndeval's alpha-nDCG@k)."""
+def alpha_ndcg(r: Rankings, cutoffs, alpha: float = ALPHA) -> np.ndarray:
+    """alpha_ndcg.k: alpha-nDCG@k (ndeval's alpha-nDCG@k); alpha 0.5 unless alpha_nDCG(alpha=...)@k."""
     subtopics, pairs, _, query = _pairs(r)
-    gained = _gain(pairs) * _log_discount(pairs.rank)
+    gained = _gain(pairs, alpha) * _log_discount(pairs.rank)
     return per_cutoff(lambda k: ratio(_sum_within(r, pairs, gained, k),
-                                      _ideal_within(subtopics, query, k, _log_discount)), cutoffs)
+                                      _ideal_within(subtopics, query, k, _log_discount, alpha)), cutoffs)
+
+
+def alpha_dcg(r: Rankings, cutoffs, alpha: float = ALPHA) -> np.ndarray:
+    """alpha_dcg.k: alpha-DCG@k normalised by A subtopics found at every rank (ndeval's alpha-DCG@k,
+    ir_measures' alpha_DCG@k)."""
+    _, pairs, actual, _ = _pairs(r)
+    gained = _gain(pairs, alpha) * _log_discount(pairs.rank)
+
+    def at(k):
+        found = _sum_within(r, pairs, gained, k)
+        if k < 2:                    # ndeval leaves rank 1 unnormalised
+            return np.where(actual > 0, found, 0.0)
+        ranks = np.arange(1, k + 1, dtype=np.float64)
+        return ratio(found, actual * np.sum((1.0 - alpha) ** (ranks - 1) * _log_discount(ranks)))
+    return per_cutoff(at, cutoffs)
 
 
 def err_ia(r: Rankings, cutoffs) -> np.ndarray:
@@ -205,22 +235,22 @@ def nerr_ia(r: Rankings, cutoffs) -> np.ndarray:
                                       _ideal_within(subtopics, query, k, _rank_discount)), cutoffs)
 
 
-def _nrbp_sum(rank):
-    return BETA ** (rank - 1.0)
+def _nrbp_discount(beta: float):
+    return lambda rank: beta ** (rank - 1.0)
 
 
-def nrbp(r: Rankings, _=()) -> np.ndarray:
-    """nrbp: novelty- and rank-biased precision (ndeval's NRBP)."""
+def nrbp(r: Rankings, _=(), alpha: float = ALPHA, beta: float = BETA) -> np.ndarray:
+    """nrbp: novelty- and rank-biased precision (ndeval's NRBP); alpha and beta 0.5 unless NRBP(alpha=,beta=)."""
     subtopics, pairs, actual, _ = _pairs(r)
-    total = _sum_within(r, pairs, _gain(pairs) * _nrbp_sum(pairs.rank))
-    return ratio(total * (1.0 - (1.0 - ALPHA) * BETA), actual)
+    total = _sum_within(r, pairs, _gain(pairs, alpha) * _nrbp_discount(beta)(pairs.rank))
+    return ratio(total * (1.0 - (1.0 - alpha) * beta), actual)
 
 
-def nnrbp(r: Rankings, _=()) -> np.ndarray:
+def nnrbp(r: Rankings, _=(), alpha: float = ALPHA, beta: float = BETA) -> np.ndarray:
     """nnrbp: NRBP over the ideal list's (ndeval's nNRBP)."""
     subtopics, pairs, _, query = _pairs(r)
-    total = _sum_within(r, pairs, _gain(pairs) * _nrbp_sum(pairs.rank))
-    return ratio(total, _ideal_within(subtopics, query, 1 << 62, _nrbp_sum))
+    total = _sum_within(r, pairs, _gain(pairs, alpha) * _nrbp_discount(beta)(pairs.rank))
+    return ratio(total, _ideal_within(subtopics, query, 1 << 62, _nrbp_discount(beta), alpha))
 
 
 def p_ia(r: Rankings, cutoffs) -> np.ndarray:

@@ -125,7 +125,8 @@ def _ir_measure(text: str):
     if plain is None and not match["cutoff"] and not match["params"] and \
             RANX_MEASURES.get(text, (None, None))[0] is not None:
         return None             # ranx's name without a cutoff (precision, f1): the whole ranking
-    level, raw_params, judged_only = None, [], False
+    level, raw_params, judged_only, options = None, [], False, []
+    rows = [m.MEASURE_BY_NAME[name] for name in (plain, with_cutoff) if name is not None]
     params = match["params"] or ""
     gains = re.search(r"gains\s*=\s*\{(?P<pairs>[^{}]*)\}", params)
     if gains:                    # nDCG(gains={0:0,1:1,2:3}): trec_eval's ndcg.0=0,1=1,2=3
@@ -157,7 +158,9 @@ def _ir_measure(text: str):
                 raise UsageError(f"measure '{text}': judged_only is True or False")
             judged_only = value in ("True", "true", "1")
         elif plain is not None and key in m.MEASURE_BY_NAME[plain].param_names:    # INST(T=2,max_rel=3)
-            raw_params.append(f"{key}={value}")
+            raw_params.append(f"{key}={_number(text, key, value)}")
+        elif any(key in row.option_names for row in rows):                        # alpha_nDCG(alpha=0.75)
+            options.append((key, float(_number(text, key, value))))
         elif key == "dcg" and match["name"].lower() == "ndcg":
             if value not in ("log2", "exp-log2"):
                 raise UsageError(f"measure '{text}': dcg is log2 (trec_eval's linear gains) or exp-log2 "
@@ -175,12 +178,21 @@ def _ir_measure(text: str):
     elif match["cutoff"]:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return replace(m.request(with_cutoff, match["cutoff"], level), judged_only=judged_only)
+        return replace(m.request(with_cutoff, match["cutoff"], level), judged_only=judged_only,
+                       options=tuple(sorted(options)))
     if plain is None:
         raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
-    if judged_only:
-        return replace(_ir_plain(text, plain, raw_params, level), judged_only=True)
-    return _ir_plain(text, plain, raw_params, level)
+    return replace(_ir_plain(text, plain, raw_params, level), judged_only=judged_only, options=tuple(sorted(options)))
+
+
+def _number(text: str, key: str, value: str) -> str:
+    """A parameter's value as a number: True and False are 1 and 0."""
+    value = {"True": "1", "False": "0", "true": "1", "false": "0"}.get(value, value)
+    try:
+        float(value)
+    except ValueError:
+        raise UsageError(f"measure '{text}': {key} is a number, got '{value}'") from None
+    return value
 
 
 def _ir_plain(text: str, plain: str, raw_params: list[str], level: int | None):

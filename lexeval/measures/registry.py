@@ -26,7 +26,7 @@ from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES, whole_r
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
 from .cwl import CONTINUATIONS, cwl_measure
 from .cwl import check as cwl_check
-from .diversity import alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
+from .diversity import alpha_dcg, alpha_ndcg, ap_ia, err_ia, nerr_ia, nnrbp, nrbp, p_ia, subtopic_recall
 from .gains import (
     binary_g,
     dcg,
@@ -134,6 +134,7 @@ class Measure:
     pref_eval_names: tuple[str, ...] = ()  # pref_eval's metric keys (rp, p@k), lower case
     param_names: tuple[str, ...] = ()  # the named parameters it takes (name=value), where the table checks them
     cutoff_param: str | None = None    # the named parameter that another tool's @k sets (RBP@10: depth=10)
+    option_names: tuple[str, ...] = ()  # keyword options of its kernel another tool's syntax sets (alpha, beta)
     check: Callable | None = field(default=None, compare=False)   # check(pairs): UsageError for bad parameters
     origin: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
@@ -272,16 +273,20 @@ MEASURES: tuple[Measure, ...] = (
          origin="gdeval"),
     # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
     _row("alpha_ndcg", alpha_ndcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("alpha_nDCG",), ndeval_names=("alpha-nDCG",), origin="ndeval"),
+         ir_names=("alpha_nDCG",), ndeval_names=("alpha-nDCG",), origin="ndeval", option_names=("alpha",)),
+    _row("alpha_dcg", alpha_dcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
+         ir_names=("alpha_DCG",), origin="ndeval", option_names=("alpha",)),
     _row("err_ia", err_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
         ir_names=("ERR_IA",), ndeval_names=("ERR-IA",), origin="ndeval"),
     _row("nerr_ia", nerr_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
         ir_names=("nERR_IA",), ndeval_names=("nERR-IA",), origin="ndeval"),
-    _row("nrbp", nrbp, subtopics=True, ir_names=("NRBP",), ndeval_names=("NRBP",), origin="ndeval"),
-    _row("nnrbp", nnrbp, subtopics=True, ir_names=("nNRBP",), ndeval_names=("nNRBP",), origin="ndeval"),
+    _row("nrbp", nrbp, subtopics=True, ir_names=("NRBP",), ndeval_names=("NRBP",), origin="ndeval",
+         option_names=("alpha", "beta")),
+    _row("nnrbp", nnrbp, subtopics=True, ir_names=("nNRBP",), ndeval_names=("nNRBP",), origin="ndeval",
+         option_names=("alpha", "beta")),
     _row("p_ia", p_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
         ir_names=("P_IA",), ndeval_names=("P-IA",), origin="ndeval"),
-    _row("ap_ia", ap_ia, subtopics=True, ir_names=("AP_IA",), ndeval_names=("MAP-IA",), origin="ndeval"),
+    _row("ap_ia", ap_ia, subtopics=True, ir_names=("AP_IA", "MAP_IA"), ndeval_names=("MAP-IA",), origin="ndeval"),
     _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
          ir_names=("StRecall",), ndeval_names=("strec",), origin="ndeval"),
     # ranx's and recommender systems' cutoff measures
@@ -343,6 +348,7 @@ class MeasureRequest:
     judged_only: bool = False  # ir_measures' judged_only=True: unjudged documents removed first (-J for one measure)
     num_docs: int = 0          # documents in the collection (-N), for the measures that use it
     separate: bool = False     # another tool's parameters (RBP(p=0.5)): printed beside others, never merged
+    options: tuple = ()        # (name, value) keyword options of the kernel (alpha_nDCG(alpha=0.75): alpha)
 
     @property
     def name(self) -> str:
@@ -361,6 +367,9 @@ class MeasureRequest:
             names = [stem]
         if self.judged_only:
             names = [f"{name}(judged_only)" for name in names]
+        if self.options:
+            shown = ",".join(f"{key}={value:g}" for key, value in self.options)
+            names = [f"{name}({shown})" for name in names]
         if self.level is None:
             return names
         return [f"{name}({'min_rel' if self.floor else 'rel'}={self.level})" for name in names]
@@ -378,7 +387,7 @@ class MeasureRequest:
         elif self.measure.uses_num_docs:
             values = self.measure.compute(rankings, self.values, self.num_docs)
         else:
-            values = self.measure.compute(rankings, self.values)
+            values = self.measure.compute(rankings, self.values, **dict(self.options))
         return values.reshape(len(values), -1)
 
 
@@ -453,7 +462,7 @@ def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
     explicit parameters win, as in trec_eval."""
     chosen: dict[tuple, MeasureRequest] = {}
     for req in requests:
-        key = (req.name, req.level, req.raw if req.separate else None)
+        key = (req.name, req.level, req.raw if req.separate else None, req.options)
         old = chosen.get(key)
         if old is None or (old.raw is None and req.raw is not None):
             chosen[key] = req
@@ -461,7 +470,7 @@ def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
             values = tuple(sorted(set(old.values) | set(req.values)))
             chosen[key] = replace(req, values=values, raw=",".join(map(str, values)))
     return sorted(chosen.values(), key=lambda req: (MEASURE_ORDER[req.name], req.level is not None,
-                                                    req.level or 0, req.separate))
+                                                    req.level or 0, req.separate, req.options))
 
 
 def geometric_mean_log(values: np.ndarray) -> np.ndarray:
