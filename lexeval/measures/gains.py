@@ -122,10 +122,12 @@ def ndcg(r: Rankings, pairs) -> np.ndarray:
     return ratio(dcg(r, pairs), ideal_dcg(r, pairs))
 
 
-def ndcg_cut(r: Rankings, cutoffs) -> np.ndarray:
-    """ndcg_cut.k: nDCG of the top k; gains are the grades."""
-    segment, rank, _, discounted = _gaining(r, Gains(), positive_only=True)
-    ideal = Ideal.of(r, Gains())
+def ndcg_cut(r: Rankings, cutoffs, gains=()) -> np.ndarray:
+    """ndcg_cut.k: nDCG of the top k; gains are the grades, or what
+    ``gains`` ((grade, gain) pairs: ir_measures' nDCG(gains={...})@k) maps them to."""
+    table = Gains(tuple((str(grade), gain) for grade, gain in gains))
+    segment, rank, _, discounted = _gaining(r, table, positive_only=True)
+    ideal = Ideal.of(r, table)
 
     def at(cutoff):
         chosen = rank <= cutoff

@@ -130,13 +130,18 @@ def _ir_measure(text: str):
     params = match["params"] or ""
     gains = re.search(r"gains\s*=\s*\{(?P<pairs>[^{}]*)\}", params)
     if gains:                    # nDCG(gains={0:0,1:1,2:3}): trec_eval's ndcg.0=0,1=1,2=3
-        if plain != "ndcg" or match["cutoff"]:
-            raise UsageError(f"measure '{text}': gains are for nDCG without a cutoff (trec_eval's ndcg takes "
-                             "gains, ndcg_cut does not)")
+        if plain != "ndcg":
+            raise UsageError(f"measure '{text}': gains are nDCG's parameter")
         pairs = [piece.split(":") for piece in gains["pairs"].split(",") if piece.strip()]
         if any(len(pair) != 2 for pair in pairs):
             raise UsageError(f"measure '{text}': gains are {{grade:gain,...}}")
-        raw_params.append(",".join(f"{grade.strip()}={gain.strip()}" for grade, gain in pairs))
+        if match["cutoff"]:      # ndcg_cut takes them as an option: nDCG(gains={...})@10
+            try:
+                options.append(("gains", tuple((int(grade), float(gain)) for grade, gain in pairs)))
+            except ValueError:
+                raise UsageError(f"measure '{text}': gains are {{grade:gain,...}} with integer grades") from None
+        else:
+            raw_params.append(",".join(f"{grade.strip()}={gain.strip()}" for grade, gain in pairs))
         params = params[:gains.start()] + params[gains.end():]
     for part in filter(None, (piece.strip() for piece in params.split(","))):
         key, equals, value = (piece.strip() for piece in part.partition("="))

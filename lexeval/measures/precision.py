@@ -142,3 +142,26 @@ def eleven_point_average(r: Rankings, fractions) -> np.ndarray:
     for column in range(points.shape[1] - 1, -1, -1):  # trec_eval adds from the top point down
         total += points[:, column]
     return total / len(fractions)
+
+
+def accuracy(r: Rankings, cutoffs) -> np.ndarray:
+    """accuracy.k: the chance that a relevant document in the top k ranks
+    above a non-relevant (or unjudged) one there: pairs in that order over
+    all (relevant, non-relevant) pairs of the top k (ir_measures'
+    Accuracy@k); 1 when the top k holds no non-relevant document, 0 when it
+    holds no relevant one (where ir_measures leaves the query out, or
+    divides by zero)."""
+    index, segment, rank = r.locate(r.relevant)
+    before = np.arange(len(index)) - np.searchsorted(segment, segment)    # relevant documents above each
+
+    def at(k):
+        within = rank <= k
+        found = np.bincount(segment[within], minlength=r.num_segments).astype(np.float64)
+        # non-relevant documents above each relevant one: its rank less the relevant ones above it, less itself
+        above = np.bincount(segment[within], weights=(rank - before - 1)[within], minlength=r.num_segments)
+        others = np.minimum(r.lengths, k) - found
+        value = np.where(found > 0, 1.0, 0.0)
+        mixed = (found > 0) & (others > 0)
+        value[mixed] = 1.0 - above[mixed] / (others[mixed] * found[mixed])
+        return value
+    return per_cutoff(at, cutoffs)

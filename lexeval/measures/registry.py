@@ -23,6 +23,7 @@ from ..errors import UsageError
 from ..rankings import Rankings
 from . import prefs
 from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES, whole_ranking
+from .compat import compat
 from .counts import num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
 from .cwl import CONTINUATIONS, cwl_measure
 from .cwl import check as cwl_check
@@ -44,6 +45,7 @@ from .gdeval import dcg_exponential, expected_reciprocal_rank, ndcg_exponential
 from .groups import P_avgjg, Rprec_mult_avgjg, map_avgjg
 from .incomplete import bpref, inferred_ap, judged, unjudged
 from .precision import (
+    accuracy,
     average_precision,
     eleven_point_average,
     f1,
@@ -231,7 +233,7 @@ MEASURES: tuple[Measure, ...] = (
     _row("ndcg_rel", ndcg_rel, params=GAINS, graded=True),
     _row("Rndcg", rndcg, params=GAINS, graded=True),
     _row("ndcg_cut", ndcg_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",), ranx_names=("ndcg",),
-         pref_eval_names=("ndcg",),
+         pref_eval_names=("ndcg",), option_names=("gains",),
          graded=True),
     _row("map_cut", map_cut, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP", "MAP"),
          ranx_names=("map",), pref_eval_names=("ap",)),
@@ -297,6 +299,13 @@ MEASURES: tuple[Measure, ...] = (
          help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
     _row("dcg_cut", dcg_cut, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True, origin="ranx"),
     _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), origin="ranx"),
+    # ir_measures' own: compatibility with an ideal ranking, accuracy of the order of pairs
+    _row("compat", compat, params=GAINS, ir_names=("Compat",), origin="ir_measures", syntax="compat.p=0.8",
+         param_names=("p", "normalize"), check=lambda pairs: _named_only("compat", pairs, ("p", "normalize"))),
+    _row("accuracy", whole_ranking(accuracy), cutoff_form="accuracy_cut", ir_names=("Accuracy",),
+         origin="ir_measures", help="accuracy: accuracy.k over the whole ranking (ir_measures' Accuracy)."),
+    _row("accuracy_cut", accuracy, params=CUTOFFS, defaults=(10,), label="accuracy", ir_names=("Accuracy",),
+         origin="ir_measures"),
     # cwl_eval's C/W/L measures (ir_measures' INST, INSQ, BPM, SDCG, NERR8-11)
     *(_row(name, cwl_measure(name), params=GAINS, ir_names=(name.upper(),), graded=True, origin="cwl_eval",
            param_names=CONTINUATIONS[name][1], cutoff_param="k" if "k" in CONTINUATIONS[name][1] else None,
@@ -368,7 +377,7 @@ class MeasureRequest:
         if self.judged_only:
             names = [f"{name}(judged_only)" for name in names]
         if self.options:
-            shown = ",".join(f"{key}={value:g}" for key, value in self.options)
+            shown = ",".join(f"{key}={_shown(value)}" for key, value in self.options)
             names = [f"{name}({shown})" for name in names]
         if self.level is None:
             return names
@@ -389,6 +398,13 @@ class MeasureRequest:
         else:
             values = self.measure.compute(rankings, self.values, **dict(self.options))
         return values.reshape(len(values), -1)
+
+
+def _shown(value) -> str:
+    """An option's value as printed: 0.75, or grade:gain pairs 0:0,1:1,2:3."""
+    if isinstance(value, tuple):
+        return ",".join(f"{grade:g}:{gain:g}" for grade, gain in value)
+    return f"{value:g}"
 
 
 def floored(rankings: Rankings, level: int) -> Rankings:
@@ -445,6 +461,13 @@ def parse_params(measure: Measure, raw: str) -> tuple:
     if len(set(values)) != len(values):
         raise UsageError(f"measure '{measure.name}': duplicate cutoffs in '{raw}'")
     return tuple(values)
+
+
+def _named_only(name: str, pairs, accepted: tuple[str, ...]) -> None:
+    """UsageError for a named parameter ``name`` does not take."""
+    unknown = sorted({key for key, _ in pairs} - set(accepted))
+    if unknown:
+        raise UsageError(f"measure '{name}': no parameter '{unknown[0]}' (it takes {', '.join(accepted)})")
 
 
 def request(name: str, raw: str | None = None, level: int | None = None) -> MeasureRequest:
