@@ -155,7 +155,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     sources = sources_of(runs)
     if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
         raise UsageError("--cluster reads files or URLs (not tables in memory)")
-    check_sources(Source(qrels), sources)         # one machine's checks: each file once, each name once
+    check_sources(Source(qrels, kind="qrels"), sources)         # one machine's checks: each file once, each name once
     runs = {source.name: source.path for source in sources}
     unsupported = [name for name in ("subtopics", "keep_rows") if options.get(name)]
     if options.get("rel_format", "qrels") != "qrels":
@@ -745,10 +745,9 @@ def _notes(results, everything, names, verbose: bool, warn, complete: bool = Fal
     """The one-machine notes on dropped and missing queries, from the
     partitions' coverages (ranges in query order; a run's first unknown
     query is the one earliest in its file)."""
-    import sys
-
     from .io.sources import Coverage, notes
-    warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
+    if warn is None:
+        from .evaluation import note as warn
     first_unknown = [min((first for r in everything for first in r.unknown[index]), default=(None, None))[1]
                      for index in range(len(names))]
     for index in range(len(names)):

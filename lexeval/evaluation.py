@@ -9,7 +9,6 @@ the layers below (``io`` -> ``rankings`` -> ``measures`` and
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -105,10 +104,34 @@ class Evaluation:
         return self.rankings.qids
 
     def column(self, name: str) -> Column:
+        """The column of a measure by any accepted name: printed (``ndcg_cut_10``),
+        trec_eval's (``ndcg_cut.10``), ir_measures' (``nDCG@10``), ranx's, pref_eval's."""
+        printed = self.printed_name(name)
         for column in self.columns:
-            if column.name == name:
+            if column.name == printed:
                 return column
         raise KeyError(name)
+
+    def printed_name(self, name: str) -> str:
+        """The printed name of the one measure ``name`` stands for (itself if printed)."""
+        if any(column.name == name for column in self.columns) or name in self.preference_names():
+            return name
+        from .measures.names import output_names
+        try:
+            names = output_names(name)
+        except UsageError:
+            raise KeyError(name) from None
+        if len(names) != 1:
+            raise KeyError(f"{name} stands for {len(names)} measures ({', '.join(names)}): name one of them")
+        return ("Z" if self.zscores is not None else "") + names[0]
+
+    def values(self, name: str) -> np.ndarray:
+        """(R, Q) per-query values of a measure (any accepted name), NaN
+        where a run's average leaves the query out (a query the run lacks,
+        without -c): ``np.nanmean(values, axis=1)`` is the printed mean.
+        ``column(name).values`` holds 0 there, as comparisons score it."""
+        column = self.column(name)
+        return np.where(self.included, column.values, np.nan)
 
     def num_queries(self) -> np.ndarray:
         """(R,) queries evaluated per run."""
@@ -118,6 +141,10 @@ class Evaluation:
         """(R,) the 'all' value of a column, as trec_eval computes it (from
         exact sums over the included queries)."""
         return summary_values(column.measure, column.name, self.totals, self.rankings.run_tags, self.complete)
+
+    def summary_of(self, name: str) -> np.ndarray:
+        """(R,) the 'all' values of a measure, by any accepted name."""
+        return self.summary(self.column(name))
 
     def preference_names(self) -> list[str]:
         return list(self.preferences.names) if self.preferences else []
@@ -145,14 +172,27 @@ class Evaluation:
                                  options=SignificanceOptions(test="none"), aggregate=self.aggregate,
                                  zscores=self.zscores)
 
-    def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None):
+    def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None,
+                 measures=None):
         """The results as a tidy table, one row per printed value: columns
         run (None on pair rows), pair ("A:B", None on run rows), measure,
-        qid ("all" for summaries) and value; see :func:`lexeval.output.frame.to_frame`."""
+        qid ("all" for summaries) and value; ``measures`` (any accepted
+        names) keeps their rows and their tests' only; see
+        :func:`lexeval.output.frame.to_frame`."""
         from .output.frame import (
-            to_frame,  # the one upward import: output reads an Evaluation
+            to_frame,  # the upward imports: output reads an Evaluation
         )
-        return to_frame(self, per_query, summary, library)
+        return to_frame(self, per_query, summary, library, measures)
+
+    def compare(self, library: str | None = None):
+        """ranx's compare report as a DataFrame: a row per run, a column per
+        real-valued measure and preference score (summary values), and the
+        significance of each: with a baseline, ``<measure>_p`` against it
+        and ``<measure>_vs_baseline`` (+1 better, -1 worse, 0 not
+        significantly); without one, ``<measure>_better_than`` (the runs it
+        is significantly better than). See :func:`lexeval.output.frame.comparison`."""
+        from .output.frame import comparison
+        return comparison(self, library)
 
 
 def compute_columns(rankings: Rankings, requests) -> list[Column]:
@@ -274,7 +314,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
         raise UsageError("-l (relevance level) must be 0 or more")
-    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels)
+    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels, kind="qrels")
     by_subtopic = None
     if subtopics:          # qid subtopic docno grade: ordinary judgements are each document's highest grade
         if not qrels_source.is_file or qrels_source.path == "-":
@@ -314,13 +354,24 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         timings.bytes_read = sum(sizes) if all(sizes) else 0
     if on_read is not None:               # the cluster adds up the notes of its partitions
         on_read(judgements, parsed)
-    warn = warn or (lambda text: print(f"lexeval: {text}", file=sys.stderr))
+    warn = warn or note
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for note in coverage_notes(judgements, parsed, level, verbose, complete):
-        warn(note)
+    for line in coverage_notes(judgements, parsed, level, verbose, complete):
+        warn(line)
     return rankings
+
+
+class LexevalNote(UserWarning):
+    """A note on the inputs (dropped queries, a file read as MS MARCO): the
+    command line prints them on standard error, the library warns."""
+
+
+def note(text: str) -> None:
+    """The library's default for notes: a :class:`LexevalNote` warning."""
+    import warnings
+    warnings.warn(text, LexevalNote, stacklevel=4)
 
 
 #: The measures computed when none are named, per judgement format (-R): trec_eval's.

@@ -80,3 +80,15 @@ def test_compat_by_hand(tmp_path):
 def test_ndcg_with_gains_and_a_cutoff_equals_ir_measures(tmp_path):
     names = ["nDCG(gains={0:0,1:1,2:3,3:7,4:15})@10", "nDCG(gains={1:0,2:1,3:2,4:5})@5"]
     assert _per_query(CRANFIELD_QRELS, CRANFIELD_RUN, names, ir_measures.pytrec_eval, tmp_path) > 400
+
+
+def test_every_name_in_ir_measures_registry_is_known():
+    """Each registered name (with a cutoff where it needs one) parses; ir_measures' own
+    cwl_eval measures need max_rel, lexeval defaults it to the highest grade."""
+    needs_cutoff = {"BPM", "ERR", "ERR_IA", "IPrec", "Judged", "NERR8", "NERR9", "P_IA", "Precision", "SDCG",
+                    "StRecall", "Success", "alpha_DCG", "alpha_nDCG", "nERR_IA", "α_DCG", "α_nDCG"}
+    names = sorted(ir_measures.measures.registry)
+    assert len(names) > 45
+    for name in names:
+        text = f"{name}@10" if name in needs_cutoff else name
+        assert output_names(text), name

@@ -181,7 +181,8 @@ def test_table_errors_name_the_table_and_row():
 
 
 @pytest.mark.parametrize("name,message", [
-    ("INST@10", "not a measure lexeval knows in ir_measures' syntax"),   # ERR@10 exists now (gdeval)
+    ("XYZ@10", "not a measure lexeval knows in ir_measures' syntax"),    # INST and ERR@10 exist now
+    ("INST@10", "INST takes no cutoff"),
     ("Success", "needs a cutoff"),
     ("Rprec@10", "takes no cutoff"),
     ("P(foo=1)@5", "does not know the parameter 'foo'"),

@@ -14,7 +14,7 @@ from .. import __version__
 from ..choices import AGGREGATES, CORRECTIONS, FORMATS, LABEL_POLICIES, REPORTS, TABLE_FORMATS, TESTS
 from ..errors import OutputError
 from .help import HELP, list_measures, progress_reporter
-from .options import Call, Real, collect, fractions_option
+from .options import Call, Depth, JudgementFormat, Real, collect, fractions_option
 
 
 @click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
@@ -32,7 +32,7 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-n", "no_summary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-l", "level", type=int, default=1, show_default=True, metavar="LEVEL",
               help="A document is relevant iff its grade >= LEVEL.")
-@click.option("-M", "depth", type=int, default=None, metavar="DEPTH",
+@click.option("-M", "depth", type=Depth(), default=None, metavar="DEPTH",
               help="Use only the top DEPTH documents of every ranking.")
 @click.option("-c", "complete", is_flag=True,
               help="Average over every qrels query; a query missing from a run scores as an "
@@ -47,7 +47,7 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-N", "num_docs", type=click.IntRange(min=0), default=0, show_default=True, metavar="NUM",
               help="Documents in the collection (trec_eval's -N), for utility's non-relevant unretrieved term.")
 @click.option("-R", "rel_format", default="qrels", show_default=True, metavar="FORMAT",
-              type=click.Choice(("qrels", "prefs", "qrels_prefs", "qrels_jg")),
+              type=JudgementFormat(("qrels", "prefs", "qrels_prefs", "qrels_jg")),
               help="trec_eval's judgement format of QRELS: qrels; prefs ('qid group subgroup docno level', "
                    "preference judgements, for the prefs_* measures); qrels_prefs (a qrels read as preferences, "
                    "its second column the judgement group); qrels_jg (a qrels whose second column names the "
@@ -57,6 +57,17 @@ from .options import Call, Real, collect, fractions_option
 @click.option("-T", "results_format", default="trec_results", show_default=True, metavar="FORMAT",
               help="trec_eval's results format: trec_results (MS MARCO run files are recognised by themselves).")
 @click.option("-D", "debug_level", default=None, metavar="LEVEL", hidden=True)
+# pref_eval's options: the ones lexeval has work, the others say what lexeval offers instead
+@click.option("--query_eval_wanted", "per_query_pref_eval", is_flag=True, hidden=True)
+@click.option("--nosummary", "no_summary_pref_eval", is_flag=True, hidden=True)
+@click.option("--topk", "topk", type=click.IntRange(min=1), default=None, hidden=True)
+@click.option("--qrels", "pref_eval_qrels", default=None, hidden=True)
+@click.option("--measure_set", "pref_eval_measure_set", default=None, hidden=True)
+@click.option("-b", "--binary_relevance", "pref_eval_binary", default=None, hidden=True)
+@click.option("-f", "--relevance_floor", "pref_eval_floor", default=None, hidden=True)
+@click.option("--query_fraction", "pref_eval_query_fraction", default=None, hidden=True)
+@click.option("--label_fraction", "pref_eval_label_fraction", default=None, hidden=True)
+@click.option("--label_fraction_policy", "pref_eval_label_policy", default=None, hidden=True)
 @click.option("-o", "obsolete_o", is_flag=True, hidden=True)
 @click.option("--subtopics", is_flag=True,
               help="QRELS holds diversity judgements, 'qid subtopic docno grade' (a docno once per subtopic); "
@@ -168,7 +179,7 @@ def run(call: Call) -> None:
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),
-                              timings=timings, verbose=reading.verbose, client=client,
+                              timings=timings, verbose=reading.verbose, client=client, warn=_note,
                               per_query=call.printing.per_query and not call.printing.output_dir,
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
@@ -213,6 +224,11 @@ def run(call: Call) -> None:
         raise GateFailed()
     if pipe_closed:
         raise PipeClosed()
+
+
+def _note(text: str) -> None:
+    """The command's notes go to standard error (the library's are warnings)."""
+    click.echo(f"lexeval: {text}", err=True)
 
 
 def _write_parts(evaluation, printing) -> None:

@@ -38,6 +38,67 @@ class Real(click.ParamType):
         return number
 
 
+class Depth(click.ParamType):
+    """-M: trec_eval's depth (a positive integer); pref_eval's -M (its
+    measure set) is told what lexeval calls it."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        if value in ("preferences", "all", "none"):
+            raise UsageError(f"-M {value}: pref_eval's measure set; lexeval's -M is trec_eval's depth. Ask for "
+                             "the preferences with -m lexicographic -m recall_paired (or -m all_preferences); "
+                             "pref_eval's metrics by name (-m ap -m rbp@0.5 -m p@10)")
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(f"'{value}' is not an integer", param, ctx)
+
+
+class JudgementFormat(click.Choice):
+    """-R: trec_eval's judgement format; pref_eval's -R QRELS (a path) is
+    told where lexeval takes the qrels."""
+
+    def convert(self, value, param, ctx):
+        if value not in self.choices:
+            import os
+            if os.path.exists(value):
+                raise UsageError(f"-R {value}: pref_eval's qrels option; lexeval takes the qrels as its first "
+                                 f"argument (lexeval {value} RUN...), and -R is trec_eval's judgement format")
+        return super().convert(value, param, ctx)
+
+
+def pref_eval_options(params: dict) -> None:
+    """pref_eval's options: --query_eval_wanted, --nosummary and --topk are
+    -q, -n and -M; the others are refused with what lexeval does instead."""
+    params["per_query"] = params["per_query"] or params.pop("per_query_pref_eval")
+    params["no_summary"] = params["no_summary"] or params.pop("no_summary_pref_eval")
+    topk = params.pop("topk")
+    if topk is not None:
+        if params["depth"] is not None and params["depth"] != topk:
+            raise UsageError(f"--topk {topk} and -M {params['depth']}: give one depth")
+        params["depth"] = topk
+    instead = {
+        "pref_eval_qrels": "lexeval takes the qrels as its first argument: lexeval QRELS RUN...",
+        "pref_eval_measure_set": "ask for preferences by name or set: -m lexicographic -m recall_paired, "
+                                 "-m all_preferences",
+        "pref_eval_binary": "-l LEVEL makes grades >= LEVEL relevant (binary measures and preferences)",
+        "pref_eval_floor": "ranx's floors do that per measure: -m ndcg@10-l2 (grades below 2 gain nothing)",
+        "pref_eval_query_fraction": "--report stability compares the runs on random halves of the queries",
+        "pref_eval_label_fraction": "--report degradation --fractions 1,0.5,0.2 removes relevance labels",
+        "pref_eval_label_policy": "--report degradation --label-policy random|pool",
+    }
+    option = {"pref_eval_qrels": "--qrels", "pref_eval_measure_set": "--measure_set",
+              "pref_eval_binary": "--binary_relevance", "pref_eval_floor": "--relevance_floor",
+              "pref_eval_query_fraction": "--query_fraction", "pref_eval_label_fraction": "--label_fraction",
+              "pref_eval_label_policy": "--label_fraction_policy"}
+    for key, advice in instead.items():
+        if params.pop(key) is not None:
+            raise UsageError(f"{option[key]} is pref_eval's option, not lexeval's: {advice}")
+
+
 def named_run(argument: str):
     """A RUN argument: a path, or NAME=PATH (a Source with that name) when
     it is not itself a file and NAME has no '/' (``bm25=<(zcat run.gz)``)."""
@@ -129,6 +190,7 @@ def collect(params: dict) -> Call:
     """The click parameters, checked (combinations that cannot work are a
     UsageError before any file is read) and grouped."""
     from ..stats.pairs import SignificanceOptions
+    pref_eval_options(params)
     trec_eval_options(params)
     call = Call(
         Reading(params["qrels"], tuple(named_run(run) for run in params["runs"]), tuple(params["measures"]),

@@ -130,10 +130,14 @@ class Source:
     """Where lines come from: a file (path, or '-' for standard input), or
     a table in memory (pandas, polars or pyarrow) with named columns."""
 
-    def __init__(self, origin, name: str | None = None):
-        self.origin = origin
+    def __init__(self, origin, name: str | None = None, kind: str = "run"):
+        from .python_inputs import as_table, run_name_of
         self.is_file = isinstance(origin, (str, os.PathLike))
-        self.path = os.fspath(origin) if self.is_file else f"<table {name or 'in memory'}>"
+        name = name or run_name_of(origin)
+        self.path = os.fspath(origin) if self.is_file else f"<{'table' if _is_table(origin) else kind} " \
+                                                            f"{name or 'in memory'}>"
+        # dictionaries, ranx objects and ir_measures tuples become tables
+        self.origin = origin if self.is_file else as_table(origin, self.path, kind)
         self.name = name or (run_name(self.path) if self.is_file else "run")
         # a run from a pipe or standard input is named by its tag column (trec_eval's runid)
         self.named_by_tag = name is None and self.is_file and is_stream(self.path)
@@ -208,6 +212,11 @@ class Source:
             seen[key] = row
 
 
+def _is_table(origin) -> bool:
+    """A DataFrame (pandas, polars) or a pyarrow Table."""
+    return hasattr(origin, "column_names") or (hasattr(origin, "columns") and hasattr(origin, "dtypes"))
+
+
 def _is_parquet(path: str) -> bool:
     """Whether ``path`` is a Parquet file (its magic number, PAR1, first and
     last, with a footer that fits) or a directory of them (a dataset)."""
@@ -243,8 +252,9 @@ def _binary(path: str) -> bool:
 
 
 #: column names accepted in tables, first choice first (PyTerrier, ir_measures, ir_datasets)
-TABLE_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id", "docid"), "score": ("score",),
-                 "grade": ("relevance", "grade", "label")}
+#: and ranx's (q_id, doc_id, score: ranx's qrels hold their grades in "score" too)
+TABLE_COLUMNS = {"qid": ("qid", "query_id", "q_id"), "docno": ("docno", "doc_id", "docid"), "score": ("score",),
+                 "grade": ("relevance", "grade", "label", "rel", "score")}
 
 
 def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
@@ -261,8 +271,11 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
         elif hasattr(table, "columns") and hasattr(table, "dtypes"):     # pandas
             table = pa.Table.from_pandas(table, preserve_index=False)
         else:
-            raise InputError(where, f"cannot read a {type(table).__name__}: give a path, or a pandas or "
-                                    "polars DataFrame or a pyarrow Table")
+            raise InputError(where, f"cannot read a {type(table).__name__}: give a path, a pandas or polars "
+                                    "DataFrame, a pyarrow Table, a {qid: {docno: " +
+                             ("score" if kind == "run" else "grade") + "}} dict, a ranx " +
+                             ("Run" if kind == "run" else "Qrels") + " or ir_measures " +
+                             ("ScoredDocs" if kind == "run" else "Qrels"))
     wanted = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "grade")
     values = {}
     for name in wanted:
@@ -506,7 +519,7 @@ class Qrels:
 def read_qrels(origin) -> Qrels:
     """Parse qrels: a file (``qid iter docno grade``, exactly four columns)
     or a table (columns qid, docno, relevance or grade)."""
-    source = origin if isinstance(origin, Source) else Source(origin)
+    source = origin if isinstance(origin, Source) else Source(origin, kind="qrels")
     path = source.path
     seen: dict[bytes, int] = {}
     # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost

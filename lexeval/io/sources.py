@@ -17,13 +17,20 @@ from .strings import shown
 
 
 def sources_of(runs) -> list[Source]:
-    """Runs as given to :func:`evaluate`: a path or a table, a list of
-    them, or a dict {run name: path or table}."""
-    if isinstance(runs, dict):
+    """Runs as given to :func:`evaluate`: one run (a path, a table, a
+    pytrec_eval/ranx dict {qid: {docno: score}}, a ranx Run, ir_measures
+    ScoredDocs), a list of them, or a dict {run name: any of them}."""
+    from .python_inputs import is_nested_dict, is_tuple_stream
+    if isinstance(runs, dict) and not is_nested_dict(runs):
         return [Source(origin, str(name)) for name, origin in runs.items()]
-    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, (list, tuple)):
+    if isinstance(runs, (str, os.PathLike, dict)) or is_tuple_stream(runs) or not isinstance(runs, (list, tuple)):
         runs = [runs]
-    return [origin if isinstance(origin, Source) else Source(origin) for origin in runs]
+    sources = [origin if isinstance(origin, Source) else Source(origin) for origin in runs]
+    unnamed = [source for source in sources if source.name == "run" and not source.is_file]
+    if len(unnamed) > 1:            # several runs in memory without names: run1, run2, ...
+        for number, source in enumerate(unnamed, start=1):
+            source.name = f"run{number}"
+    return sources
 
 
 def check_sources(qrels: Source, runs: list[Source]) -> None:

@@ -118,6 +118,8 @@ def parse_measure(text: str) -> list:
 
 def _ir_measure(text: str):
     """A request from ir_measures' syntax, or None if ``text`` is not in it."""
+    if text.startswith("α_"):                                   # ir_measures' α_nDCG, α_DCG
+        text = "alpha_" + text[2:]
     match = _IR_SYNTAX.fullmatch(text)
     if not match or match["name"].lower() not in IR_MEASURES:
         return None

@@ -275,9 +275,9 @@ MEASURES: tuple[Measure, ...] = (
          origin="gdeval"),
     # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
     _row("alpha_ndcg", alpha_ndcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("alpha_nDCG",), ndeval_names=("alpha-nDCG",), origin="ndeval", option_names=("alpha",)),
+         ir_names=("alpha_nDCG", "α_nDCG"), ndeval_names=("alpha-nDCG",), origin="ndeval", option_names=("alpha",)),
     _row("alpha_dcg", alpha_dcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("alpha_DCG",), origin="ndeval", option_names=("alpha",)),
+         ir_names=("alpha_DCG", "α_DCG"), origin="ndeval", option_names=("alpha",)),
     _row("err_ia", err_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
         ir_names=("ERR_IA",), ndeval_names=("ERR-IA",), origin="ndeval"),
     _row("nerr_ia", nerr_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,

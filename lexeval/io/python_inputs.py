@@ -1,0 +1,91 @@
+"""Qrels and runs as Python users already hold them, made into tables with
+lexeval's columns (qid, docno, score or relevance):
+
+- pytrec_eval's and ranx's dictionaries, ``{qid: {docno: grade}}`` and
+  ``{qid: {docno: score}}``;
+- ranx's Qrels and Run objects (anything with ``to_dict()``; a Run's
+  ``name`` names the run), read without importing ranx;
+- ir_measures' Qrel and ScoredDoc tuples (any iterable of objects with
+  ``query_id``, ``doc_id`` and ``relevance`` or ``score``).
+
+DataFrames and pyarrow Tables are tables already (:func:`lexeval.io.inputs.
+table_columns` finds their columns by any accepted name, ranx's ``q_id``
+among them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterable, Mapping
+from numbers import Number
+
+from ..errors import InputError
+
+
+def is_nested_dict(value) -> bool:
+    """Whether ``value`` is ``{qid: {docno: number}}`` (pytrec_eval, ranx)."""
+    if not isinstance(value, Mapping) or not value:
+        return False
+    inner = next(iter(value.values()))
+    if not isinstance(inner, Mapping):
+        return False
+    return all(isinstance(number, Number) for number in itertools.islice(inner.values(), 5))
+
+
+def is_tuple_stream(value) -> bool:
+    """Whether ``value`` is an iterable of ir_measures' Qrel or ScoredDoc
+    tuples (or a list whose first item is one)."""
+    if isinstance(value, (str, bytes, os.PathLike, Mapping)) or hasattr(value, "to_dict") or \
+            hasattr(value, "column_names") or hasattr(value, "columns"):
+        return False
+    if isinstance(value, (list, tuple)):
+        return bool(value) and _is_record(value[0])
+    return isinstance(value, Iterable) and hasattr(value, "__next__")          # a generator of records
+
+
+def _is_record(item) -> bool:
+    return hasattr(item, "query_id") and hasattr(item, "doc_id") and \
+        (hasattr(item, "score") or hasattr(item, "relevance"))
+
+
+def as_table(origin, where: str, kind: str):
+    """``origin`` as a pyarrow Table with lexeval's columns (qid, docno, and
+    score for runs or relevance for qrels), or ``origin`` itself when it is
+    a path or a table already."""
+    value_column = "score" if kind == "run" else "relevance"
+    if hasattr(origin, "to_dict") and not hasattr(origin, "columns") and not hasattr(origin, "column_names"):
+        origin = origin.to_dict()                  # ranx's Qrels and Run
+    if is_nested_dict(origin) or (isinstance(origin, Mapping) and not origin):
+        qids, docnos, values = [], [], []
+        for qid, documents in origin.items():
+            if not isinstance(documents, Mapping):
+                raise InputError(where, f"query {qid!r} holds a {type(documents).__name__}, not "
+                                        "{docno: " + ("score}" if kind == "run" else "grade}"))
+            for docno, value in documents.items():
+                qids.append(str(qid))
+                docnos.append(str(docno))
+                values.append(value)
+        return _table(qids, docnos, values, value_column)
+    if is_tuple_stream(origin):
+        qids, docnos, values = [], [], []
+        for number, record in enumerate(origin, start=1):
+            if not _is_record(record):
+                raise InputError(where, f"item {number}: a {type(record).__name__}, not a Qrel or ScoredDoc")
+            qids.append(str(record.query_id))
+            docnos.append(str(record.doc_id))
+            values.append(record.score if kind == "run" else record.relevance)
+        return _table(qids, docnos, values, value_column)
+    return origin
+
+
+def _table(qids: list, docnos: list, values: list, value_column: str):
+    import pyarrow as pa
+    return pa.table({"qid": pa.array(qids, pa.string()), "docno": pa.array(docnos, pa.string()),
+                     value_column: values})
+
+
+def run_name_of(origin) -> str | None:
+    """The name an object gives its run (a ranx Run's ``name``), if any."""
+    name = getattr(origin, "name", None)
+    return name if isinstance(name, str) and name and not isinstance(origin, (str, os.PathLike)) else None
