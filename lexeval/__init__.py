@@ -10,7 +10,7 @@ Names are imported on first use, so that ``lexeval --version`` and
 ``--help`` start without numpy.
 """
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 _LAZY = {"evaluate": "evaluation", "load": "evaluation", "Evaluation": "evaluation",
          "select_measures": "measures.names", "SignificanceOptions": "stats.pairs", "Timings": "timings"}

@@ -58,10 +58,12 @@ def list_measures(ctx, _param, value):
     lines = ["Per-run measures: -m NAME, or with parameters as shown (trec_eval's syntax):"]
     for measure in MEASURES:
         lines += entry(measure.example(), f"{measure.description()} {measure.aliases()}")
-    lines += ["", "Names from ir_measures (nDCG@10, P(rel=2)@10, nDCG(dcg=exp-log2)@20, RBP(p=0.8)), ranx",
-              "(ndcg@10-l2, map@100, hit_rate@10, r-precision) and ndeval (alpha-nDCG@20, MAP-IA) work too;",
-              "output keeps one printed name per measure (README: \"Measure names\"). Diversity measures",
-              "read subtopic qrels (qid subtopic docno grade; --subtopics).", "",
+    lines += ["", "Names from ir_measures (nDCG@10, P(rel=2)@10, nDCG(gains={0:0,1:1,2:3})@10, RBP(p=0.8)@10,",
+              "INST(T=2,max_rel=3), Compat(p=0.9)), ranx (ndcg@10-l2, map@100, hits, hit_rate, rbp.95),",
+              "pref_eval (ap, rp, p@10, rbp@0.8,10, lexiprecision, invrpp) and ndeval (alpha-nDCG@20, MAP-IA)",
+              "work too, with their meanings (where a name is trec_eval's, trec_eval's meaning); output keeps",
+              "one printed name per measure (README: \"Coming from another tool\"). Diversity measures read",
+              "subtopic qrels (qid subtopic docno grade; --subtopics).", "",
               "Pair preferences (two or more runs): -m NAME"]
     for name, description in PREFERENCES.items():
         aliases = [alias for alias, target in PREFERENCE_ALIASES.items() if target == name]

@@ -252,7 +252,8 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     persistence p = 0.9 unless rbp.p=...; gains outside [0, 1] are rescaled
     to it (per query, over its grades). ir_measures' RBP (binary gains, p =
     0.8) is RBP(p=0.8); ranx's rbp.95 takes the grades as gains, unscaled;
-    ``depth=k`` counts the top k documents only."""
+    ``depth=k`` counts the top k documents only (RBP@10; pref_eval's
+    rbp@0.8,10 is binary, p = 0.8, depth 10)."""
     persistence = _persistence(pairs)
     names = {name for name, _ in pairs}
     depth = next((int(float(value)) for name, value in pairs if name == DEPTH), None)
