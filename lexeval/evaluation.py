@@ -142,6 +142,14 @@ class Evaluation:
         exact sums over the included queries)."""
         return summary_values(column.measure, column.name, self.totals, self.rankings.run_tags, self.complete)
 
+    def p_values(self, name: str) -> np.ndarray:
+        """(P,) p-values of a measure or preference, by any accepted name
+        (``nDCG@10``, ``lexiprecision``), for the pairs in ``pairs``."""
+        printed = self.printed_name(name)
+        if self.tests is None or printed not in self.tests.p:
+            raise KeyError(f"{name}: not tested (a count, one run, or --test none)")
+        return self.tests.p[printed]
+
     def summary_of(self, name: str) -> np.ndarray:
         """(R,) the 'all' values of a measure, by any accepted name."""
         return self.summary(self.column(name))

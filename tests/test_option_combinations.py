@@ -30,7 +30,13 @@ MEASURES = ["map", "P.5,10", "recall.3", "recip_rank", "Rprec", "bpref", "ndcg",
             "dcgRPP", "gRPP", "rpp", "graded_rpp", "all_preferences", "ERR@20", "nDCG(dcg=exp-log2)@10",
             "ndcg@10-l2", "f1@5", "hits@5", "alpha_nDCG@5", "ERR_IA@10", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@5",
             "AP_IA", "StRecall@10", "MAP-IA", "all_prefs", "prefs", "prefs_avgjg_Rnonrel", "prefs_pair_imp",
-            "qrels_jg", "map_avgjg", "P_avgjg.5", "Rprec_mult_avgjg", "yaap"]
+            "qrels_jg", "map_avgjg", "P_avgjg.5", "Rprec_mult_avgjg", "yaap",
+            # other tools' words: ranx without a cutoff, pref_eval's keys, ir_measures' registry
+            "hits", "hit_rate", "precision", "f1", "dcg@3", "dcg_burges", "ndcg_burges", "rbp.95", "rbp.80-l2",
+            "lexiprecision", "invrpp", "rp", "p@5", "rbp@0.5,3", "recall_paired", "INST", "INSQ(T=2)",
+            "BPM(T=1)@3", "SDCG@5", "NERR8@3", "NERR9@3", "NERR10(p=0.8)", "NERR11", "Compat", "Compat(p=0.5)",
+            "Accuracy", "Accuracy@3", "alpha_DCG@5", "alpha_nDCG(alpha=0.75)@5", "NRBP(beta=0.8)", "MAP_IA",
+            "nDCG(gains={0:0,1:1,2:3})@5", "RBP(p=0.5)@3"]
 REPORTS = ["ties", "agreement", "discrimination", "stability", "degradation"]
 FORMATS = ["text", "json", "csv", "table", "latex", "markdown"]
 GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map",
@@ -108,6 +114,9 @@ def option_lists(draw, num_runs: int):
         args += ["-Z", "ZFILE"]
     if draw(st.integers(0, 7)) == 0:
         args += ["-N", str(draw(st.integers(0, 50)))]
+    if draw(st.integers(0, 7)) == 0:          # pref_eval's options: -q, -n, -M under its names, or refused
+        args += draw(st.sampled_from([["--topk", "3"], ["--query_eval_wanted"], ["--nosummary"], ["-b", "1"],
+                                      ["-M", "preferences"], ["--label_fraction", "0.5"]]))
     if draw(st.integers(0, 3)) == 0:
         args += draw(st.sampled_from([["-R", "qrels"], ["-R", "prefs"], ["-R", "qrels_prefs"], ["-R", "qrels_jg"],
                                       ["-T", "trec_results"], ["-D", "2"]]))

@@ -20,7 +20,7 @@ from lexeval.stats.pairs import SignificanceOptions
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = {"bm25okapi": EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
         "lsi200": EXAMPLES / "cranfield" / "runs" / "lsi200.gz"}
-MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank", "LP", "LR"]
+MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank", "num_ret", "LP", "LR"]
 
 
 def _fields(path):
@@ -106,6 +106,10 @@ def test_measures_are_found_by_any_accepted_name(from_files):
         assert from_files.column(name).name == "ndcg_cut_10"
     assert from_files.column("P@10").name == from_files.column("p@10").name == "P_10"
     assert from_files.column("MRR").name == from_files.column("rr").name == "recip_rank"
+    assert from_files.p_values("nDCG@10").tolist() == from_files.tests.p["ndcg_cut_10"].tolist()
+    assert from_files.p_values("lexiprecision").tolist() == from_files.tests.p["LP"].tolist()
+    with pytest.raises(KeyError, match="not tested"):
+        from_files.p_values("num_ret")
     with pytest.raises(KeyError, match="stands for 2 measures"):
         from_files.column("P.5,10")
     with pytest.raises(KeyError):

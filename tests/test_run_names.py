@@ -51,6 +51,18 @@ def test_compressed_runs_are_read_by_their_first_bytes(cli, tmp_path, compress, 
         assert f"runid                 \tall\t{runid}" in result.out or result.out.startswith("map")
 
 
+def test_zstd_runs_are_read_by_their_first_bytes(cli, tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    text = gzip.decompress(BM25.read_bytes())
+    run = tmp_path / "bm25okapi.zst"
+    # several frames, as zstd -c run1 run2 > runs.zst writes them
+    run.write_bytes(zstandard.ZstdCompressor().compress(text[:len(text) // 2]) +
+                    zstandard.ZstdCompressor().compress(text[len(text) // 2:]))
+    result = cli(["-m", "map", "-m", "runid", QRELS, run])
+    assert result.code == 0, result.err
+    assert result.lines() == ["runid                 \tall\tbm25okapi", "map                   \tall\t0.2842"]
+
+
 def test_compressed_qrels_and_small_files_too(cli, tmp_path):
     qrels = tmp_path / "qrels.xz"
     qrels.write_bytes(lzma.compress(gzip.decompress(QRELS.read_bytes())))

@@ -19,6 +19,7 @@ is an error.
 from __future__ import annotations
 
 import gzip
+import io
 import lzma
 import math
 import mmap
@@ -133,7 +134,8 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
                 data = stream.read(block_bytes)
                 if len(data) == block_bytes:
                     data += stream.readline()           # finish the last line
-            except (EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError, OSError, ValueError) as exc:
+            except (EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError, OSError, ValueError,
+                    _ZstdError) as exc:
                 if stream is raw:
                     raise
                 if first and _text_after_all(raw):
@@ -245,7 +247,56 @@ def _decompressing(kind: str, raw, path: str):
         raise InputError(path, "a zstd-compressed file: reading it needs the Python package 'zstandard' "
                                "(pip install zstandard), or decompress it first (zstd -d)") from None
     import io
-    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))
+    return io.BufferedReader(_ZstdFrames(raw, zstandard), 1 << 20)
+
+
+class _ZstdError(Exception):
+    """A zstd stream that cannot be read (zstandard's own error, or a frame cut short)."""
+
+
+class _ZstdFrames(io.RawIOBase):
+    """The text of one or more zstd frames; a frame cut short is an error
+    (zstandard's stream reader ends quietly there, as if the file ended)."""
+
+    def __init__(self, raw, zstandard):
+        self.raw, self.zstandard = raw, zstandard
+        self.decompressor = zstandard.ZstdDecompressor()
+        self.frame = self.decompressor.decompressobj()
+        self.in_frame = False                   # the current frame has had input, and has not ended
+        self.out: list[bytes] = []
+        self.done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.out and not self.done:
+            data = self.raw.read(1 << 20)
+            if not data:
+                if self.in_frame:
+                    raise _ZstdError("the last frame is cut short")
+                self.done = True
+            while data:
+                try:
+                    text = self.frame.decompress(data)
+                except self.zstandard.ZstdError as exc:
+                    raise _ZstdError(str(exc)) from None
+                if text:
+                    self.out.append(text)
+                self.in_frame = not self.frame.eof
+                data = self.frame.unused_data if self.frame.eof else b""
+                if self.frame.eof:
+                    self.frame = self.decompressor.decompressobj()
+        if not self.out:
+            return 0
+        text = self.out[0]
+        count = min(len(buffer), len(text))
+        buffer[:count] = text[:count]
+        if count < len(text):
+            self.out[0] = text[count:]
+        else:
+            self.out.pop(0)
+        return count
 
 
 def decompressed(data: bytes, path: str) -> bytes:
@@ -253,10 +304,9 @@ def decompressed(data: bytes, path: str) -> bytes:
     kind = compression(data[:MAGIC_BYTES])
     if kind is None:
         return data
-    import io
     try:
         return _decompressing(kind, io.BytesIO(data), path).read()
-    except (EOFError, zlib.error, lzma.LZMAError, OSError, ValueError) as exc:
+    except (EOFError, zlib.error, lzma.LZMAError, OSError, ValueError, _ZstdError) as exc:
         raise InputError(path, f"not a valid {kind} file ({exc})") from None
 
 
