@@ -48,8 +48,9 @@ def test_readme_example(tmp_path):
     assert compare(tmp_path, qrels, run) == len(OURS)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_generated_collections(tmp_path, seed):
+def generated(seed: int) -> tuple[list, list]:
+    """A diversity collection: qrels lines (qid, subtopic, docno, grade) and
+    run lines (qid, docno, score) without tied scores."""
     rng = random.Random(seed)
     qrels, run = [], []
     for q in range(1, 6):
@@ -59,6 +60,12 @@ def test_generated_collections(tmp_path, seed):
                 qrels.append((str(q), str(subtopic), doc, rng.choice([0, 0, 1, 1, 2])))
         ranked = rng.sample(docs + [f"x{q}-{i}" for i in range(10)], rng.randint(1, len(docs) + 10))
         run += [(str(q), doc, float(100 - rank)) for rank, doc in enumerate(ranked)]
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_collections(tmp_path, seed):
+    qrels, run = generated(seed)
     level = 1 if seed % 3 else 2
     assert compare(tmp_path, qrels, run, level) > 0
 
@@ -89,15 +96,7 @@ def test_alpha_and_beta_as_ndeval_takes_them(tmp_path, alpha, beta):
              f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(beta={beta},alpha={alpha})"]
     checked = 0
     for seed in range(4):
-        rng = random.Random(seed)
-        qrels_lines, run_lines = [], []
-        for q in range(1, 5):
-            docs = [f"d{q}-{i}" for i in range(rng.randint(3, 25))]
-            for subtopic in range(1, rng.randint(2, 6)):
-                for doc in rng.sample(docs, rng.randint(1, len(docs))):
-                    qrels_lines.append((str(q), str(subtopic), doc, rng.choice([0, 1, 1, 2])))
-            ranked = rng.sample(docs + [f"x{q}-{i}" for i in range(8)], rng.randint(1, len(docs) + 8))
-            run_lines += [(str(q), doc, float(100 - rank)) for rank, doc in enumerate(ranked)]
+        qrels_lines, run_lines = generated(seed)
         qrels = write(tmp_path / f"qrels{seed}", "".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels_lines))
         run = write(tmp_path / f"run{seed}", "".join(f"{q} Q0 {d} {i} {score} t\n"
                                                      for i, (q, d, score) in enumerate(run_lines, 1)))

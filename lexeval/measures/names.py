@@ -232,14 +232,21 @@ def _pref_eval_measure(text: str):
     match = _PREF_EVAL_SYNTAX.fullmatch(text)
     if not match or match["name"] not in PREF_EVAL_MEASURES or text in m.MEASURE_BY_NAME:
         return None
-    plain, with_cutoff = PREF_EVAL_MEASURES[match["name"]]
-    if match["cutoff"]:
+    return _plain_or_cut(text, match["name"], PREF_EVAL_MEASURES[match["name"]], match["cutoff"])
+
+
+def _plain_or_cut(text: str, name: str, forms: tuple, cutoff: str | None, level: int | None = None,
+                  example: int = 10):
+    """The request for another tool's ``name`` with or without a cutoff,
+    from its (plain, with cutoff) forms; a form it lacks is a UsageError."""
+    plain, with_cutoff = forms
+    if cutoff:
         if with_cutoff is None:
-            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return m.request(with_cutoff, match["cutoff"])
+            raise UsageError(f"measure '{text}': {name} takes no cutoff")
+        return m.request(with_cutoff, cutoff, level)
     if plain is None:
-        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
-    return m.request(plain)
+        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {name}@{example}")
+    return m.request(plain, None, level)
 
 
 def _ranx_rbp(text: str):
@@ -265,16 +272,8 @@ def _ranx_measure(text: str):
     match = _RANX_SYNTAX.fullmatch(text)
     if not match or match["name"] not in RANX_MEASURES:
         return None
-    plain, with_cutoff = RANX_MEASURES[match["name"]]
     level = int(match["level"]) if match["level"] else None
-    if match["cutoff"]:
-        if with_cutoff is None:
-            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        request = m.request(with_cutoff, match["cutoff"], level)
-    elif plain is None:
-        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
-    else:
-        request = m.request(plain, None, level)
+    request = _plain_or_cut(text, match["name"], RANX_MEASURES[match["name"]], match["cutoff"], level)
     # ranx's -lN reads grades below N as 0: on graded measures that is a floor, not just a level
     return replace(request, floor=True) if level is not None and request.measure.graded else request
 
@@ -284,14 +283,7 @@ def _ndeval_measure(text: str):
     match = _NDEVAL_SYNTAX.fullmatch(text)
     if not match or match["name"].lower() not in NDEVAL_MEASURES:
         return None
-    plain, with_cutoff = NDEVAL_MEASURES[match["name"].lower()]
-    if match["cutoff"]:
-        if with_cutoff is None:
-            raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return m.request(with_cutoff, match["cutoff"])
-    if plain is None:
-        raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@20")
-    return m.request(plain)
+    return _plain_or_cut(text, match["name"], NDEVAL_MEASURES[match["name"].lower()], match["cutoff"], example=20)
 
 
 def output_names(text: str) -> list[str]:
