@@ -8,8 +8,10 @@ CORRECTIONS = ("none", "holm", "holm-sidak", "bonferroni", "bh")
 CORRECTION_TITLES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "Bonferroni",
                      "bh": "Benjamini-Hochberg"}
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
-FORMATS = ("text", "json", "csv", "table", "latex", "markdown")
+FORMATS = ("text", "json", "csv", "table", "latex", "markdown", "html")
 TABLE_FORMATS = ("table", "latex", "markdown")
+#: Formats of summary values only: -q and -n mean nothing there.
+SUMMARY_FORMATS = TABLE_FORMATS + ("html",)
 
 #: Pair preferences, in output order, with what --list-measures says of each.
 PREFERENCES = {

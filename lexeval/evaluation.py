@@ -192,6 +192,20 @@ class Evaluation:
         )
         return to_frame(self, per_query, summary, library, measures)
 
+    def to_html(self, report_lines=None) -> str:
+        """``--format html``: one self-contained page of the evaluation
+        (summary table, pair matrices, per-query differences, and the
+        ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
+        from .output.html_page import html_page
+        return html_page(self, report_lines)
+
+    def _repr_html_(self) -> str:
+        """The page in a notebook, in a frame of its own (its script and
+        styles stay inside it)."""
+        import html
+        return (f'<iframe srcdoc="{html.escape(self.to_html(), quote=True)}" style="width: 100%; height: 720px; '
+                'border: 1px solid #d5dae2" sandbox="allow-scripts" title="lexeval"></iframe>')
+
     def compare(self, library: str | None = None):
         """ranx's compare report as a DataFrame: a row per run, a column per
         real-valued measure and preference score (summary values), and the

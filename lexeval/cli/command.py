@@ -76,7 +76,8 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 @click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True,
               help="Output format: text (trec_eval's), json and csv (four columns); table (for people, "
-                   "fitted to the terminal), latex and markdown (a table of summary values for a paper).")
+                   "fitted to the terminal), latex and markdown (a table of summary values for a paper); html "
+                   "(one self-contained page: summary table, pair matrices, per-query differences, reports).")
 @click.option("--test", "test", type=click.Choice(TESTS), default="t",
               show_default=True, help="Paired test for per-run metrics (none: no p-values).")
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -204,7 +205,7 @@ def run(call: Call) -> None:
     try:
         with timed(timings, "output"):
             if reports.names:
-                _write_reports(report_lines, printing.format, printing.plot_dir)
+                _write_reports(evaluation, report_lines, printing.format, printing.plot_dir)
             elif printing.output_dir:
                 _write_measures(evaluation, printing.format, False, printing.summary)
                 _write_parts(evaluation, printing)
@@ -254,8 +255,13 @@ def _close(client) -> None:
 
 
 def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
-    """Runs' and pairs' lines (text, json, csv: written as produced), or a
-    table of summary values (table, latex, markdown)."""
+    """Runs' and pairs' lines (text, json, csv: written as produced), a
+    table of summary values (table, latex, markdown), or the page (html,
+    made whole before a byte is written)."""
+    if output_format == "html":
+        page = evaluation.to_html()
+        _emit(lambda out: out.write(page))
+        return
     if output_format in TABLE_FORMATS:
         from ..output.tables import latex, markdown, screen_tables, summary_table
         table = summary_table(evaluation, for_paper=output_format != "table")
@@ -269,14 +275,17 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
                             len(evaluation.run_names) > 1))
 
 
-def _write_reports(lines, output_format: str, plot_dir: str | None) -> None:
+def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None) -> None:
     """Reports as four-column records (report, measure, parameter, value),
-    or as tables."""
+    as tables, or on the page (html)."""
     if plot_dir:
         from ..output.plots import write_plots
         for path in write_plots(lines, plot_dir):
             click.echo(f"lexeval: wrote {path}", err=True)
-    if output_format == "table":
+    if output_format == "html":
+        page = evaluation.to_html(lines)
+        _emit(lambda out: out.write(page))
+    elif output_format == "table":
         from ..output.tables import screen_report_tables
         _emit(lambda out: screen_report_tables(lines, out))
     elif output_format in TABLE_FORMATS:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import click
 
-from ..choices import TABLE_FORMATS
+from ..choices import SUMMARY_FORMATS
 from ..errors import UsageError
 
 
@@ -224,15 +224,20 @@ def trec_eval_options(params: dict) -> None:
                          "dropped queries, LEXEVAL_TRACEBACK=1 for an internal error's traceback")
 
 
+def _shows(output_format: str) -> str:
+    return "page shows summary values, and per-query differences in its own view" if output_format == "html" \
+        else "table shows summary values"
+
+
 def check(call: Call) -> None:
     """Option combinations that cannot work, before any file is read."""
     printing, tests, gate, reports = call.printing, call.tests, call.gate, call.reports
     runs = call.reading.runs
-    if printing.format in TABLE_FORMATS and printing.per_query:
-        raise UsageError(f"-q with --format {printing.format}: the table shows summary values; "
+    if printing.format in SUMMARY_FORMATS and printing.per_query:
+        raise UsageError(f"-q with --format {printing.format}: the {_shows(printing.format)}; "
                          "use text, json or csv for per-query lines")
-    if printing.format in TABLE_FORMATS and not printing.summary:
-        raise UsageError(f"-n with --format {printing.format}: the table is made of summary values")
+    if printing.format in SUMMARY_FORMATS and not printing.summary:
+        raise UsageError(f"-n with --format {printing.format}: the {_shows(printing.format)}")
     if tests.ci and tests.test == "none":
         raise UsageError("--ci needs the tests: use --test t or --test randomization")
     if gate.measures and not tests.baseline:

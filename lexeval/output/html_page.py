@@ -1,0 +1,172 @@
+"""``--format html``: one self-contained page of a whole evaluation.
+
+The page's HTML, CSS and script are files of their own (``web/page.html``,
+``page.css``, ``page.js``, package data); this module only gathers the
+evaluation's numbers into one JSON object and fills the template with it.
+Nothing reaches the network: styles, script and data are inline, the figures
+are SVG drawn by the script from the data.
+
+What the page holds (``data``):
+
+- ``summary``: the runs x measures table of summary values, printed as the
+  text output prints them, with each cell's significance (the runs it is
+  significantly better and worse than) and the caption naming the test and
+  the correction;
+- ``measures``: per tested metric, each run's per-query values over the
+  compared queries (float32, base64) and its mean there, and the p-values
+  (and intervals with --ci) of the tested pairs;
+- ``preferences``: per preference (LP, rrLP, LR, ...), every pair's mean,
+  wins, losses and ties, p-values for the tested pairs, and per-query values
+  for the pairs a page can carry;
+- ``reports``: the --report lines, grouped by report and measure.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from importlib import resources
+
+import numpy as np
+
+from ..evaluation import Evaluation
+from ..stats.pairs import testable
+from .tables import summary_table
+
+#: Per-query preference values kept for the per-query view: every pair while
+#: pairs x queries stays under this, else the pairs of the best run only.
+PREFERENCE_CELLS = 250_000
+
+
+def _packed(values) -> str:
+    """An array as base64 of little-endian float32 (NaN where missing)."""
+    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _counts(values) -> str:
+    return base64.b64encode(np.asarray(values, dtype="<i4").tobytes()).decode("ascii")
+
+
+def _pair_index(num_runs: int) -> np.ndarray:
+    """(R, R) the index of pair (a, b), a < b, in run_pairs' order; -1 elsewhere."""
+    index = np.full((num_runs, num_runs), -1, dtype=np.int64)
+    upper = np.triu_indices(num_runs, 1)
+    index[upper] = np.arange(len(upper[0]))
+    return index
+
+
+def page_data(evaluation: Evaluation, report_lines=None) -> dict:
+    """Everything the page shows, as JSON-ready values."""
+    runs = evaluation.run_names
+    table = summary_table(evaluation, for_paper=False)
+    options = evaluation.options
+    summary = {
+        "columns": table.measures,
+        "cells": {name: [{"text": cell.text, "best": cell.best, "better": cell.better_than,
+                          "worse": cell.worse_than} for cell in cells] for name, cells in table.cells.items()},
+        "caption": table.caption,
+        "baseline": table.baseline,
+    }
+    pairs = evaluation.pairs.tolist() if evaluation.pairs is not None else []
+    tests = evaluation.tests
+    index = _pair_index(len(runs))
+    compared = evaluation.compared_qids
+    measures = {}
+    for column in evaluation.columns:
+        if not testable(column.measure) or len(runs) < 2:
+            continue
+        values = evaluation.compared_values(column)
+        entry = {"values": [_packed(row) for row in values],
+                 "means": [float(v) for v in (values.mean(axis=1) if values.shape[1] else np.zeros(len(runs)))]}
+        entry.update(_tested(column.name, tests, pairs, index))
+        measures[column.name] = entry
+    preferences = {}
+    if evaluation.preferences is not None and len(runs) > 1:
+        all_pairs = evaluation.preferences.pair_array
+        best = int(np.argmax(evaluation.run_preference_summary(evaluation.preference_names()[0])[0])) \
+            if evaluation.preference_names() else 0
+        keep_all = len(all_pairs) * max(len(compared), 1) <= PREFERENCE_CELLS
+        kept = [i for i, (a, b) in enumerate(all_pairs.tolist()) if keep_all or best in (a, b)]
+        for name in evaluation.preference_names():
+            values = evaluation.preferences.values[name]
+            entry = {"mean": _packed(values.mean(axis=1) if values.shape[1] else np.zeros(len(values))),
+                     "win": _counts((values > 0).sum(axis=1)), "loss": _counts((values < 0).sum(axis=1)),
+                     "tie": _counts((values == 0).sum(axis=1)),
+                     "per_query": {str(i): _packed(values[i]) for i in kept}}
+            entry.update(_tested(name, tests, pairs, index))
+            preferences[name] = entry
+    return {
+        "version": _version(),
+        "runs": runs,
+        "queries": compared,
+        "num_queries": len(evaluation.qids),
+        "summary": summary,
+        "measures": measures,
+        "preferences": preferences,
+        "tested_pairs": pairs,
+        "test": options.test if tests is not None else "none",
+        "alpha": options.alpha,
+        "ci": bool(options.ci) and tests is not None,
+        "confidence": options.confidence,
+        "reports": _reports(report_lines or []),
+    }
+
+
+def _tested(name: str, tests, pairs: list, index: np.ndarray) -> dict:
+    """p-values (and intervals) of a measure's tested pairs, by pair index
+    (a < b, the difference a - b); NaN for pairs not tested."""
+    if tests is None or name not in tests.p:
+        return {}
+    size = int(index.max(initial=-1)) + 1
+    p, low, high = (np.full(size, np.nan) for _ in range(3))
+    for row, (a, b) in enumerate(pairs):
+        sign = 1.0 if a < b else -1.0
+        at = index[min(a, b), max(a, b)]
+        p[at] = tests.p[name][row]
+        if name in tests.ci_low:
+            low[at], high[at] = sorted((sign * tests.ci_low[name][row], sign * tests.ci_high[name][row]))
+    out = {"p": _packed(p)}
+    if name in tests.ci_low:
+        out.update({"ci_low": _packed(low), "ci_high": _packed(high)})
+    return out
+
+
+def _reports(lines) -> list[dict]:
+    """Report lines as {report, measure, rows: [[parameter, value], ...]}."""
+    grouped: dict[tuple[str, str], list] = {}
+    for line in lines:
+        grouped.setdefault((line.report, line.measure.strip()), []).append([line.parameter, float(line.value)])
+    return [{"report": report, "measure": measure, "rows": rows} for (report, measure), rows in grouped.items()]
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("web", name).read_text(encoding="utf-8")
+
+
+def html_page(evaluation: Evaluation, report_lines=None, title: str | None = None) -> str:
+    """The whole page: the template with its style, script and the data inline."""
+    data = page_data(evaluation, report_lines)
+    title = title or f"lexeval: {len(data['runs'])} run{'s' * (len(data['runs']) != 1)}, " \
+                     f"{data['num_queries']} queries"
+    # inside <script>, "</" would end the element; "<\/" is the same JSON string
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False, default=_plain).replace("</", "<\\/")
+    page = _asset("page.html")
+    return (page.replace("{{TITLE}}", _escape(title))
+                .replace("/*{{STYLE}}*/", _asset("page.css"))
+                .replace("/*{{SCRIPT}}*/", _asset("page.js"))
+                .replace("{{DATA}}", payload))
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

@@ -1,0 +1,167 @@
+"""``--format html``: one self-contained page, the same options as every
+format, its data equal to the text output's, and (where Chromium is
+installed) rendered by a real browser without a script error, showing
+every run and every summary value, with a screenshot that is not blank."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import EXAMPLES, ROOT, SHARED, run_cli, write
+
+from lexeval import evaluate
+
+QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
+RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
+DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def page_data(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert match, "no data in the page"
+    return json.loads(match.group(1))
+
+
+def floats(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype="<f4")
+
+
+class _Tags(HTMLParser):
+    """Every tag and attribute of a page, to look for what would reach the network."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_the_page_is_self_contained_and_holds_the_evaluation():
+    result = run_cli(["--format", "html", "-m", "map", "-m", "P.10", "-m", "LP", QRELS, *RUNS[:4]])
+    assert result.code == 0, result.err
+    page = result.out
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    parser = _Tags()
+    parser.feed(page)
+    for tag, attrs in parser.tags:               # nothing fetched: no src, no stylesheet link, no import
+        assert "src" not in attrs and not (tag == "link" and attrs.get("rel") == "stylesheet"), (tag, attrs)
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+    data = page_data(page)
+    names = [path.name[:-3] for path in RUNS[:4]]
+    assert data["runs"] == names
+    text = run_cli(["-m", "map", "-m", "P.10", "-m", "LP", QRELS, *RUNS[:4]]).lines()
+    summary = {(line.split("\t")[0], line.split("\t")[1].strip()): line.split("\t")[3]
+               for line in text if line.split("\t")[2] == "all" and ":" not in line.split("\t")[0]}
+    for (run, measure), value in summary.items():
+        assert data["summary"]["cells"][measure][names.index(run)]["text"] == value, (run, measure)
+    ev = evaluate(str(QRELS), [str(path) for path in RUNS[:4]], ["map", "P.10", "LP"], warn=lambda text: None)
+    # the pair matrix's p-values are the tests' (pairs in command-line order)
+    np.testing.assert_allclose(floats(data["measures"]["map"]["p"]), ev.tests.p["map"], rtol=1e-6)
+    np.testing.assert_allclose(floats(data["preferences"]["LP"]["mean"]), ev.pair_summary.mean["LP"], rtol=1e-6)
+    # per-query values over the compared queries, as float32
+    np.testing.assert_allclose(floats(data["measures"]["map"]["values"][0]),
+                               ev.compared_values(ev.column("map"))[0], rtol=1e-6)
+
+
+def test_the_same_options_as_every_format():
+    baseline = run_cli(["--format", "html", "--baseline", RUNS[1].name[:-3], "--correction", "holm", "--ci",
+                        "--test", "randomization", "--permutations", "200", "--aggregate", "borda", "-l", "2",
+                        QRELS, *RUNS[:3]])
+    assert baseline.code == 0, baseline.err
+    data = page_data(baseline.out)
+    assert data["summary"]["baseline"] == 1 and data["ci"] and data["test"] == "randomization"
+    assert "Holm correction" in data["summary"]["caption"] and "randomization" in data["summary"]["caption"]
+    assert "ci_low" in data["measures"]["map"]
+    p = floats(data["measures"]["map"]["p"])
+    assert np.isnan(p[1]) and not np.isnan(p[[0, 2]]).any()     # only the baseline's pairs (0:1, 1:2) are tested
+    for bad, message in ((["-q"], "-q with --format html"), (["-n"], "-n with --format html")):
+        refused = run_cli(["--format", "html", *bad, QRELS, *RUNS[:2]])
+        assert refused.code == 2 and refused.out == "" and message in refused.err
+
+
+def test_reports_are_on_the_page():
+    result = run_cli(["--format", "html", "--report", "ties", "--report", "discrimination", "-m", "recip_rank",
+                      "-m", "LP", QRELS, *RUNS[:3]])
+    assert result.code == 0, result.err
+    reports = page_data(result.out)["reports"]
+    text = run_cli(["--report", "ties", "--report", "discrimination", "-m", "recip_rank", "-m", "LP", QRELS,
+                    *RUNS[:3]]).lines()
+    expected = {(f[0], f[1].strip(), f[2]): float(f[3]) for f in (line.split("\t") for line in text)}
+    shown = {(group["report"], group["measure"], str(parameter)): value
+             for group in reports for parameter, value in group["rows"]}
+    assert shown.keys() == expected.keys()
+    assert all(shown[key] == pytest.approx(value, abs=5e-5) for key, value in expected.items())
+
+
+def test_bad_input_prints_no_page(tmp_path):
+    run = write(tmp_path / "run", "1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n")
+    result = run_cli(["--format", "html", QRELS, run])
+    assert result.code == 2 and result.out == "" and "appears twice" in result.err
+
+
+def test_python_to_html_and_the_notebook_frame():
+    ev = evaluate(str(QRELS), [str(path) for path in RUNS[:2]], ["map"], warn=lambda text: None)
+    page = ev.to_html()
+    assert page_data(page)["runs"] == [path.name[:-3] for path in RUNS[:2]]
+    frame = ev._repr_html_()
+    assert frame.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in frame
+
+
+def test_the_assets_are_files_of_their_own():
+    web = ROOT / "lexeval" / "output" / "web"
+    assert {path.name for path in web.iterdir()} >= {"page.html", "page.css", "page.js"}
+    source = (ROOT / "lexeval" / "output" / "html_page.py").read_text()
+    assert "<table" not in source and "function " not in source
+    node = shutil.which("node")
+    if node:                                    # the script is checked as what it is
+        done = subprocess.run([node, "--check", str(web / "page.js")], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- in a real browser
+
+
+def _png_pixels(path: Path) -> np.ndarray:
+    """The pixels of a PNG, (height, width, channels)."""
+    image = pytest.importorskip("PIL.Image")           # Pillow comes with matplotlib, a test extra
+    with image.open(path) as picture:
+        return np.asarray(picture.convert("RGB"), dtype=np.int32)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_chromium_renders_the_page(tmp_path):
+    args = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "LP", "-m", "LR", QRELS, *RUNS]
+    page = tmp_path / "page.html"
+    page.write_text(run_cli(["--format", "html", *args]).out)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--allow-file-access-from-files"]
+    done = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                          timeout=120)
+    dom = done.stdout
+    assert 'data-ready="true"' in dom, done.stderr[-2000:]
+    assert "data-errors" not in dom and "Uncaught" not in done.stderr
+    rendered = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+    text = run_cli(args).lines()
+    for line in text:
+        key, measure, qid, value = line.split("\t")
+        if qid == "all" and ":" not in key:       # every run's summary value, as the text prints it
+            assert f">{value}<" in rendered or f">{value}<span" in rendered, (key, measure, value)
+    for path in RUNS:
+        assert f">{path.name[:-3]}<" in rendered
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *flags, "--window-size=1200,1600", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120)
+    pixels = _png_pixels(shot)
+    assert pixels.std() > 20                     # not blank: text, a coloured matrix, a chart
+    # the matrix draws significant wins in its dark green: some pixels are that colour
+    rgb = pixels[..., :3].reshape(-1, 3)
+    assert ((np.abs(rgb - [0x1a, 0x7f, 0x37]).sum(axis=1)) < 30).sum() > 500
