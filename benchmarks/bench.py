@@ -17,6 +17,8 @@ reference measured in the same run:
   CSV reader parsing the three columns lexeval keeps of the same files
   (the parser's own speed) and trec_eval 9.0.8, built from source
   (``--trec-eval-source``: a git URL or a local clone), called once per run;
+- html: robust04's call with --format html, the page's size, and its
+  rendering by headless Chromium (when installed);
 - blank: 1 GB of blank lines after one run line (gzipped), and a run with a
   comment line before every line, beside the same run without;
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
@@ -191,6 +193,34 @@ def robust04(repeat: int, trec_eval_source: str) -> None:
         f"default call: {default:.1f} s")
 
 
+def html(repeat: int) -> None:
+    """--format html on the Robust04 shape: the call, the page's size, and
+    how long headless Chromium takes to render it (start-up included), beside
+    the default call and Chromium on an empty page."""
+    import shutil
+    import tempfile
+    qrels, runs = dataset("robust04")
+    default, _ = measure(LEXEVAL + [qrels, *runs], repeat)
+    wall, peak = measure(LEXEVAL + ["--format", "html", qrels, *runs], repeat)
+    with tempfile.TemporaryDirectory() as folder:
+        page = Path(folder) / "page.html"
+        with open(page, "w") as out:
+            subprocess.run(LEXEVAL + ["--format", "html", qrels, *runs], stdout=out, stderr=subprocess.DEVNULL,
+                           check=True)
+        size = os.path.getsize(page) / 1e6
+        row("`--format html` (110 runs x 249 queries)", f"{wall:.1f} s, {peak:.0f} MB; page {size:.1f} MB",
+            f"default call: {default:.1f} s")
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+        if chromium:
+            empty = Path(folder) / "empty.html"
+            empty.write_text("<!DOCTYPE html><title>empty</title>")
+            flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"]
+            render, _ = measure(flags + [page.as_uri()], repeat)
+            blank, _ = measure(flags + [empty.as_uri()], repeat)
+            row("the page rendered by headless Chromium (`--dump-dom`, start-up included)", f"{render:.1f} s",
+                f"Chromium on an empty page: {blank:.1f} s")
+
+
 def blank_lines(repeat: int) -> None:
     """Valid files that are mostly not data: 1 GB of blank lines after one
     run line (gzipped), and a run whose every other line is a comment,
@@ -289,14 +319,14 @@ def growth(repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shapes", nargs="*", help="startup robust04 blank many300 many1000 msmarco recsys cluster "
-                                                  "q5000 deep docno growth (default: all)")
+    parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
+                                                  "cluster q5000 deep docno growth (default: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
-    chosen = options.shapes or ["startup", "robust04", "blank", "many300", "many1000", "msmarco", "recsys", "cluster",
-                                "q5000", "deep", "docno", "growth"]
+    chosen = options.shapes or ["startup", "robust04", "html", "blank", "many300", "many1000", "msmarco", "recsys",
+                                "cluster", "q5000", "deep", "docno", "growth"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
@@ -304,6 +334,7 @@ def main() -> None:
     runners = {
         "startup": lambda: startup(repeat),
         "robust04": lambda: robust04(repeat, options.trec_eval_source),
+        "html": lambda: html(repeat),
         "blank": lambda: blank_lines(repeat),
         "many300": lambda: default_call("many300", "300 runs x 50 queries x 100 (44,850 pairs)", repeat),
         "many1000": lambda: default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", repeat),
