@@ -38,7 +38,7 @@ MEASURES = ["map", "P.5,10", "recall.3", "recip_rank", "Rprec", "bpref", "ndcg",
             "Accuracy", "Accuracy@3", "alpha_DCG@5", "alpha_nDCG(alpha=0.75)@5", "NRBP(beta=0.8)", "MAP_IA",
             "nDCG(gains={0:0,1:1,2:3})@5", "RBP(p=0.5)@3"]
 REPORTS = ["ties", "agreement", "discrimination", "stability", "degradation"]
-FORMATS = ["text", "json", "csv", "table", "latex", "markdown"]
+FORMATS = ["text", "json", "csv", "table", "latex", "markdown", "html"]
 GATES = ["map", "LP", "rrLP", "LR", "rrLR", "ndcg", "P.10", "recip_rank", "num_ret", "relstring", "gm_map",
          "invRPP", "gRPP"]
 
@@ -155,6 +155,10 @@ def check_output(out: str, output_format: str) -> None:
         assert rows and rows[0] == ["key", "measure", "qid", "value"], rows[:1]
         assert all(len(row) == 4 for row in rows)
         check_numbers([row[3] for row in rows[1:]])
+    elif output_format == "html":               # one whole page, its data JSON without NaN
+        assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>"), out[:80]
+        data = out.split('<script type="application/json" id="data">', 1)[1].split("</script>", 1)[0]
+        json.loads(data)
     elif output_format == "text":
         for line in out.splitlines():
             assert line.count("\t") in (2, 3), line

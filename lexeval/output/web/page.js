@@ -501,7 +501,55 @@
         list.appendChild(scroll);
       }
       series.forEach((group) => list.appendChild(seriesChart(group)));
+      if (report === "degradation") {
+        ["_agreement_mean", "_ties_mean"].forEach((suffix) => {
+          const lines = groups.filter((group) => group.measure.endsWith(suffix));
+          if (lines.length) {
+            list.appendChild(degradationChart(lines, suffix));
+          }
+        });
+      }
     });
+  }
+
+  /* every measure's curve over the fractions of labels kept (percentages) */
+  function degradationChart(groups, suffix) {
+    const figure = element("figure");
+    const width = 560;
+    const height = 220;
+    const left = 44;
+    const right = 150;
+    const bottom = 24;
+    const fractions = groups[0].rows.map(([parameter]) => Number(parameter));
+    const x = (index) => left + (index * (width - left - right)) / Math.max(1, fractions.length - 1);
+    const y = (value) => height - bottom - (value / 100) * (height - bottom - 10);
+    const svg = svgElement("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+      "aria-label": `degradation: ${suffix.replace(/_/g, " ").trim()} by fraction of labels kept` });
+    svg.appendChild(svgElement("line", { class: "axis", x1: left, x2: width - right, y1: height - bottom,
+      y2: height - bottom }));
+    fractions.forEach((fraction, index) => {
+      const label = svgElement("text", { x: x(index), y: height - 6, "text-anchor": "middle" });
+      label.textContent = String(fraction);
+      svg.appendChild(label);
+    });
+    [0, 50, 100].forEach((value) => {
+      const label = svgElement("text", { x: left - 6, y: y(value) + 4, "text-anchor": "end" });
+      label.textContent = String(value);
+      svg.appendChild(label);
+    });
+    const colours = ["#3465a4", "#c0362c", "#1a7f37", "#8f5902", "#75507b", "#ce5c00", "#204a87", "#4e9a06"];
+    groups.slice(0, 8).forEach((group, index) => {
+      const points = group.rows.map(([, value], at) => `${x(at)},${y(value)}`).join(" ");
+      svg.appendChild(svgElement("polyline", { class: "series", points, stroke: colours[index] }));
+      const name = svgElement("text", { x: width - right + 8, y: 16 + index * 14, style: `fill: ${colours[index]}` });
+      name.textContent = group.measure.slice(0, -suffix.length);
+      svg.appendChild(name);
+    });
+    figure.appendChild(svg);
+    figure.appendChild(element("figcaption", { class: "caption" },
+      `${suffix.slice(1).replace("_", " ")} (%) by fraction of relevant labels kept` +
+      (groups.length > 8 ? ` (the first 8 of ${groups.length} measures)` : "")));
+    return figure;
   }
 
   function seriesChart(group) {
