@@ -196,8 +196,8 @@ class Evaluation:
         """``--format html``: one self-contained page of the evaluation
         (summary table, pair matrices, per-query differences, and the
         ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
-        from .output.html_page import html_page
-        return html_page(self, report_lines)
+        from .output.frame import html
+        return html(self, report_lines)
 
     def _repr_html_(self) -> str:
         """The page in a notebook, in a frame of its own (its script and

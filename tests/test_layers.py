@@ -26,7 +26,8 @@ LAYERS = {
 }
 
 #: The upward imports, inside functions, conveniences of the library API:
-#: Evaluation.to_frame hands itself to the output layer's record stream, and
+#: Evaluation.to_frame, .compare and .to_html hand themselves to the output
+#: layer (through output.frame, its one entry), and
 #: evaluate(client=...) hands the call to the cluster layer (which runs
 #: evaluate on each partition).
 ALLOWED_UPWARD = {("lexeval.evaluation", "lexeval.output.frame"), ("lexeval.evaluation", "lexeval.cluster")}

@@ -1,5 +1,7 @@
-"""Results as DataFrames: the same record stream the text writers print
-(:func:`to_frame`), and ranx's compare report (:func:`comparison`)."""
+"""Results for Python: DataFrames of the same record stream the text
+writers print (:func:`to_frame`), ranx's compare report (:func:`comparison`)
+and the HTML page (:func:`html`). Evaluation's methods reach the output
+layer through this module only."""
 
 from __future__ import annotations
 
@@ -73,6 +75,14 @@ def comparison(evaluation: Evaluation, library: str | None = None):
             columns[f"{measure}_better_than"] = [",".join(runs[other] for other in sorted(cell.better_than))
                                                  for cell in cells]
     return _frame(columns, library)
+
+
+def html(evaluation: Evaluation, report_lines=None) -> str:
+    """The page of ``--format html`` (see :mod:`lexeval.output.html_page`):
+    the library's conveniences (frames, the compare report, the page) enter
+    the output layer here, through the one upward import the layers allow."""
+    from .html_page import html_page
+    return html_page(evaluation, report_lines)
 
 
 def _frame(columns: dict[str, list], library: str | None):
