@@ -12,7 +12,7 @@ Names are imported on first use, so that ``lexeval --version`` and
 
 __version__ = "0.5.0"
 
-_LAZY = {"evaluate": "evaluation", "load": "evaluation", "Evaluation": "evaluation",
+_LAZY = {"evaluate": "api", "load": "evaluation", "Evaluation": "evaluation",
          "select_measures": "measures.names", "SignificanceOptions": "stats.pairs", "Timings": "timings"}
 
 __all__ = [*_LAZY, "__version__"]

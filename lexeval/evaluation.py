@@ -426,8 +426,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
-             verbose: bool = False, client=None, per_query: bool = True, output_dir: str | None = None,
-             output_format: str = "text", on_read=None) -> Evaluation:
+             verbose: bool = False, on_read=None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -449,27 +448,13 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     reading; ``warn(text)`` receives notes (default: standard error);
     ``timings`` (a :class:`Timings`) the seconds spent in each phase;
     ``verbose`` lists every run's dropped queries, however many runs;
-    ``client`` (a dask.distributed Client) evaluates on that cluster instead
-    (paths and fsspec URLs only; see :mod:`lexeval.cluster`), and returns
-    a :class:`lexeval.cluster.Combined` with the same summaries and tests
-    (and, with ``per_query``, the per-query values; with ``output_dir``
-    each partition writes its per-query lines there instead, as part files
-    in ``output_format``);
-    ``on_read(qrels, runs)`` sees what was read (see :func:`load`).
+    ``on_read(qrels, runs)`` sees what was read (see :func:`load`). On a
+    Dask cluster: :func:`lexeval.evaluate` with ``client=``.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
     >>> ev.to_frame()                    # run, pair, measure, qid, value  # doctest: +SKIP
     """
-    if client is not None:
-        from .cluster import evaluate_on_cluster
-        return evaluate_on_cluster(client, qrels, runs, measures, level=level, depth=depth, complete=complete,
-                                   judged_only=judged_only, options=options, rarity_weight=rarity_weight,
-                                   aggregate=aggregate, pair_metrics=pair_metrics, subtopics=subtopics,
-                                   zscores=zscores, num_docs=num_docs, rel_format=rel_format,
-                                   extra_measures=extra_measures, keep_rows=keep_rows, warn=warn, verbose=verbose,
-                                   per_query=per_query, output_dir=output_dir, output_format=output_format,
-                                   timings=timings, progress=progress)
     sources = sources_of(runs)
     if not 0.0 <= rarity_weight <= 1.0:
         raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")

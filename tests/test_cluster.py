@@ -195,17 +195,18 @@ def test_a_partition_sends_back_sums_and_its_memory_follows_its_share(cluster, g
     from dask.distributed import Client
 
     from lexeval import evaluate
-    from lexeval.cluster import _bucket, _pieces, _split_piece, partition_bounds
+    from lexeval.cluster.pieces import partition_bounds, pieces_of, split_piece
+    from lexeval.cluster.run import bucket
     qrels, runs = generated
     files = [str(qrels), *(str(r) for r in runs)]
     measures = ["official", "lexicographic"]
     whole = _traced(lambda: evaluate(files[0], files[1:], measures, warn=lambda text: None))[1]
     with Client(cluster.scheduler_address) as client:
-        bounds = partition_bounds(client, _pieces(files[0], 1 << 20, "qrels"), 8)
+        bounds = partition_bounds(client, pieces_of(files[0], 1 << 20, "qrels"), 8)
         assert len(bounds) == 7
-        split = [[client.submit(_split_piece, piece, bounds, pure=False)
-                  for piece in _pieces(path, 1 << 20, "qrels" if i == 0 else "run")] for i, path in enumerate(files)]
-        results = client.gather([client.submit(_partition_traced, k, [[client.submit(_bucket, f, k) for f in per_file]
+        split = [[client.submit(split_piece, piece, bounds, pure=False)
+                  for piece in pieces_of(path, 1 << 20, "qrels" if i == 0 else "run")] for i, path in enumerate(files)]
+        results = client.gather([client.submit(_partition_traced, k, [[client.submit(bucket, f, k) for f in per_file]
                                                                       for per_file in split],
                                                files, ["a", "b", "c"], measures, pure=False) for k in (0, 1)])
     sizes = [size for size, _ in results]
@@ -225,8 +226,8 @@ def _traced(call):
 
 
 def _partition_traced(k, split, files, names, measures):
-    from lexeval.cluster import _evaluate_partition
-    (result, _), peak = _traced(lambda: _evaluate_partition(k, split, files, names, measures, {}, False))
+    from lexeval.cluster.partition import evaluate_partition
+    (result, _), peak = _traced(lambda: evaluate_partition(k, split, files, names, measures, {}, False))
     return len(pickle.dumps(result)), peak
 
 
@@ -312,9 +313,9 @@ def test_split_sends_each_line_to_its_qids_range(st_lines, bounds):
     its qid's range (byte order), and its segment gives its line number."""
     from bisect import bisect_right
 
-    from lexeval.cluster import Piece, _split_piece
+    from lexeval.cluster.pieces import Piece, split_piece
     text = "".join(f"{lead}{qid} Q0 d 1 1.0 t{end}" if qid else f"{lead}{end}" for qid, lead, end in st_lines)
-    buckets, segments, lines, _ = _split_piece(Piece("x", 0, block=text.encode()), bounds)
+    buckets, segments, lines, _ = split_piece(Piece("x", 0, block=text.encode()), bounds)
     assert lines == len(st_lines) and len(buckets) == len(bounds) + 1
     want: dict[int, list] = {k: [] for k in range(len(bounds) + 1)}
     for number, (qid, lead, end) in enumerate(st_lines, 1):

@@ -1,5 +1,5 @@
 """The package's layers, checked: data flows one way (io -> rankings ->
-measures, preferences -> stats -> evaluation -> reports, output, cluster -> cli), no
+measures, preferences -> stats -> evaluation -> reports, output, cluster -> api -> cli), no
 module imports a layer above its own, and no import cycle exists, counting
 the imports inside functions too."""
 
@@ -22,15 +22,16 @@ LAYERS = {
     "stats": 4,
     "evaluation": 5,
     "reports": 6, "output": 6, "cluster": 6,
-    "cli": 7, "__main__": 7,
+    "api": 7,
+    "cli": 8, "__main__": 8,
 }
 
-#: The upward imports, inside functions, conveniences of the library API:
+#: The upward import, inside functions, a convenience of the library API:
 #: Evaluation.to_frame, .compare and .to_html hand themselves to the output
-#: layer (through output.frame, its one entry), and
-#: evaluate(client=...) hands the call to the cluster layer (which runs
-#: evaluate on each partition).
-ALLOWED_UPWARD = {("lexeval.evaluation", "lexeval.output.frame"), ("lexeval.evaluation", "lexeval.cluster")}
+#: layer (through output.frame, its one entry). evaluate(client=...) is
+#: lexeval.api's, above the cluster (which runs the one-machine evaluate on
+#: each partition).
+ALLOWED_UPWARD = {("lexeval.evaluation", "lexeval.output.frame")}
 
 
 def module_name(path: Path) -> str:

@@ -160,7 +160,7 @@ def command(**params):
 
 def run(call: Call) -> None:
     """Evaluate, then print; a failed gate raises :class:`GateFailed`."""
-    from ..evaluation import evaluate
+    from ..api import evaluate
     from ..measures.names import output_names
     from ..timings import Timings, timed
     reading, tests, reports = call.reading, call.tests, call.reports

@@ -1,0 +1,50 @@
+"""The command's side of the cluster: a quiet Dask client, connected."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+
+# ---------------------------------------------------------------- client side
+
+
+#: Above every logging level: Dask's own lines (a worker's "Compute Failed", a
+#: heartbeat's traceback at shutdown) never reach the command's stderr.
+_SILENT = 60
+
+
+def quiet_dask() -> None:
+    """The command's stderr carries lexeval's lines only: Dask's loggers in
+    this process (the client's) are silenced; LocalCluster's workers are
+    started silent (``silence_logs``). The library leaves logging alone."""
+    import logging
+    for name in ("distributed", "dask", "tornado", "asyncio", "bokeh"):
+        logger = logging.getLogger(name)
+        logger.setLevel(_SILENT)
+        logger.propagate = False
+
+
+def connect(address: str):
+    """The command's dask.distributed Client, with Dask quiet (see
+    :func:`quiet_dask`): ``local`` starts a LocalCluster of this machine's
+    cores (2 workers at least), else ``tcp://host:port``."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--cluster needs Dask: pip install 'lexeval[dask]'") from None
+    quiet_dask()
+    if address == "local":
+        workers = max(2, min(os.cpu_count() or 2, 8))
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=_SILENT)
+        return Client(cluster)
+    host_port = address.split("://", 1)[-1]
+    try:
+        if host_port.rsplit(":", 1)[-1].isdigit():        # refused at once, rather than after the client's wait
+            import socket
+            host, port = host_port.rsplit(":", 1)
+            socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+        return Client(address, timeout="30s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None

@@ -1,0 +1,164 @@
+"""Client side: the partitions' totals added and concluded as one machine
+concludes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from .partition import PartitionResult
+
+# ---------------------------------------------------------------- client side: combining
+
+
+@dataclass
+class Combined:
+    """The cluster's results, offered to the output layer as an
+    :class:`~lexeval.evaluation.Evaluation` offers them: summaries, pairs
+    and tests from the added totals; with ``-q`` the per-query values put
+    back in qid order."""
+
+    run_names: list[str]
+    run_tags: list[str]
+    columns: list
+    totals: object
+    options: object
+    complete: bool
+    aggregate: str
+    names: tuple = ()
+    pairs: np.ndarray | None = None
+    pair_summary: object = None
+    tests: object = None
+    metric_pairs: object = None
+    qids: list[str] = field(default_factory=list)
+    included: np.ndarray | None = None
+    compared: np.ndarray | None = None
+    preferences: object = None
+    parts: list[str] = field(default_factory=list)     # part files of per-query lines, if written
+
+    @property
+    def compared_qids(self) -> list[str]:
+        return [q for q, on in zip(self.qids, self.compared.tolist()) if on] if self.compared is not None else []
+
+    def column(self, name: str):
+        """The column of a printed measure (its ``values`` only with per-query values)."""
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+    def num_queries(self) -> np.ndarray:
+        """(R,) queries evaluated per run."""
+        return self.totals.included
+
+    def summary(self, column) -> np.ndarray:
+        from ..evaluation import summary_values
+        return summary_values(column.measure, column.name, self.totals, self.run_tags, self.complete)
+
+    def preference_names(self) -> list[str]:
+        return list(self.names)
+
+    def run_preference_summary(self, name: str):
+        from ..preferences import rank_runs
+        score = self.pair_summary.scores[name]
+        return score, rank_runs(score)
+
+    def gate_failures(self, gates: list[str], margin: float = 0.0):
+        from ..stats.gate import gate_failures
+        return gate_failures(self.tests, self.pairs, self.run_names, self.options, gates, margin)
+
+    def compared_values(self, column) -> np.ndarray:
+        return column.values[:, self.compared]
+
+
+class _GatheredPreferences:
+    """The printed pairs' per-query preferences, read as ``pair_blocks``
+    reads :class:`~lexeval.preferences.Preferences`."""
+
+    def __init__(self, values: dict, num_runs: int, pairs: np.ndarray):
+        from ..preferences import pair_rows
+        self.values = values
+        self.rankings = _Runs(num_runs)
+        self.slot = {int(row): i for i, row in enumerate(pair_rows(num_runs, pairs).tolist())}
+
+    def blocks(self, rows):
+        index = np.array([self.slot[int(row)] for row in rows], dtype=np.int64)
+        yield rows, {name: v[index] for name, v in self.values.items()}, {}
+
+
+@dataclass
+class _Runs:
+    num_runs: int
+
+
+def combine(results: list[PartitionResult], files, names, options: dict, per_query: bool, warn, verbose,
+             in_order: dict):
+    """Add the partitions' totals and conclude, as one machine does."""
+    from ..evaluation import Column, conclude
+    from ..stats.pairs import SignificanceOptions, plan_for, selected_pairs
+    everything, results = results, [r for r in results if r.totals is not None]
+    if not results:
+        raise InputError(files[0], "no judgements (empty qrels file)")
+    totals = results[0].totals
+    for result in results[1:]:
+        totals = totals + result.totals
+    totals.in_order = in_order
+    significance = options.get("options") or SignificanceOptions()
+    aggregate = options.get("aggregate", "mean")
+    for index in range(len(names)):
+        if all(r.last[index] == (-1, -1) for r in everything):
+            raise InputError(files[index + 1], "empty run: no result lines")
+    tags = [max(everything, key=lambda r: r.last[index]).tags[index] for index in range(len(names))]
+    combined = Combined(names, tags, [Column(name, measure, None) for name, measure in results[0].columns],
+                        totals, significance, bool(options.get("complete")), aggregate, tuple(totals.preferences))
+    if len(names) > 1:
+        pairs = selected_pairs(names, significance.baseline)
+        by_name = {column.name: (column.measure, None) for column in combined.columns}
+        plan = plan_for(by_name, pairs, significance, bool(options.get("pair_metrics")))
+        combined.pairs = pairs
+        combined.pair_summary, combined.tests, combined.metric_pairs = \
+            conclude(totals, plan, significance, aggregate, bool(options.get("pair_metrics")))
+    combined.parts = sorted(r.part for r in results if r.part)
+    if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
+        _put_back(combined, results)
+    _notes(results, everything, names, verbose, warn, bool(options.get("complete")))
+    return combined
+
+
+def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
+    """-q's per-query values of every partition, in qid order."""
+    from ..evaluation import Column
+    combined.qids = [qid for r in results for qid in r.per_query["qids"]]
+    combined.included = np.concatenate([r.per_query["included"] for r in results], axis=1)
+    combined.compared = np.concatenate([r.per_query["compared"] for r in results])
+    columns = []
+    for column in combined.columns:
+        if column.name in results[0].per_query["columns"]:
+            values = np.concatenate([r.per_query["columns"][column.name] for r in results], axis=1)
+            columns.append(Column(column.name, column.measure, values))
+        else:
+            columns.append(column)
+    combined.columns = columns
+    if combined.names:
+        values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
+                  for name in combined.names}
+        combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
+
+
+def _notes(results, everything, names, verbose: bool, warn, complete: bool = False) -> None:
+    """The one-machine notes on dropped and missing queries, from the
+    partitions' coverages (ranges in query order; a run's first unknown
+    query is the one earliest in its file)."""
+    from ..io.sources import Coverage, notes
+    if warn is None:
+        from ..evaluation import note as warn
+    first_unknown = [min((first for r in everything for first in r.unknown[index]), default=(None, None))[1]
+                     for index in range(len(names))]
+    for index in range(len(names)):
+        format_ = next((r.formats[index] for r in results if r.formats[index] != "run"), "run")
+        if format_ != "run":
+            warn(f"{results[0].coverage.runs[index].path}: read as {format_} (qid docid rank): score = -rank")
+    for note in notes(Coverage.merge([r.coverage for r in everything], first_unknown), verbose, complete):
+        warn(note)

@@ -1,0 +1,189 @@
+"""Worker side: one partition evaluated by the one-machine code."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from .pieces import NO_LINES
+
+# ---------------------------------------------------------------- worker side: one partition
+
+
+@dataclass
+class PartitionResult:
+    """What one partition sends back: its totals, and what the notes and
+    -q need."""
+
+    totals: object
+    columns: list                             # (name, measure) of every column
+    coverage: object                          # what the runs left out here (lexeval.io.sources.Coverage)
+    last: list[tuple[int, int]]               # per run: (piece, line) of its last line here
+    tags: list[str]                           # per run: the tag of that line
+    unknown: list[list]                       # per run: ((piece, line), qid) of the first query here the qrels lack
+    num_unknown: list[int]
+    formats: list[str]
+    per_query: dict | None = None             # with -q: see _per_query_values
+    part: str | None = None                   # with an output folder: the part file written
+
+
+def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
+                        per_query: bool, writing: tuple | None = None):
+    """Evaluate partition k: its bucket of every piece, written to local
+    files in file order and read by the one-machine code."""
+    from ..evaluation import evaluate
+    folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
+    try:
+        local, maps = [], []
+        for index, file_parts in enumerate(parts):
+            path = os.path.join(folder, f"{index}")
+            origin = []                        # (piece, first local line, line numbers in the piece)
+            written = 0
+            with open(path, "wb") as out:
+                for data, segments, piece in file_parts:
+                    out.write(data)
+                    origin.append((piece, written, segments))
+                    written += int(segments[:, 1].sum())
+                if index and not written:       # a run with no line here: one line for no judged query
+                    out.write(f"{NO_LINES} Q0 - 0 0 -\n".encode())
+            local.append(path)
+            maps.append(origin)
+        if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
+            return None, None
+        if all(len(segments) == 0 for _, _, segments in maps[0]):
+            return _unjudged(local, maps, names, files), None
+        read: list = []
+        try:
+            evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
+                                  jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
+                                  **options)
+        except InputError as exc:
+            raise _remapped(exc, local, maps, files) from None
+        judgements, parsed = read[0]
+        from ..io.sources import Coverage
+        coverage = Coverage.of(judgements, parsed, options.get("level", 1))
+        for run, path in zip(coverage.runs, files[1:]):
+            run.path = path
+            if NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query
+                run.num_unknown -= 1
+        rankings = evaluation.rankings
+        part = None
+        if writing is not None:
+            from ..output.records import write_part
+            part = write_part(evaluation, writing[0], k, writing[1])
+        from ..stats.totals import SummedColumns
+        summed = dict(SummedColumns({c.name: (c.measure, c.values) for c in evaluation.columns},
+                                     evaluation.included))
+        return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
+                               coverage,
+                               [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
+                               [_first_unknown(path, origin, [q for q in run.unknown_qids if q != NO_LINES][:1])
+                                for path, origin, run in zip(local[1:], maps[1:], parsed)],
+                               [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
+                               [run.format for run in parsed], _per_query_values(evaluation) if per_query else None,
+                               part), summed
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> InputError:
+    """The local file's error, with the local lines it names found in the
+    pieces (``located``: file index, [(piece, line in piece)]); the client
+    counts the lines before those pieces."""
+    if exc.path not in local:
+        return exc
+    index = local.index(exc.path)
+    error = InputError(files[index], exc.message)
+    if exc.line is None:
+        return error
+    named = [exc.line] + [int(n) for n in re.findall(r"\(first on line (\d+)\)", exc.message)]
+    places = [_position(maps[index], line - 1) for line in named]
+    if all(piece >= 0 for piece, _ in places):
+        error.located = (index, places)
+    return error
+
+
+def _qids_in_order(path: str) -> dict[str, int]:
+    """Each qid of a local run file with its first local line, in file order."""
+    seen: dict[str, int] = {}
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle):
+            fields = line.split(None, 1)
+            if fields and not fields[0].startswith(b"#"):
+                seen.setdefault(fields[0].decode("utf-8", "surrogateescape").lstrip("\ufeff"), number)
+    seen.pop(NO_LINES, None)
+    return seen
+
+
+def _first_unknown(path: str, origin, qids: list[str]) -> list:
+    """[((piece, line), qid)] of the run's first query here the qrels lack, or []."""
+    if not qids:
+        return []
+    local_line = _qids_in_order(path).get(qids[0], 0)
+    return [(_position(origin, local_line), qids[0])]
+
+
+def _position(origin, local_line: int) -> tuple[int, int]:
+    """(piece, line in piece) of a local file's line (0-based)."""
+    for piece, first, segments in origin:
+        counts = np.cumsum(segments[:, 1])
+        if first <= local_line < first + (int(counts[-1]) if len(counts) else 0):
+            offset = local_line - first
+            index = int(np.searchsorted(counts, offset, side="right"))
+            before = int(counts[index - 1]) if index else 0
+            return piece.index, int(segments[index, 0]) + offset - before
+    return -1, -1
+
+
+def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> PartitionResult:
+    """A partition without judgements: its run lines are queries the qrels lack."""
+    unknown, counts = [], []
+    for path, origin in zip(local[1:], maps[1:]):
+        seen = _qids_in_order(path)
+        counts.append(len(seen))
+        first = min(seen.items(), key=lambda item: item[1]) if seen else None
+        unknown.append([(_position(origin, first[1]), first[0])] if first else [])
+    from ..io.sources import Coverage, RunCoverage
+    coverage = Coverage([RunCoverage(path, 0, 0, None, count, None) for path, count in zip(files[1:], counts)])
+    return PartitionResult(None, [], coverage, [_last_line(m) for m in maps[1:]],
+                           [_last_tag(path) for path in local[1:]], unknown, counts, ["run"] * len(names))
+
+
+def _last_tag(path: str) -> str:
+    """The tag (sixth field) of a local run file's last line."""
+    with open(path, "rb") as handle:
+        lines = handle.read().split(b"\n")
+    fields = next((line.split() for line in reversed(lines) if line.split()), [])
+    return fields[5].decode("utf-8", "surrogateescape") if len(fields) >= 6 else ""
+
+
+def _last_line(maps_of_file) -> tuple[int, int]:
+    """(piece, line) of the last line a partition holds of a file."""
+    for piece, _, segments in reversed(maps_of_file):
+        if len(segments):
+            return piece.index, int(segments[-1, 0] + segments[-1, 1] - 1)
+    return -1, -1
+
+
+def _per_query_values(evaluation) -> dict:
+    """Everything ``-q`` prints, per query: every column's values (R, Q),
+    included (R, Q), compared (Q,), and the printed pairs' preferences
+    (P, compared Q)."""
+    out = {"qids": list(evaluation.qids),
+           "columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
+           "included": evaluation.included, "compared": evaluation.compared, "preferences": {}}
+    if evaluation.preferences is not None:
+        from ..preferences import pair_rows
+        rows = pair_rows(evaluation.rankings.num_runs, evaluation.pairs)
+        parts: dict[str, list] = {}
+        for _, values, _ in evaluation.preferences.blocks(rows):
+            for name, block in values.items():
+                parts.setdefault(name, []).append(block)
+        out["preferences"] = {name: np.concatenate(blocks) for name, blocks in parts.items()}
+    return out

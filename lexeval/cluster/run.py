@@ -1,0 +1,156 @@
+"""The call: pieces, ranges, buckets and partitions submitted, their
+results gathered, and trec_eval's means folded in range order."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from .combine import combine
+from .partition import evaluate_partition
+from .pieces import BLOCK_BYTES, PARTITION_BYTES, partition_bounds, pieces_of, split_piece
+
+
+def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
+                        per_query: bool = False, output_dir: str | None = None, output_format: str = "text",
+                        warn=None, verbose: bool = False, timings=None, progress=None, **options):
+    """:func:`lexeval.evaluation.evaluate` on a cluster: the same arguments
+    (paths or fsspec URLs only), the same summaries and tests, as a
+    :class:`Combined`; ``per_query`` also brings back -q's values, or
+    ``output_dir`` (a folder every worker can write, or an fsspec URL) has
+    each partition write them as a part file in ``output_format``;
+    ``progress(done, total)`` follows the partitions."""
+    from ..io.inputs import Source
+    from ..io.sources import check_sources, sources_of
+    sources = sources_of(runs)
+    if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
+        raise UsageError("--cluster reads files or URLs (not tables in memory)")
+    check_sources(Source(qrels, kind="qrels"), sources)         # one machine's checks: each file once, each name once
+    runs = {source.name: source.path for source in sources}
+    unsupported = [name for name in ("subtopics", "keep_rows") if options.get(name)]
+    if options.get("rel_format", "qrels") != "qrels":
+        unsupported.append("-R " + options["rel_format"])
+    if unsupported:
+        raise UsageError(f"--cluster does not take {', '.join(unsupported)} (yet): run it on one machine")
+    if "-" in (os.fspath(qrels), *runs.values()):
+        raise UsageError("--cluster: the workers read files or URLs, not standard input")
+    if options.get("zscores") is not None:
+        options["zscores"] = os.path.abspath(options["zscores"])
+    started = time.perf_counter()
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    names = list(runs)
+    files = [os.fspath(qrels), *[runs[name] for name in names]]
+    pieces = [pieces_of(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
+    if partitions is None:
+        partitions = max(2 * workers, -(-_input_bytes(files) // PARTITION_BYTES))
+    # 1-2: the judged qids cut into ranges (in trec_eval's query order); every piece splits its lines
+    # into one bucket per range, on the workers; each bucket is a task's result of its own, so that a
+    # partition fetches its buckets, not whole pieces
+    bounds = partition_bounds(client, pieces[0], partitions)
+    partitions = len(bounds) + 1
+    split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
+             for file_pieces in pieces]
+    lines = [[client.submit(line_count, future, pure=False) for future in file_split] for file_split in split]
+    buckets = [[[client.submit(bucket, future, k, pure=False) for future in file_split] for file_split in split]
+               for k in range(partitions)]
+    del split                                # the buckets hold their bytes: the pieces' results can go
+    # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
+    # client, the values its summaries add stay on its worker
+    writing = (output_dir, output_format) if output_dir else None
+    evaluated = [client.submit(evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
+                               writing, pure=False)
+                 for k in range(partitions)]
+    futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
+    summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
+    from dask.distributed import as_completed
+    results: list = [None] * partitions
+    index_of = {future.key: k for k, future in enumerate(futures)}
+    try:
+        for done, future in enumerate(as_completed(futures), 1):
+            results[index_of[future.key]] = future.result()
+            if progress is not None:
+                progress(done, partitions)
+        # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns)
+        # pass from each range's partition to the next; nothing else travels
+        folds = [None]
+        for future in summed:
+            folds.append(client.submit(_fold, folds[-1], future, pure=False))
+        in_order = folds[-1].result()
+    except InputError as exc:
+        raise _located(client, exc, lines, pieces, files) from None
+    except BaseException:
+        client.cancel(evaluated + futures + summed)          # stop the work left (a gate or ^C)
+        raise
+    del evaluated, futures, summed, buckets                   # released: the workers let go of the buckets
+    combined = combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose,
+                        in_order)
+    if timings is not None:
+        timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started
+        timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
+        timings.partitions = partitions
+    return combined
+
+
+def _item(pair, index: int):
+    return pair[index]
+
+
+def _fold(state, summed):
+    """The running left-to-right sums, continued over one partition's values."""
+    from ..stats.totals import fold_in_order
+    return state if summed is None else fold_in_order(state, summed)
+
+
+def _peak_megabytes() -> float:
+    """This process's peak resident memory, MB (Linux reports kB)."""
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _input_bytes(files: list[str]) -> int:
+    """The inputs' size, a compressed file counted five times."""
+    import fsspec
+    total = 0
+    for path in files:
+        fs, inner = fsspec.core.url_to_fs(path)
+        try:
+            size = fs.du(inner) if fs.isdir(inner) else fs.size(inner)
+        except (OSError, ValueError):
+            size = 0
+        total += (size or 0) * (5 if fsspec.utils.infer_compression(path) else 1)
+    return total
+
+
+def _located(client, exc: InputError, lines, pieces, files: list[str]) -> InputError:
+    """A worker's error as one machine words it: the lines it names (its
+    own, and a first occurrence) counted from the start of the file, or
+    Parquet rows."""
+    located = getattr(exc, "located", None)
+    if located is None:
+        return exc
+    file_index, places = located
+    last_piece = max(piece for piece, _ in places)
+    counts = np.cumsum([0, *client.gather(lines[file_index][:last_piece])])
+    of_file = pieces[file_index]
+    numbers = [int(counts[piece]) + line for piece, line in places]
+    rows = [of_file[piece].first_row + line for piece, line in places]     # rows count from 1, as lines
+    path = files[file_index]
+    if of_file[places[0][0]].row_group >= 0:
+        message = re.sub(r"\(first on line \d+\)", f"(first in row {rows[-1]})", exc.message)
+        return InputError(path, f"row {rows[0]}: {message}")
+    message = re.sub(r"\(first on line \d+\)", f"(first on line {numbers[-1]})", exc.message)
+    return InputError(path, message, numbers[0])
+
+
+def bucket(split_result, k: int):
+    """(bytes, segments, piece) of bucket k of a split piece."""
+    buckets, segments, _, piece = split_result
+    return buckets[k], segments[k], piece
+
+
+def line_count(split_result) -> int:
+    return split_result[2]
