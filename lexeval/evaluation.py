@@ -16,7 +16,8 @@ import numpy as np
 
 from .errors import UsageError
 from .io.grouped import read_grouped
-from .io.inputs import ReadOptions, Source, read_qrels
+from .io.inputs import ReadOptions, read_qrels
+from .io.source import Source
 from .io.sources import check_names, check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
 from .io.zscores import read_zscores

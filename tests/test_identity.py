@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lexeval import evaluate
-from lexeval.io.inputs import RUN_LAYOUTS
+from lexeval.io.blocks import iter_blocks
 from lexeval.io.strings import ByteStrings
-from lexeval.io.textfile import block_columns, iter_blocks
+from lexeval.io.textfile import RUN_LAYOUTS, block_columns
 
 WHITESPACE = set(b" \t\n\r\x0b\x0c\x00")
 
@@ -313,11 +313,11 @@ def test_repeated_documents_are_found_when_hashes_collide(reader, tmp_path):
 def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, reader):
     """Big files are read a block at a time; cut into tiny blocks, every
     number, and every error's line number, must stay the same."""
-    import lexeval.io.textfile as textfile
+    import lexeval.io.blocks as blocks
     qrels = CRANFIELD / "qrels.txt"
     runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200", "tfidf_title")]
     want = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
-    monkeypatch.setattr(textfile, "BLOCK_BYTES", 4093)
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 4093)
     got = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
     for a, b in zip(want.columns, got.columns):
         np.testing.assert_array_equal(a.values, b.values, err_msg=a.name)
@@ -357,8 +357,8 @@ def test_repeated_documents_are_found_in_any_block_and_order(monkeypatch, tmp_pa
     """A (qid, docno) twice is an error at its second line, and only then:
     lines of one qid together or apart, in one block or across blocks,
     tied scores in any docno order; otherwise trec_eval's order."""
-    import lexeval.io.textfile as textfile
-    monkeypatch.setattr(textfile, "BLOCK_BYTES", block_bytes)
+    import lexeval.io.blocks as blocks
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", block_bytes)
     if sort:           # grouped by qid, scores descending (the usual run file), ties in any docno order
         lines = sorted(lines, key=lambda line: (line[0], -float(line[2])))
     folder = tmp_path_factory.mktemp("repeats")

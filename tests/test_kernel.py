@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from test_identity import SCORES, identifiers
 
 from lexeval.io import kernel
-from lexeval.io.inputs import QRELS_LAYOUT, RUN_LAYOUTS, _scanned
+from lexeval.io.source import _scanned
 from lexeval.io.strings import ByteStrings
-from lexeval.io.textfile import block_columns
+from lexeval.io.textfile import QRELS_LAYOUT, RUN_LAYOUTS, block_columns
 
 pytestmark = pytest.mark.skipif(kernel._kernel is None, reason="the compiled kernel is not built")
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 from conftest import EXAMPLES, run_lines, write
 
-from lexeval.io.inputs import run_name
+from lexeval.io.source import run_name
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 BM25 = EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz"

@@ -106,7 +106,7 @@ def named_run(argument: str):
     name, equals, path = argument.partition("=")
     if not equals or not name or not path or "/" in name or os.path.exists(argument):
         return argument
-    from ..io.inputs import Source
+    from ..io.source import Source
     return Source(path, name)
 
 

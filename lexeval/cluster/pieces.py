@@ -37,7 +37,7 @@ def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
     if _is_parquet(path):
         import pyarrow.parquet as pq
 
-        from ..io.inputs import run_name
+        from ..io.source import run_name
         pieces = []
         rows = 0                   # a dataset's rows are counted across its files, as one table's
         for file in _parquet_files(path):
@@ -101,7 +101,7 @@ def _read_piece(piece: Piece) -> bytes:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.inputs import TABLE_COLUMNS
+    from ..io.source import TABLE_COLUMNS
     with fsspec.open(piece.path, "rb") as handle:
         table = pq.ParquetFile(handle).read_row_group(piece.row_group)
     wanted = ("qid", "docno", "score") if piece.kind == "run" else ("qid", "docno", "grade")

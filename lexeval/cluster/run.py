@@ -24,7 +24,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     ``output_dir`` (a folder every worker can write, or an fsspec URL) has
     each partition write them as a part file in ``output_format``;
     ``progress(done, total)`` follows the partitions."""
-    from ..io.inputs import Source
+    from ..io.source import Source
     from ..io.sources import check_sources, sources_of
     sources = sources_of(runs)
     if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):

@@ -8,7 +8,7 @@ lexeval's columns (qid, docno, score or relevance):
 - ir_measures' Qrel and ScoredDoc tuples (any iterable of objects with
   ``query_id``, ``doc_id`` and ``relevance`` or ``score``).
 
-DataFrames and pyarrow Tables are tables already (:func:`lexeval.io.inputs.
+DataFrames and pyarrow Tables are tables already (:func:`lexeval.io.source.
 table_columns` finds their columns by any accepted name, ranx's ``q_id``
 among them).
 """

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, UsageError
-from .inputs import ParsedRun, Qrels, ReadOptions, Source, read_run
+from .inputs import ParsedRun, Qrels, ReadOptions, read_run
+from .source import Source
 from .strings import shown
 
 

@@ -78,6 +78,22 @@ CONTINUATIONS = {
 }
 
 
+#: Each measure's syntax example and help, for --list-measures.
+CWL_EXAMPLES = {"inst": (("T", 2), ("max_rel", 3)), "insq": (("T", 2),), "bpm": (("k", 10), ("T", 2)),
+                "sdcg": (("k", 10),), "nerr8": (("k", 10),), "nerr9": (("k", 10),), "nerr10": (("p", 0.8),),
+                "nerr11": (("T", 2),)}
+CWL_HELP = {
+    "inst": "INST (Moffat et al. 2015): C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far.",
+    "insq": "INSQ (Moffat et al. 2012): C_i = ((i + 2T - 1) / (i + 2T))^2.",
+    "bpm": "Static Bejeweled Player Model (Zhang et al. 2017): go on while the gain so far is below T and i < k.",
+    "sdcg": "Scaled DCG: DCG@k over the DCG of k fully relevant documents (C_i = log2(i+1)/log2(i+2), i < k).",
+    "nerr8": "NERR eq. 8 (Azzopardi et al. 2021): C_i = 1 - g_i for i < k.",
+    "nerr9": "NERR eq. 9: C_i = i/(i+1) (1 - g_i) for i < k.",
+    "nerr10": "NERR eq. 10: C_i = p (1 - g_i), p = 0.9 by default.",
+    "nerr11": "NERR eq. 11: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).",
+}
+
+
 def check(name: str, pairs) -> None:
     """Raise UsageError for a parameter ``name`` does not take, or lacks."""
     _, accepted, needed = CONTINUATIONS[name]
