@@ -13,6 +13,7 @@ from ..errors import InputError, UsageError
 from .combine import combine
 from .partition import evaluate_partition
 from .pieces import BLOCK_BYTES, PARTITION_BYTES, partition_bounds, pieces_of, split_piece
+from .ship import ship
 
 
 def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
@@ -40,6 +41,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         raise UsageError("--cluster: the workers read files or URLs, not standard input")
     if options.get("zscores") is not None:
         options["zscores"] = os.path.abspath(options["zscores"])
+    ship(client)                   # every worker runs the client's lexeval, or the call stops here
     started = time.perf_counter()
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     names = list(runs)
@@ -66,11 +68,10 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
                  for k in range(partitions)]
     futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
     summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
-    from dask.distributed import as_completed
     results: list = [None] * partitions
     index_of = {future.key: k for k, future in enumerate(futures)}
     try:
-        for done, future in enumerate(as_completed(futures), 1):
+        for done, future in enumerate(_completed(client, futures), 1):
             results[index_of[future.key]] = future.result()
             if progress is not None:
                 progress(done, partitions)
@@ -93,6 +94,30 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
         timings.partitions = partitions
     return combined
+
+
+#: Seconds without any worker before a call gives up (a lost worker's tasks wait for another).
+NO_WORKER_SECONDS = 60
+
+
+def _completed(client, futures):
+    """The futures as they finish; a UsageError when the cluster has had no
+    worker for NO_WORKER_SECONDS (every worker lost: the tasks would wait
+    for ever)."""
+    from dask.distributed import wait
+    pending, alone_since = set(futures), None
+    while pending:
+        done, pending = wait(pending, timeout=2, return_when="FIRST_COMPLETED")
+        yield from done
+        if done:
+            continue
+        if client.scheduler_info().get("workers"):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = time.monotonic()
+        elif time.monotonic() - alone_since > NO_WORKER_SECONDS:
+            raise UsageError(f"--cluster: no worker for {NO_WORKER_SECONDS} s (every worker was lost); "
+                             "start workers, or run on one machine")
 
 
 def _item(pair, index: int):
