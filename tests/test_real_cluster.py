@@ -163,3 +163,11 @@ def test_a_worker_that_cannot_run_lexeval_stops_the_call_at_once(real_cluster):
     assert "cannot run lexeval (ModuleNotFoundError: No module named 'scipy')" in done.stderr
     assert "a worker needs Dask and lexeval's dependencies" in done.stderr
     assert done.stderr.count("\n") == 1                      # one line: no Dask log line, no traceback
+
+
+def test_a_scheduler_without_workers_is_an_error_not_a_wait(real_cluster):
+    started = time.monotonic()
+    done = lexeval("--cluster", real_cluster.address, "-m", "map", QRELS, RUNS[0], timeout=120)
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "lexeval: error: --cluster: the scheduler has no worker\n"

@@ -107,7 +107,10 @@ def _completed(client, futures):
     from dask.distributed import wait
     pending, alone_since = set(futures), None
     while pending:
-        done, pending = wait(pending, timeout=2, return_when="FIRST_COMPLETED")
+        try:
+            done, pending = wait(pending, timeout=2, return_when="FIRST_COMPLETED")
+        except TimeoutError:                      # nothing finished in 2 s: are there workers at all?
+            done = set()
         yield from done
         if done:
             continue
