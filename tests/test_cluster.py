@@ -357,3 +357,47 @@ def test_means_add_as_trec_eval_adds_across_partitions(cluster, generated):
     alone = run_cli(args)
     sharded = run_cli(["--cluster", cluster.scheduler_address, *args])
     assert alone.code == 0 and sharded.out == alone.out
+
+
+CONFORMANCE = SHARED / "conformance" / "trec_eval"
+
+
+@pytest.mark.parametrize("args", [
+    ["-R", "prefs", "-m", "all_prefs", "-q", CONFORMANCE / "prefs.test", CONFORMANCE / "prefs.results.test"],
+    ["-R", "qrels_prefs", "-m", "all_prefs", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"],
+    ["-R", "qrels_jg", "-q", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"],
+    ["-Z", CONFORMANCE / "zscores_file", "-q", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test"],
+    ["-N", "2000", "-m", "utility", "-m", "map", CRAN_QRELS, *CRAN[:2]],
+], ids=["prefs", "qrels_prefs", "qrels_jg", "zscores", "num_docs"])
+def test_trec_evals_formats_and_options_print_the_same(cluster, args):
+    same_on_cluster(cluster.scheduler_address, args)
+
+
+def test_diversity_prints_the_same(cluster, tmp_path):
+    from test_diversity import generated
+    qrels, run = generated(5)
+    qrels_path = tmp_path / "qrels"
+    qrels_path.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels))
+    runs = []
+    for tag, shift in (("a", 0), ("b", 7)):
+        path = tmp_path / f"run_{tag}"
+        path.write_text("".join(f"{q} Q0 {d} {i} {score + (shift if i % 3 else 0)} {tag}\n"
+                                for i, (q, d, score) in enumerate(run, 1)))
+        runs.append(path)
+    same_on_cluster(cluster.scheduler_address, ["-q", "-m", "map", "-m", "alpha_nDCG@10", "-m", "NRBP(beta=0.8)",
+                                                "-m", "P_IA@5", "-m", "LP", qrels_path, *runs])
+    same_on_cluster(cluster.scheduler_address, ["--subtopics", "-m", "ERR_IA@20", qrels_path, *runs])
+
+
+def test_standard_input_is_read_by_the_client(cluster):
+    run, qrels = gzip.decompress(CRAN[1].read_bytes()), gzip.decompress(CRAN_QRELS.read_bytes())
+    for args, data in ((["-m", "map", "-m", "LP", CRAN_QRELS, CRAN[0], "-"], run),    # a run: named by its tag
+                       (["-q", "-m", "map", "-", CRAN[0], CRAN[1]], qrels)):
+        alone = run_cli(args, stdin=data)
+        sharded = run_cli(["--cluster", cluster.scheduler_address, *args], stdin=data)
+        assert sharded.code == alone.code == 0, sharded.err
+        assert sharded.out == alone.out and sharded.err == alone.err
+    broken = run + b"1 Q0 x 1 nan t\n"                       # the error names standard input's line
+    alone = run_cli([CRAN_QRELS, "-"], stdin=broken)
+    sharded = run_cli(["--cluster", cluster.scheduler_address, CRAN_QRELS, "-"], stdin=broken)
+    assert sharded.code == alone.code == 2 and sharded.err == alone.err and sharded.out == ""

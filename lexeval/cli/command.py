@@ -134,7 +134,8 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Evaluate on a Dask cluster, sharded by query: a scheduler's address (tcp://host:8786), or "
                    "'local' for this machine's cores. Inputs are paths or fsspec URLs (s3://, gs://, file://) the "
-                   "workers read themselves; the output is the same as on one machine. Needs lexeval[dask].")
+                   "workers read themselves, or '-' (read here); the output is the same as on one machine. Needs "
+                   "lexeval[dask] here; workers need Dask and lexeval's dependencies.")
 @click.option("--output", "output_dir", metavar="DIR", default=None,
               help="With -q: write the per-query lines to DIR (a folder or fsspec URL) as part files "
                    "(part-00000.txt ..., one per --cluster partition, else one), whole or not at all; the summary "

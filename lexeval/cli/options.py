@@ -251,11 +251,6 @@ def check(call: Call) -> None:
     if call.reading.cluster and reports.names:
         raise UsageError("--report with --cluster: the reports resample whole matrices of per-query values; "
                          "run them on one machine")
-    if call.reading.cluster and (call.reading.subtopics or call.reading.rel_format != "qrels"):
-        raise UsageError("--cluster reads ordinary qrels (not --subtopics or -R prefs, qrels_prefs, qrels_jg) "
-                         "for now; run those on one machine")
-    if call.reading.cluster and "-" in (call.reading.qrels, *runs):
-        raise UsageError("--cluster: the workers read files or URLs, not standard input")
     if printing.output_dir and not printing.per_query:
         raise UsageError("--output DIR holds the per-query lines: add -q")
     if printing.output_dir and reports.names:

@@ -19,10 +19,13 @@ def quiet_dask() -> None:
     this process (the client's) are silenced; LocalCluster's workers are
     started silent (``silence_logs``). The library leaves logging alone."""
     import logging
+    import warnings
     for name in ("distributed", "dask", "tornado", "asyncio", "bokeh"):
         logger = logging.getLogger(name)
         logger.setLevel(_SILENT)
         logger.propagate = False
+        # and Dask's warnings ("Port 8787 is already in use", ...)
+        warnings.filterwarnings("ignore", module=rf"{name}(\.|$)")
 
 
 def connect(address: str):

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from .combine import combine
 from .partition import evaluate_partition
-from .pieces import BLOCK_BYTES, PARTITION_BYTES, partition_bounds, pieces_of, split_piece
+from .pieces import BLOCK_BYTES, PARTITION_BYTES, Piece, partition_bounds, pieces_of, split_piece
 from .ship import ship
 
 
@@ -26,19 +26,20 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     each partition write them as a part file in ``output_format``;
     ``progress(done, total)`` follows the partitions."""
     from ..io.source import Source
-    from ..io.sources import check_sources, sources_of
+    from ..io.sources import check_name, check_sources, sources_of
     sources = sources_of(runs)
     if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
         raise UsageError("--cluster reads files or URLs (not tables in memory)")
     check_sources(Source(qrels, kind="qrels"), sources)         # one machine's checks: each file once, each name once
-    runs = {source.name: source.path for source in sources}
-    unsupported = [name for name in ("subtopics", "keep_rows") if options.get(name)]
-    if options.get("rel_format", "qrels") != "qrels":
-        unsupported.append("-R " + options["rel_format"])
-    if unsupported:
-        raise UsageError(f"--cluster does not take {', '.join(unsupported)} (yet): run it on one machine")
-    if "-" in (os.fspath(qrels), *runs.values()):
-        raise UsageError("--cluster: the workers read files or URLs, not standard input")
+    if options.get("keep_rows"):
+        raise UsageError("--cluster does not take keep_rows (the degradation report's): run it on one machine")
+    standard_input = None              # read here, handed to the workers in pieces
+    if "-" in (os.fspath(qrels), *(source.path for source in sources)):
+        standard_input = _read_standard_input()
+    runs: dict[str, str] = {}
+    for source in sources:          # one machine's names: standard input by its tag, each name once
+        name = (_last_tag(standard_input) or "stdin") if source.path == "-" and source.named_by_tag else source.name
+        check_name(runs, name, source.path)
     if options.get("zscores") is not None:
         options["zscores"] = os.path.abspath(options["zscores"])
     ship(client)                   # every worker runs the client's lexeval, or the call stops here
@@ -46,9 +47,11 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     names = list(runs)
     files = [os.fspath(qrels), *[runs[name] for name in names]]
-    pieces = [pieces_of(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
+    pieces = [_stdin_pieces(standard_input, "qrels" if index == 0 else "run") if path == "-" else
+              pieces_of(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
     if partitions is None:
-        partitions = max(2 * workers, -(-_input_bytes(files) // PARTITION_BYTES))
+        size = _input_bytes([path for path in files if path != "-"]) + len(standard_input or b"")
+        partitions = max(2 * workers, -(-size // PARTITION_BYTES))
     # 1-2: the judged qids cut into ranges (in trec_eval's query order); every piece splits its lines
     # into one bucket per range, on the workers; each bucket is a task's result of its own, so that a
     # partition fetches its buckets, not whole pieces
@@ -94,6 +97,39 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
         timings.partitions = partitions
     return combined
+
+
+def _read_standard_input() -> bytes:
+    """Standard input, whole and decompressed (the client reads it; the
+    workers get it in pieces)."""
+    import sys
+
+    from ..io.blocks import decompressed
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise UsageError("--cluster: standard input is closed")
+    return decompressed(stream.read(), "-")
+
+
+def _stdin_pieces(data: bytes, kind: str) -> list[Piece]:
+    """Standard input's text in pieces of about BLOCK_BYTES, each ending at a line break."""
+    pieces, start = [], 0
+    while True:
+        stop = len(data) if start + BLOCK_BYTES >= len(data) else data.find(b"\n", start + BLOCK_BYTES) + 1 or len(data)
+        pieces.append(Piece("-", len(pieces), kind, source="-", block=data[start:stop]))
+        start = stop
+        if start >= len(data):
+            return pieces
+
+
+def _last_tag(data: bytes | None) -> str:
+    """The tag column of the last data line (trec_eval's runid), or ''."""
+    from ..io.strings import decode
+    for line in reversed((data or b"").splitlines()):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return decode(fields[5]) if len(fields) >= 6 else ""
+    return ""
 
 
 #: Seconds without any worker before a call gives up (a lost worker's tasks wait for another).

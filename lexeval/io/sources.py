@@ -52,17 +52,17 @@ def check_sources(qrels: Source, runs: list[Source]) -> None:
                     raise InputError(source.path, f"the same file is given twice (also as {files[identity]})")
                 files[identity] = source.path
         if not source.named_by_tag:
-            _check_name(names, source.name, source.path)
+            check_name(names, source.name, source.path)
 
 
 def check_names(runs: list[ParsedRun]) -> None:
     """Each run name once, after reading (a run from a pipe is named by its tag)."""
     names: dict[str, str] = {}
     for run in runs:
-        _check_name(names, run.name, run.path)
+        check_name(names, run.name, run.path)
 
 
-def _check_name(names: dict[str, str], name: str, path: str) -> None:
+def check_name(names: dict[str, str], name: str, path: str) -> None:
     if name in names:
         raise UsageError(f"two runs named '{name}' ({names[name]} and {path}): name them on the command line as "
                          f"NAME=PATH (e.g. '{name}_2={path}'), or in Python with a dict {{name: run}}")
