@@ -401,3 +401,10 @@ def test_standard_input_is_read_by_the_client(cluster):
     alone = run_cli([CRAN_QRELS, "-"], stdin=broken)
     sharded = run_cli(["--cluster", cluster.scheduler_address, CRAN_QRELS, "-"], stdin=broken)
     assert sharded.code == alone.code == 2 and sharded.err == alone.err and sharded.out == ""
+
+
+def test_the_html_page_is_one_machines(cluster):
+    for extra in ([], ["--baseline", "bm25plus", "--ci"]):
+        alone = run_cli(["--format", "html", *extra, CRAN_QRELS, *CRAN[:4]])
+        assert alone.code == 0 and alone.out.startswith("<!DOCTYPE html>"), alone.err
+        same_on_cluster(cluster.scheduler_address, ["--format", "html", *extra, CRAN_QRELS, *CRAN[:4]])

@@ -182,7 +182,9 @@ def run(call: Call) -> None:
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
-                              per_query=call.printing.per_query and not call.printing.output_dir,
+                              # the page shows per-query differences: a cluster brings them back for it
+                              per_query=(call.printing.per_query and not call.printing.output_dir) or
+                              call.printing.format == "html",
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
         failures = evaluation.gate_failures(gate_names, call.gate.margin) if gate_names else []

@@ -72,6 +72,11 @@ class Combined:
     def compared_values(self, column) -> np.ndarray:
         return column.values[:, self.compared]
 
+    def to_html(self, report_lines=None) -> str:
+        """``--format html``: the page, from the gathered per-query values."""
+        from ..output.frame import html
+        return html(self, report_lines)
+
 
 class _GatheredPreferences:
     """The printed pairs' per-query preferences, read as ``pair_blocks``

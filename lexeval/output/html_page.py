@@ -30,6 +30,7 @@ from importlib import resources
 import numpy as np
 
 from ..evaluation import Evaluation
+from ..preferences import pair_rows
 from ..stats.pairs import testable
 from .tables import summary_table
 
@@ -82,17 +83,24 @@ def page_data(evaluation: Evaluation, report_lines=None) -> dict:
         measures[column.name] = entry
     preferences = {}
     if evaluation.preferences is not None and len(runs) > 1:
-        all_pairs = evaluation.preferences.pair_array
+        # the printed pairs' (with a baseline, its pairs only): one machine has every pair's preferences,
+        # a cluster gathers the printed ones
+        known = evaluation.pairs
+        rows = pair_rows(len(runs), known) if hasattr(evaluation.preferences, "pair_array") else None
+        at = index[known[:, 0], known[:, 1]]
+        size = int(index.max(initial=-1)) + 1
         best = int(np.argmax(evaluation.run_preference_summary(evaluation.preference_names()[0])[0])) \
             if evaluation.preference_names() else 0
-        keep_all = len(all_pairs) * max(len(compared), 1) <= PREFERENCE_CELLS
-        kept = [i for i, (a, b) in enumerate(all_pairs.tolist()) if keep_all or best in (a, b)]
+        keep_all = size * max(len(compared), 1) <= PREFERENCE_CELLS
+        kept = [i for i, (a, b) in enumerate(known.tolist()) if keep_all or best in (a, b)]
         for name in evaluation.preference_names():
             values = evaluation.preferences.values[name]
-            entry = {"mean": _packed(values.mean(axis=1) if values.shape[1] else np.zeros(len(values))),
-                     "win": _counts((values > 0).sum(axis=1)), "loss": _counts((values < 0).sum(axis=1)),
-                     "tie": _counts((values == 0).sum(axis=1)),
-                     "per_query": {str(i): _packed(values[i]) for i in kept}}
+            values = values if rows is None else values[rows]
+            mean, win, loss, tie = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(3))
+            mean[at] = values.mean(axis=1) if values.shape[1] else 0.0
+            win[at], loss[at], tie[at] = (values > 0).sum(axis=1), (values < 0).sum(axis=1), (values == 0).sum(axis=1)
+            entry = {"mean": _packed(mean), "win": _counts(win), "loss": _counts(loss), "tie": _counts(tie),
+                     "per_query": {str(int(at[i])): _packed(values[i]) for i in kept}}
             entry.update(_tested(name, tests, pairs, index))
             preferences[name] = entry
     return {

@@ -297,6 +297,11 @@
       const a = Number(cell.dataset.a);
       const b = Number(cell.dataset.b);
       const facts = pairFacts(data, name, a, b);
+      if (!Number.isFinite(facts.mean)) {
+        showTip(`${runs[a]} vs ${runs[b]} on ${name}\nnot compared: with --baseline, each run is compared ` +
+          "with the baseline only", event);
+        return;
+      }
       const lines = [
         `${runs[a]} vs ${runs[b]} on ${name}`,
         `mean ${data.preferences[name] ? "preference" : "difference"}: ${fixed(facts.mean)}`,
@@ -405,8 +410,8 @@
     }
     const values = differences(data, a, b, name);
     if (values === null) {
-      caption.textContent = `The page keeps ${name}'s per-query values for the pairs of the best run only ` +
-        "(many runs): choose one of them.";
+      caption.textContent = `The page has no per-query values of ${name} for this pair: with --baseline it keeps ` +
+        "the baseline's pairs, and with many runs the best run's pairs only.";
       return;
     }
     const order = values.map((_, q) => q).sort((x, y) => values[y] - values[x]);
