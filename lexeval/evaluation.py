@@ -151,6 +151,17 @@ class Evaluation:
             raise KeyError(f"{name}: not tested (a count, one run, or --test none)")
         return self.tests.p[printed]
 
+    def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """LP's ties per recall level over the compared queries, as counts
+        (see :func:`lexeval.reports.ties.level_tie_counts`)."""
+        from .preferences import level_tie_counts
+        return level_tie_counts(self.comparison)
+
+    @property
+    def level(self) -> int:
+        """The relevance level (-l)."""
+        return self.rankings.level
+
     def summary_of(self, name: str) -> np.ndarray:
         """(R,) the 'all' values of a measure, by any accepted name."""
         return self.summary(self.column(name))

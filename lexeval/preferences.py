@@ -284,6 +284,19 @@ class Preferences:
                      {name for name in RPP_WEIGHTS if name.startswith("g") == graded} & wanted else None
                      for graded in (False, True)}
 
+    @classmethod
+    def gathered(cls, num_runs: int, num_queries: int, values: dict, levels: dict) -> Preferences:
+        """Preferences already computed elsewhere (a cluster's partitions):
+        every pair's ``values`` and ``levels`` (P, Q), read as the computed ones are."""
+        from types import SimpleNamespace
+        gathered = cls.__new__(cls)
+        gathered.rankings = SimpleNamespace(num_runs=num_runs, num_queries=num_queries)
+        gathered.names = [name for name in PREFERENCE_NAMES if name in values]
+        gathered.pairs = run_pairs(num_runs)
+        gathered.pair_array = np.array(gathered.pairs, dtype=np.int64).reshape(-1, 2)
+        gathered.__dict__["values"], gathered.__dict__["levels"] = values, levels
+        return gathered
+
     @property
     def block_size(self) -> int:
         """Pairs per block."""
@@ -420,3 +433,33 @@ def compute_preferences(r: Rankings, names: list[str]) -> Preferences:
 def rank_runs(scores: np.ndarray) -> np.ndarray:
     """(R,) 1 = best; runs with equal scores share the better rank."""
     return 1 + (scores[None, :] > scores[:, None]).sum(axis=1)
+
+
+def level_tie_counts(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
+    """Per recall level i (index i, from 0): the (query, pair) cases whose
+    i-th relevant positions are equal, and the cases (queries with at least
+    i relevant documents, times the pairs). Counts of disjoint query sets
+    add up (a cluster's partitions)."""
+    runs, queries = r.num_runs, r.num_queries
+    if runs < 2 or queries == 0:
+        return np.zeros(1), np.zeros(1)
+    m = r.num_rel_per_query                                       # (Q,)
+    # every (run, query, level <= m) with its position (0 = unretrieved)
+    segment_levels = m[r.segment_query]                           # (S,) levels per segment
+    owner = np.repeat(np.arange(r.num_segments), segment_levels)
+    level = np.arange(len(owner)) - np.repeat(np.concatenate(([0], np.cumsum(segment_levels)[:-1])),
+                                              segment_levels) + 1
+    retrieved = level <= r.num_rel_ret[owner]
+    position = np.zeros(len(owner), dtype=np.int64)
+    position[retrieved] = r.rel_rank[r.rel_starts[owner[retrieved]] + level[retrieved] - 1]
+    query = r.segment_query[owner]
+    # tied pairs per (query, level): sum over equal positions of C(count, 2)
+    width = int(r.lengths.max(initial=0)) + 1
+    deepest = int(m.max())
+    key = (query * (deepest + 1) + level) * width + position
+    values, counts = np.unique(key, return_counts=True)
+    group = values // width                                       # (query, level) of each value
+    tied = np.bincount(group, weights=counts * (counts - 1) / 2, minlength=queries * (deepest + 1))
+    tied = tied.reshape(queries, deepest + 1).sum(axis=0)
+    queries_reaching = np.cumsum(np.bincount(m, minlength=deepest + 1)[::-1])[::-1]   # (m >= i)
+    return tied, queries_reaching * (runs * (runs - 1) / 2)

@@ -232,8 +232,8 @@ def _partition_traced(k, split, files, names, measures):
 
 
 def test_cluster_errors_are_usage_errors(cluster):
-    result = run_cli(["--cluster", cluster.scheduler_address, "--report", "ties", CRAN_QRELS, *CRAN[:2]])
-    assert result.code == 2 and "--report with --cluster" in result.err
+    result = run_cli(["--cluster", cluster.scheduler_address, "--report", "degradation", CRAN_QRELS, *CRAN[:2]])
+    assert result.code == 2 and "--report degradation with --cluster" in result.err
     result = run_cli(["--cluster", "tcp://127.0.0.1:9", "-m", "map", CRAN_QRELS, CRAN[0]])
     assert result.code == 2 and "cannot reach the scheduler" in result.err
 
@@ -408,3 +408,24 @@ def test_the_html_page_is_one_machines(cluster):
         alone = run_cli(["--format", "html", *extra, CRAN_QRELS, *CRAN[:4]])
         assert alone.code == 0 and alone.out.startswith("<!DOCTYPE html>"), alone.err
         same_on_cluster(cluster.scheduler_address, ["--format", "html", *extra, CRAN_QRELS, *CRAN[:4]])
+
+
+@pytest.mark.parametrize("options", [
+    ["--report", "ties", "--report", "agreement", "--report", "discrimination"],
+    ["--report", "stability", "--trials", "40", "-m", "recip_rank", "-m", "LP", "-m", "map", "--format", "markdown"],
+    ["--report", "ties", "--report", "discrimination", "--test", "randomization", "--permutations", "200",
+     "-m", "LP", "-m", "rrLP", "-m", "RPP", "-m", "P.10", "--format", "html"],
+])
+def test_reports_print_the_same(cluster, options):
+    same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])
+
+
+def test_report_figures_are_the_same(cluster, tmp_path):
+    pytest.importorskip("matplotlib")
+    args = ["--report", "ties", "-m", "LP", CRAN_QRELS, *CRAN[:3]]
+    alone = run_cli([*args, "--plot", tmp_path / "alone"])
+    sharded = run_cli(["--cluster", cluster.scheduler_address, *args, "--plot", tmp_path / "sharded"])
+    assert alone.code == sharded.code == 0, sharded.err
+    assert sharded.out == alone.out
+    drawn = [sorted(path.name for path in (tmp_path / name).iterdir()) for name in ("alone", "sharded")]
+    assert drawn[0] == drawn[1] and drawn[0]

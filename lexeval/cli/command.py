@@ -183,7 +183,8 @@ def run(call: Call) -> None:
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
                               # the page shows per-query differences: a cluster brings them back for it
-                              per_query=(call.printing.per_query and not call.printing.output_dir) or
+                              per_query="reports" if client is not None and reports.names else
+                              (call.printing.per_query and not call.printing.output_dir) or
                               call.printing.format == "html",
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]

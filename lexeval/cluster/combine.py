@@ -72,6 +72,17 @@ class Combined:
     def compared_values(self, column) -> np.ndarray:
         return column.values[:, self.compared]
 
+    level: int = 1                                     # -l
+    tie_counts: tuple | None = None                    # with the reports: LP's ties per level, as counts
+
+    def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.tie_counts
+
+    def run_preference_scores(self, name: str) -> np.ndarray:
+        """(R, compared queries) each run's mean preference against the others (the reports')."""
+        from ..stats.totals import run_scores_of
+        return run_scores_of(self.preferences)[name]
+
     def to_html(self, report_lines=None) -> str:
         """``--format html``: the page, from the gathered per-query values."""
         from ..output.frame import html
@@ -126,6 +137,7 @@ def combine(results: list[PartitionResult], files, names, options: dict, per_que
         combined.pair_summary, combined.tests, combined.metric_pairs = \
             conclude(totals, plan, significance, aggregate, bool(options.get("pair_metrics")))
     combined.parts = sorted(r.part for r in results if r.part)
+    combined.level = int(options.get("level", 1))
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
         _put_back(combined, results)
     _notes(results, everything, names, verbose, warn, bool(options.get("complete")))
@@ -146,10 +158,21 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
         else:
             columns.append(column)
     combined.columns = columns
-    if combined.names:
+    if combined.names and "all_preferences" in results[0].per_query:     # the reports': every pair
+        from ..preferences import Preferences
+        every = {key: {name: np.concatenate([r.per_query[key][name] for r in results], axis=1)
+                       for name in results[0].per_query[key]} for key in ("all_preferences", "levels")}
+        combined.preferences = Preferences.gathered(len(combined.run_names), int(combined.compared.sum()),
+                                                    every["all_preferences"], every["levels"])
+    elif combined.names:
         values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
                   for name in combined.names}
         combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
+    if "level_ties" in results[0].per_query:            # LP's ties per level: counts that add up
+        counts = [r.per_query["level_ties"] for r in results]
+        deepest = max(len(tied) for tied, _ in counts)
+        combined.tie_counts = tuple(sum(np.pad(part[i], (0, deepest - len(part[i]))) for part in counts)
+                                    for i in (0, 1))
 
 
 def _notes(results, everything, names, verbose: bool, warn, complete: bool = False) -> None:

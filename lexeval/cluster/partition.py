@@ -34,9 +34,10 @@ class PartitionResult:
 
 
 def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
-                        per_query: bool, writing: tuple | None = None):
+                        per_query: bool | str, writing: tuple | None = None):
     """Evaluate partition k: its bucket of every piece, written to local
-    files in file order and read by the one-machine code."""
+    files in file order and read by the one-machine code. ``per_query``:
+    bring back -q's values, or with "reports" what the reports need too."""
     from ..evaluation import evaluate
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
@@ -86,7 +87,8 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
                                [_first_unknown(path, origin, [q for q in run.unknown_qids if q != NO_LINES][:1])
                                 for path, origin, run in zip(local[1:], maps[1:], parsed)],
                                [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
-                               [run.format for run in parsed], _per_query_values(evaluation) if per_query else None,
+                               [run.format for run in parsed],
+                               _per_query_values(evaluation, per_query == "reports") if per_query else None,
                                part), summed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -171,10 +173,11 @@ def _last_line(maps_of_file) -> tuple[int, int]:
     return -1, -1
 
 
-def _per_query_values(evaluation) -> dict:
+def _per_query_values(evaluation, reports: bool = False) -> dict:
     """Everything ``-q`` prints, per query: every column's values (R, Q),
     included (R, Q), compared (Q,), and the printed pairs' preferences
-    (P, compared Q)."""
+    (P, compared Q); for the reports, every pair's preferences and deciding
+    levels, and LP's ties per recall level as counts (they add up)."""
     out = {"qids": list(evaluation.qids),
            "columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
            "included": evaluation.included, "compared": evaluation.compared, "preferences": {}}
@@ -186,4 +189,9 @@ def _per_query_values(evaluation) -> dict:
             for name, block in values.items():
                 parts.setdefault(name, []).append(block)
         out["preferences"] = {name: np.concatenate(blocks) for name, blocks in parts.items()}
+        if reports:
+            from ..preferences import level_tie_counts
+            out["all_preferences"] = dict(evaluation.preferences.values)
+            out["levels"] = dict(evaluation.preferences.levels)
+            out["level_ties"] = level_tie_counts(evaluation.comparison)
     return out

@@ -48,7 +48,7 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
     ``progress(label, done, total)`` follows the sampling loops."""
     if not evaluation.compared.any():
         raise UsageError(f"--report compares runs on the queries with a relevant document (grade >= "
-                         f"{evaluation.rankings.level}), and there is none here: nothing to compare")
+                         f"{evaluation.level}), and there is none here: nothing to compare")
     if "degradation" in names:
         grouped = [req.measure.name for req in evaluation.requests if req.measure.judgements != "qrels"]
         if grouped:
