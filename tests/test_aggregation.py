@@ -113,7 +113,7 @@ def test_pool_policy_keeps_the_labels_most_runs_retrieve(tmp_path):
             write(tmp_path / "r3", "1 Q0 x 1 3 t\n1 Q0 a 2 2 t\n")]
     ev = evaluate(str(qrels), [str(r) for r in runs], ["LP"], keep_rows=True, warn=lambda text: None)
     for seed in range(5):
-        kept = degraded(ev.comparison, ev.rankings.qrels, 1 / 3, np.random.default_rng(seed), "pool")
+        kept = degraded(ev.comparison, ev.rankings.qrels, 1 / 3, seed, 0, "pool")
         assert kept.num_rel_per_query.tolist() == [1]
         assert kept.rel_rank.tolist() == [1, 1, 2]          # a, in each run
     result = run_cli(["--report", "degradation", "--label-policy", "pool", "--fractions", "0.4", "--samples", "3",

@@ -232,8 +232,6 @@ def _partition_traced(k, split, files, names, measures):
 
 
 def test_cluster_errors_are_usage_errors(cluster):
-    result = run_cli(["--cluster", cluster.scheduler_address, "--report", "degradation", CRAN_QRELS, *CRAN[:2]])
-    assert result.code == 2 and "--report degradation with --cluster" in result.err
     result = run_cli(["--cluster", "tcp://127.0.0.1:9", "-m", "map", CRAN_QRELS, CRAN[0]])
     assert result.code == 2 and "cannot reach the scheduler" in result.err
 
@@ -415,6 +413,8 @@ def test_the_html_page_is_one_machines(cluster):
     ["--report", "stability", "--trials", "40", "-m", "recip_rank", "-m", "LP", "-m", "map", "--format", "markdown"],
     ["--report", "ties", "--report", "discrimination", "--test", "randomization", "--permutations", "200",
      "-m", "LP", "-m", "rrLP", "-m", "RPP", "-m", "P.10", "--format", "html"],
+    ["--report", "degradation", "--samples", "3", "--fractions", "1,0.5,0.2"],          # label draws keyed per label
+    ["--report", "degradation", "--label-policy", "pool", "--samples", "2", "-m", "map", "-m", "LP"],
 ])
 def test_reports_print_the_same(cluster, options):
     same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])

@@ -128,7 +128,7 @@ def test_degradation_is_reproducible_and_full_labels_change_nothing():
     assert first[("degradation", "LP_agreement_mean", "1")] == 100.0
     assert first[("degradation", "LP_ties_sd", "1")] == 0.0
     assert first[("degradation", "map_agreement_mean", "0.5")] < 100.0
-    other, _ = report("degradation", extra=("--fractions", "0.5", "--samples", "3", "--seed", "12"))
+    other, _ = report("degradation", extra=("--fractions", "0.5", "--samples", "3", "--seed", "13"))
     assert other[("degradation", "map_agreement_mean", "0.5")] != first[("degradation", "map_agreement_mean", "0.5")]
 
 
@@ -136,7 +136,7 @@ def test_degraded_rankings_keep_at_least_one_label(evaluation):
     from lexeval import load
     from lexeval.reports.degradation import degraded
     rankings = load(str(QRELS), [str(r) for r in RUNS], keep_rows=True)
-    thin = degraded(rankings, rankings.qrels, 0.01, np.random.default_rng(0))
+    thin = degraded(rankings, rankings.qrels, 0.01, 0, 0)
     assert (thin.num_rel_per_query == 1).all()
     assert (thin.codes >= 1).sum() < (rankings.codes >= 1).sum()
 

@@ -168,6 +168,15 @@ def run(call: Call) -> None:
     timings = Timings() if call.printing.timings else None
     bar, stop = progress_reporter()
     client = None
+    report_options = None
+    if reports.names:
+        from ..reports import ReportOptions
+        reference = ("Z" if reading.zscores else "") + output_names(reports.reference)[0]
+        report_options = ReportOptions(reference=reference, trials=reports.trials,
+                                       fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
+                                       alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
+                                       permutations=tests.permutations, correction=tests.correction,
+                                       label_policy=reports.label_policy)
     try:
         if reading.cluster:
             from ..cluster import connect
@@ -183,7 +192,9 @@ def run(call: Call) -> None:
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
                               # the page shows per-query differences: a cluster brings them back for it
-                              per_query="reports" if client is not None and reports.names else
+                              # the reports' matrices (and the degradation's counts, made where the rankings are)
+                              per_query=("reports", report_options if "degradation" in reports.names else None)
+                              if client is not None and reports.names else
                               (call.printing.per_query and not call.printing.output_dir) or
                               call.printing.format == "html",
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
@@ -191,13 +202,7 @@ def run(call: Call) -> None:
         failures = evaluation.gate_failures(gate_names, call.gate.margin) if gate_names else []
         report_lines = []
         if reports.names:
-            from ..reports import ReportOptions, run_reports
-            reference = ("Z" if reading.zscores else "") + output_names(reports.reference)[0]
-            report_options = ReportOptions(reference=reference, trials=reports.trials,
-                                           fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
-                                           alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
-                                           permutations=tests.permutations, correction=tests.correction,
-                                           label_policy=reports.label_policy)
+            from ..reports import run_reports
             with timed(timings, "reports"):
                 report_lines = run_reports(evaluation, list(reports.names), report_options, bar)
     finally:

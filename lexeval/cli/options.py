@@ -248,10 +248,6 @@ def check(call: Call) -> None:
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
-    if call.reading.cluster and "degradation" in reports.names:
-        raise UsageError("--report degradation with --cluster: it removes relevance labels and evaluates the "
-                         "rankings again, which the workers hold; run it on one machine (the other reports run "
-                         "on a cluster)")
     if printing.output_dir and not printing.per_query:
         raise UsageError("--output DIR holds the per-query lines: add -q")
     if printing.output_dir and reports.names:

@@ -74,6 +74,7 @@ class Combined:
 
     level: int = 1                                     # -l
     tie_counts: tuple | None = None                    # with the reports: LP's ties per level, as counts
+    degradation_totals: dict | None = None             # with the degradation report: its counts, added
 
     def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tie_counts
@@ -168,6 +169,9 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
         values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
                   for name in combined.names}
         combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
+    counted = [r.per_query["degradation"] for r in results if "degradation" in r.per_query]
+    if counted:                                          # the degradation's counts, partition by partition
+        combined.degradation_totals = {name: sum(part[name] for part in counted) for name in counted[0]}
     if "level_ties" in results[0].per_query:            # LP's ties per level: counts that add up
         counts = [r.per_query["level_ties"] for r in results]
         deepest = max(len(tied) for tied, _ in counts)

@@ -88,7 +88,7 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
                                 for path, origin, run in zip(local[1:], maps[1:], parsed)],
                                [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
                                [run.format for run in parsed],
-                               _per_query_values(evaluation, per_query == "reports") if per_query else None,
+                               _per_query_values(evaluation, per_query) if per_query else None,
                                part), summed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -173,11 +173,13 @@ def _last_line(maps_of_file) -> tuple[int, int]:
     return -1, -1
 
 
-def _per_query_values(evaluation, reports: bool = False) -> dict:
+def _per_query_values(evaluation, per_query=True) -> dict:
     """Everything ``-q`` prints, per query: every column's values (R, Q),
     included (R, Q), compared (Q,), and the printed pairs' preferences
-    (P, compared Q); for the reports, every pair's preferences and deciding
-    levels, and LP's ties per recall level as counts (they add up)."""
+    (P, compared Q); for the reports (``per_query`` ("reports", options)),
+    every pair's preferences and deciding levels, LP's ties per recall level
+    as counts, and with the degradation's options its counts (all add up)."""
+    reports = isinstance(per_query, tuple)
     out = {"qids": list(evaluation.qids),
            "columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
            "included": evaluation.included, "compared": evaluation.compared, "preferences": {}}
@@ -194,4 +196,7 @@ def _per_query_values(evaluation, reports: bool = False) -> dict:
             out["all_preferences"] = dict(evaluation.preferences.values)
             out["levels"] = dict(evaluation.preferences.levels)
             out["level_ties"] = level_tie_counts(evaluation.comparison)
+    if reports and per_query[1] is not None and evaluation.compared.any():
+        from ..reports.degradation import degradation_counts
+        out["degradation"] = degradation_counts(evaluation, per_query[1])
     return out

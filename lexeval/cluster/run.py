@@ -31,8 +31,6 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
         raise UsageError("--cluster reads files or URLs (not tables in memory)")
     check_sources(Source(qrels, kind="qrels"), sources)         # one machine's checks: each file once, each name once
-    if options.get("keep_rows"):
-        raise UsageError("--cluster does not take keep_rows (the degradation report's): run it on one machine")
     standard_input = None              # read here, handed to the workers in pieces
     if "-" in (os.fspath(qrels), *(source.path for source in sources)):
         standard_input = _read_standard_input()

@@ -50,7 +50,7 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
         raise UsageError(f"--report compares runs on the queries with a relevant document (grade >= "
                          f"{evaluation.level}), and there is none here: nothing to compare")
     if "degradation" in names:
-        grouped = [req.measure.name for req in evaluation.requests if req.measure.judgements != "qrels"]
+        grouped = [column.measure.name for column in evaluation.columns if column.measure.judgements != "qrels"]
         if grouped:
             raise UsageError(f"--report degradation removes relevance labels from a qrels, and {grouped[0]} reads "
                              "trec_eval's grouped judgements (-R), which it cannot thin: ask for measures of "
@@ -68,6 +68,6 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
             lines += stability(evaluation, data, options,
                                progress and (lambda done, total: progress("stability", done, total)))
         elif name == "degradation":
-            lines += degradation(evaluation, data, options,
+            lines += degradation(evaluation, options,
                                  progress and (lambda done, total: progress("degradation", done, total)))
     return lines
