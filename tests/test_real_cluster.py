@@ -92,11 +92,13 @@ class Cluster:
         for process in reversed(self.processes):
             if process.poll() is None:
                 process.terminate()
+        deadline = time.monotonic() + 5
         for process in self.processes:
             try:
-                process.wait(timeout=20)
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait(timeout=10)
 
 
 @pytest.fixture
