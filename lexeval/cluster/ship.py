@@ -13,14 +13,11 @@ from __future__ import annotations
 import os
 import tempfile
 import zipfile
-from importlib import resources
 
 from ..errors import UsageError
 
 #: What a worker needs besides Dask (and what the probe imports to see it).
 NEEDED = ("numpy", "scipy", "pyarrow")
-#: The files that make up the package (its code, and the HTML page's assets).
-SHIPPED = (".py", ".html", ".css", ".js")
 
 
 def _probe(check: bool = True) -> dict:
@@ -46,9 +43,10 @@ def _probe(check: bool = True) -> dict:
                     pending.append((f"{prefix}{item.name}/", item))
             elif item.name.endswith((".py", ".html", ".css", ".js")):
                 found.append((f"{prefix}{item.name}", item))
-    for name, item in sorted(found, key=lambda pair: pair[0]):
-        digest.update(name.encode() + b"\0" + item.read_bytes() + b"\0")
-    return {"digest": digest.hexdigest()}
+    files = sorted(((name, item.read_bytes()) for name, item in found), key=lambda pair: pair[0])
+    for name, data in files:
+        digest.update(name.encode() + b"\0" + data + b"\0")
+    return {"digest": digest.hexdigest(), **({"files": files} if not check else {})}
 
 
 def package_digest() -> str:
@@ -73,21 +71,14 @@ def _by_value(function):
                               function.__defaults__)
 
 
-def _archive(folder: str, digest: str) -> str:
-    """The package as a zip in ``folder`` (lexeval/... inside), named by its digest."""
-    root = resources.files("lexeval")
-    path = os.path.join(folder, f"lexeval-{digest[:16]}.zip")
+def _archive(folder: str) -> tuple[str, str]:
+    """(the package as a zip in ``folder``, lexeval/... inside, named by its digest; the digest)."""
+    package = _probe(check=False)
+    path = os.path.join(folder, f"lexeval-{package['digest'][:16]}.zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        pending = [("lexeval/", root)]
-        while pending:
-            prefix, directory = pending.pop()
-            for item in directory.iterdir():
-                if item.is_dir():
-                    if item.name != "__pycache__":
-                        pending.append((f"{prefix}{item.name}/", item))
-                elif item.name.endswith(SHIPPED):
-                    archive.writestr(f"{prefix}{item.name}", item.read_bytes())
-    return path
+        for name, data in package["files"]:
+            archive.writestr(f"lexeval/{name}", data)
+    return path, package["digest"]
 
 
 def ship(client) -> bool:
@@ -100,7 +91,7 @@ def ship(client) -> bool:
     from distributed.diagnostics.plugin import UploadFile
     client.run(_by_value(_forget_lexeval))
     with tempfile.TemporaryDirectory(prefix="lexeval-ship-") as folder:
-        plugin = UploadFile(_archive(folder, digest))
+        plugin = UploadFile(_archive(folder)[0])
         if hasattr(client, "register_plugin"):
             client.register_plugin(plugin, name="lexeval-code")
         else:                                                  # distributed before 2023.9.2
