@@ -17,13 +17,16 @@ and compare every pair of runs with lexiprecision and lexirecall.
 \b
 QRELS  judgements: qid iter docno grade
 RUN    results:    qid iter docno rank score [tag], or MS MARCO's qid docid rank
-       (one or more; '-' = stdin, .gz ok; identifiers compared byte for byte)
+       (one or more; '-' = stdin; gzip, bzip2, xz, zstd and Parquet read as
+       such; NAME=PATH names a run; identifiers compared byte for byte)
 
 \b
 Examples:
   lexeval qrels.txt run.txt                 trec_eval's default measures
   lexeval -q -m map -m P.5,10 qrels run     per-query lines, chosen measures
-  lexeval -m nDCG@10 -m RR@10 qrels run     ir_measures' names work too
+  lexeval -m nDCG@10 -m RR@10 qrels run     ir_measures' names work too (ranx's, pref_eval's)
+  lexeval qrels bm25=<(zcat bm25.gz) dense  a run named on the command line
+  lexeval --format html qrels runs/* > page.html   one page of the whole evaluation
   lexeval -m all_trec qrels run             every trec_eval measure
   lexeval qrels bm25 dense                  both runs, plus LP/rrLP/LR per pair
   lexeval --format table qrels runs/*       a table for people
