@@ -165,3 +165,26 @@ def test_chromium_renders_the_page(tmp_path):
     # the matrix draws significant wins in its dark green: some pixels are that colour
     rgb = pixels[..., :3].reshape(-1, 3)
     assert ((np.abs(rgb - [0x1a, 0x7f, 0x37]).sum(axis=1)) < 30).sum() > 500
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_identifiers_of_every_shape_render(tmp_path):
+    """Bytes that are not UTF-8 (held as lone surrogates) once crashed
+    Chromium in the page's text: they show as \\xNN, as in lexeval's
+    messages; HTML's own characters stay text."""
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"q<1> 0 d&1 1\nq<1> 0 d2 0\n\xff\xfe 0 d3 1\n")
+    odd = tmp_path / 'run<b>&"x'
+    odd.write_bytes(b"q<1> Q0 d&1 1 2 t<a>\nq<1> Q0 d2 2 1 t<a>\n\xff\xfe Q0 d3 1 1 \xe9\n")
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"q<1> Q0 d2 1 2 u\nq<1> Q0 d&1 2 1 u\n\xff\xfe Q0 zz 1 1 u\n")
+    page = tmp_path / "page.html"
+    result = run_cli(["--format", "html", qrels, odd, plain])
+    assert result.code == 0, result.err
+    page.write_text(result.out, encoding="utf-8")
+    data = page_data(result.out)
+    assert data["queries"] == ["q<1>", "\\xff\\xfe"] and data["runs"][0] == 'run<b>&"x'
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and 'data-ready="true"' in done.stdout
+    assert "run&lt;b&gt;&amp;\"x" in done.stdout and "data-errors" not in done.stdout

@@ -103,7 +103,7 @@ def page_data(evaluation: Evaluation, report_lines=None) -> dict:
                      "per_query": {str(int(at[i])): _packed(values[i]) for i in kept}}
             entry.update(_tested(name, tests, pairs, index))
             preferences[name] = entry
-    return {
+    return _displayable({
         "version": _version(),
         "runs": runs,
         "queries": compared,
@@ -117,7 +117,20 @@ def page_data(evaluation: Evaluation, report_lines=None) -> dict:
         "ci": bool(options.ci) and tests is not None,
         "confidence": options.confidence,
         "reports": _reports(report_lines or []),
-    }
+    })
+
+
+def _displayable(value):
+    """``value`` with every string valid Unicode: identifiers that are not
+    UTF-8 (held as lone surrogates) show their bytes as \\xNN, as lexeval's
+    messages do (a browser may not survive lone surrogates in its text)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_displayable(key): _displayable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_displayable(item) for item in value]
+    return value
 
 
 def _tested(name: str, tests, pairs: list, index: np.ndarray) -> dict:
