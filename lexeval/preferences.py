@@ -118,26 +118,28 @@ def _tied_positions(cls: np.ndarray) -> np.ndarray:
 
 
 class RangeMinimum:
-    """Sparse table over the rows of a matrix: min of row[a:b] in O(1)."""
+    """Sparse table over the rows of a matrix: min of row[a:b] in O(1).
+
+    The levels (min over 1, 2, 4 ... columns from each column) are stacked
+    in one (levels, rows, columns) array, so that a query of any span is one
+    gather (a level's last columns, never read, are padded)."""
 
     def __init__(self, rows: np.ndarray):
-        self.levels = [rows]
+        levels = [rows]
         width = 1
         while 2 * width <= rows.shape[1]:
-            previous = self.levels[-1]
-            self.levels.append(np.minimum(previous[:, :-width], previous[:, width:]))
+            previous = levels[-1]
+            levels.append(np.minimum(previous[:, :-width], previous[:, width:]))
             width *= 2
+        self.levels = levels
+        self.stacked = np.zeros((len(levels),) + rows.shape, dtype=rows.dtype)
+        for k, level in enumerate(levels):
+            self.stacked[k, :, :level.shape[1]] = level
 
     def query(self, row: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
         """min(rows[row, start:stop]) elementwise; requires start < stop."""
         power = np.frexp((stop - start).astype(np.float64))[1] - 1     # floor(log2(span))
-        out = np.empty(len(row), dtype=self.levels[0].dtype)
-        for k in np.unique(power):
-            chosen = power == k
-            table = self.levels[k]
-            a, b = start[chosen], stop[chosen] - (1 << int(k))
-            out[chosen] = np.minimum(table[row[chosen], a], table[row[chosen], b])
-        return out
+        return np.minimum(self.stacked[power, row, start], self.stacked[power, row, stop - (1 << power)])
 
 
 def run_pairs(num_runs: int) -> list[tuple[int, int]]:
