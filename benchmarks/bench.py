@@ -24,8 +24,9 @@ reference measured in the same run:
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
   msmarco (6,980 queries x 20 runs x 100, about one relevant per query),
   recsys (100,000 users x 10 runs x 100): the default call;
-- cluster: recsys's default call with --cluster local (Dask workers on this
-  machine's cores) beside the one-process call, with each worker's peak;
+- cluster20k, cluster: the default call with --cluster local (Dask workers
+  on this machine's cores) on 20,000 users x 10 runs x 100 and on recsys,
+  beside the one-process call, with each worker's peak;
 - q5000 (one 211 MB run of 5,000 queries x 1,000 with a 153 MB qrels) and
   deep (one 2.2 GB run: 5,000 queries x 10,000): the default call, peak
   memory beside the largest run file;
@@ -60,6 +61,7 @@ SHAPES = {   # name: gen_trec.py arguments
     "many300": ["--queries", "50", "--runs", "300", "--depth", "100"],
     "many1000": ["--queries", "50", "--runs", "1000", "--depth", "100"],
     "msmarco": ["--queries", "6980", "--runs", "20", "--depth", "100", "--rel-mean", "1.1", "--judged-mean", "1.1"],
+    "recsys20k": ["--queries", "20000", "--runs", "10", "--depth", "100", "--rel-mean", "8", "--judged-mean", "8"],
     "recsys": ["--queries", "100000", "--runs", "10", "--depth", "100", "--rel-mean", "8", "--judged-mean", "8"],
     "q5000": ["--queries", "5000", "--runs", "1", "--depth", "1000"],
     "deep": ["--queries", "5000", "--runs", "1", "--depth", "10000"],
@@ -320,13 +322,13 @@ def growth(repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
-                                                  "cluster q5000 deep docno growth (default: all)")
+                                                  "cluster20k cluster q5000 deep docno growth (default: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
     chosen = options.shapes or ["startup", "robust04", "html", "blank", "many300", "many1000", "msmarco", "recsys",
-                                "cluster", "q5000", "deep", "docno", "growth"]
+                                "cluster20k", "cluster", "q5000", "deep", "docno", "growth"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
@@ -340,6 +342,7 @@ def main() -> None:
         "many1000": lambda: default_call("many1000", "1,000 runs x 50 queries x 100 (499,500 pairs)", repeat),
         "msmarco": lambda: default_call("msmarco", "MS MARCO dev-sized: 6,980 queries x 20 runs x 100", repeat),
         "recsys": lambda: default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
+        "cluster20k": lambda: cluster("recsys20k", "recommender-sized: 20,000 users x 10 runs x 100", repeat),
         "cluster": lambda: cluster("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
         "q5000": lambda: big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", repeat),
         "deep": lambda: big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", repeat),
