@@ -30,7 +30,7 @@ DLHARD = SHARED / "data" / "real" / "dlhard-doc"
 @pytest.fixture(scope="module")
 def cluster():
     """Two worker processes, one thread each: partitions really travel."""
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                                      silence_logs=40)
     yield local
     local.close()
@@ -149,8 +149,8 @@ def test_a_generated_20000_query_collection_prints_the_same_from_text_gzip_and_p
 def test_fsspec_memory_filesystem(tmp_path):
     """memory:// lives in one process: a cluster of threads shares it."""
     import fsspec
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
-                                     silence_logs=40)
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address="127.0.0.1:0", silence_logs=40)
     try:
         memory = fsspec.filesystem("memory")
         for path in [CRAN_QRELS, *CRAN[:3]]:

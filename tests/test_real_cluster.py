@@ -176,3 +176,44 @@ def test_a_scheduler_without_workers_is_an_error_not_a_wait(real_cluster):
     assert time.monotonic() - started < 60
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "lexeval: error: --cluster: the scheduler has no worker\n"
+
+
+def test_cluster_local_as_typed_leaves_port_8787_alone():
+    """``--cluster local`` starts its own workers on this machine: the same
+    output as one process, nothing from Dask on stderr, and the scheduler's
+    web server does not take (or complain about) 8787, a port a user's own
+    Dask dashboard may hold. Held here while the call runs, where free."""
+    import socket
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    except OSError:                                   # already held: the case to test anyway
+        holder.close()
+        holder = None
+    try:
+        args = ["-m", "official", "-m", "LP", QRELS, *RUNS[:2]]
+        alone = lexeval(*args)
+        sharded = lexeval("--cluster", "local", *args)
+    finally:
+        if holder is not None:
+            holder.close()
+    assert sharded.returncode == alone.returncode == 0, sharded.stderr
+    assert sharded.stdout == alone.stdout
+    assert sharded.stderr == alone.stderr
+
+
+def test_cluster_local_serves_on_a_free_local_port():
+    """The scheduler ``--cluster local`` starts serves its web pages on a
+    port of 127.0.0.1 the system picks, never on 8787 (Dask's default)."""
+    from lexeval.cluster.client import connect
+    client = connect("local")
+    try:
+        port = client.scheduler_info()["services"]["dashboard"]
+        assert port != 8787
+        server = client.cluster.scheduler.http_server
+        hosts = {sock.getsockname()[0] for sock in server._sockets.values()}
+        assert hosts == {"127.0.0.1"}
+    finally:
+        client.close()
+        client.cluster.close()

@@ -39,8 +39,9 @@ def connect(address: str):
     quiet_dask()
     if address == "local":
         workers = max(2, min(os.cpu_count() or 2, 8))
+        # the scheduler's web server on a free local port: never 8787, which a user's own cluster may hold
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=_SILENT)
+                               dashboard_address="127.0.0.1:0", silence_logs=_SILENT)
         return Client(cluster)
     host_port = address.split("://", 1)[-1]
     try:
