@@ -298,13 +298,19 @@ def test_output_needs_per_query_lines(tmp_path):
     assert result.code == 2 and "add -q" in result.err
 
 
-LINE = st.tuples(st.sampled_from(["q1", "q1", "q2", "a" * 23, "a" * 24, "a" * 40, "b" * 30, "\u00e9t\u00e9", "#c", ""]),
+# qids that differ only in the 8th, 9th, 15th or 16th byte: the split compares each line's first 16 bytes
+# as two 8-byte words
+EDGE_QIDS = ["1234567x", "1234567y", "12345678x", "12345678y", "abcdefghijklmnX", "abcdefghijklmnY",
+             "abcdefghijklmnoX", "abcdefghijklmnoY"]
+LINE = st.tuples(st.sampled_from(["q1", "q1", "q2", "a" * 23, "a" * 24, "a" * 40, "b" * 30, "\u00e9t\u00e9", "#c", "",
+                                  *EDGE_QIDS]),
                  st.sampled_from(["", " ", "\t", "  "]), st.sampled_from(["\n", "\r\n"]))
 
 
 @settings(max_examples=200, deadline=None)
 @given(st_lines=st.lists(LINE, min_size=1, max_size=60),
-       bounds=st.lists(st.sampled_from([b"a", b"a" * 24, b"b", b"q1", b"q2", b"z", b"\xc3"]), max_size=3)
+       bounds=st.lists(st.sampled_from([b"a", b"a" * 24, b"b", b"q1", b"q2", b"z", b"\xc3", b"12345678y",
+                                         b"1234567y", b"abcdefghijklmnY", b"abcdefghijklmnoY"]), max_size=3)
        .map(lambda cut: sorted(set(cut))))
 def test_split_sends_each_line_to_its_qids_range(st_lines, bounds):
     """Every non-blank line lands, once and in file order, in the bucket of
@@ -323,6 +329,21 @@ def test_split_sends_each_line_to_its_qids_range(st_lines, bounds):
         numbers = [first + i for first, count in segments[k].tolist() for i in range(count)]
         got = buckets[k].decode().splitlines(keepends=True)
         assert list(zip(numbers, got)) == want[k]
+
+
+@pytest.mark.parametrize("low, high", [("1234567x", "1234567y"), ("12345678x", "12345678y"),
+                                       ("abcdefghijklmnX", "abcdefghijklmnY"),
+                                       ("abcdefghijklmnoX", "abcdefghijklmnoY")])
+def test_split_tells_apart_qids_that_differ_in_one_late_byte(low, high):
+    """Adjacent lines whose qids differ only in their 8th, 9th, 15th or 16th
+    byte are two runs of lines, each in its own range's bucket."""
+    from lexeval.cluster.pieces import Piece, split_piece
+    text = f"{low} Q0 d 1 1.0 t\n{high} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n"
+    buckets, segments, lines, _ = split_piece(Piece("x", 0, block=text.encode()), [high.encode()])
+    assert lines == 3
+    assert buckets[0] == f"{low} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n".encode()
+    assert buckets[1] == f"{high} Q0 d 1 1.0 t\n".encode()
+    assert segments[0].tolist() == [[1, 1], [3, 1]] and segments[1].tolist() == [[2, 1]]
 
 
 def test_the_library_call_takes_a_client(cluster):

@@ -183,7 +183,7 @@ def split_piece(piece: Piece, bounds: list[bytes]):
     (first line number in the piece, 1-based, and count); ``lines`` is how
     many lines the piece has. Lines are taken in runs of one qid (most runs
     and qrels keep a query's lines together), so a qid is placed once per
-    run of lines, not per line."""
+    run of lines, not per line; segments are as few as the file's order allows."""
     from bisect import bisect_right
     buf, starts, ends, firsts, stops, qids, lines = _runs_of_one_qid(piece)
     partitions = len(bounds) + 1
@@ -195,6 +195,10 @@ def split_piece(piece: Piece, bounds: list[bytes]):
     for k in range(partitions):
         chosen = order[cuts[k]:cuts[k + 1]]
         first, stop = firsts[chosen], stops[chosen]
+        # runs that follow one another in the file are one slice (a file sorted by qid: one per bucket)
+        if len(first):
+            opens = np.flatnonzero(np.concatenate(([True], first[1:] != stop[:-1])))
+            first, stop = first[opens], stop[np.append(opens[1:], len(stop)) - 1]
         buckets.append(b"".join(view[a:b] for a, b in zip(starts[first].tolist(), (ends[stop - 1] + 1).tolist())))
         segments.append(np.stack([first + 1, stop - first], axis=1).astype(np.int64))
     return buckets, segments, lines, piece
@@ -203,13 +207,25 @@ def split_piece(piece: Piece, bounds: list[bytes]):
 _WINDOW = 16
 
 
+#: row n: two 8-byte words whose first n bytes (in memory order) are 0xFF, the rest 0
+_PREFIX_MASKS = np.where(np.arange(_WINDOW) < np.arange(_WINDOW + 1)[:, None], 255, 0).astype(np.uint8).view(np.uint64)
+
+
+def _first_bytes(buf: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(lines, 16) uint8: the 16 bytes from each line's start, the buffer's
+    last byte repeated past its end. Rows of a sliding-window view, copied
+    16 bytes at a time: a (lines, 16) index array cost 13 times as much."""
+    padded = np.concatenate((buf, np.full(_WINDOW, buf[-1], dtype=np.uint8)))
+    return np.lib.stride_tricks.sliding_window_view(padded, _WINDOW)[starts]
+
+
 def _qid_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     """Per line: where its first field (the qid) starts and ends (equal for
     a blank line), and whether it is the same qid as the line before. Most
     lines start with a qid shorter than 16 bytes: those are read from a
     window of each line's first bytes; the others one by one."""
     count = len(starts)
-    window = buf[np.minimum(starts[:, None] + np.arange(_WINDOW, dtype=np.int32), len(buf) - 1)]   # (lines, 16)
+    window = _first_bytes(buf, starts)                                                  # (lines, 16)
     space = (window == 32) | ((window >= 9) & (window <= 13))
     length = np.argmax(space, axis=1)
     plain = ~space[:, 0] & space.any(axis=1)                  # starts with a qid that ends in the window
@@ -224,8 +240,9 @@ def _qid_spans(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
         offset = text.index(fields[0])
         qid_start[line] = starts[line] + offset
         qid_end[line] = qid_start[line] + len(fields[0])
-    inside = np.arange(_WINDOW) < length[:, None]
+    # the same qid: equal lengths and equal first ``length`` bytes, compared as two 8-byte words under a mask
+    words = window.view(np.uint64)                                              # (lines, 2)
+    differ = (words[1:] ^ words[:-1]) & _PREFIX_MASKS[length[1:]]
     same = np.zeros(count, dtype=bool)
-    same[1:] = plain[1:] & plain[:-1] & (length[1:] == length[:-1]) & \
-        ((window[1:] == window[:-1]) | ~inside[1:]).all(axis=1)
+    same[1:] = plain[1:] & plain[:-1] & (length[1:] == length[:-1]) & (differ == 0).all(axis=1)
     return qid_start, qid_end, same
