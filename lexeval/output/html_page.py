@@ -140,12 +140,14 @@ def _tested(name: str, tests, pairs: list, index: np.ndarray) -> dict:
         return {}
     size = int(index.max(initial=-1)) + 1
     p, low, high = (np.full(size, np.nan) for _ in range(3))
-    for row, (a, b) in enumerate(pairs):
-        sign = 1.0 if a < b else -1.0
-        at = index[min(a, b), max(a, b)]
-        p[at] = tests.p[name][row]
-        if name in tests.ci_low:
-            low[at], high[at] = sorted((sign * tests.ci_low[name][row], sign * tests.ci_high[name][row]))
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    first, second = pairs[:, 0], pairs[:, 1]
+    at = index[np.minimum(first, second), np.maximum(first, second)]
+    p[at] = tests.p[name]
+    if name in tests.ci_low:
+        sign = np.where(first < second, 1.0, -1.0)          # the interval of a - b, whichever way the pair ran
+        one, other = sign * np.asarray(tests.ci_low[name]), sign * np.asarray(tests.ci_high[name])
+        low[at], high[at] = np.minimum(one, other), np.maximum(one, other)
     out = {"p": _packed(p)}
     if name in tests.ci_low:
         out.update({"ci_low": _packed(low), "ci_high": _packed(high)})
