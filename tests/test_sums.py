@@ -104,3 +104,75 @@ def test_randomization_and_bootstrap_sums_add_up_over_any_split():
             if scale == 1.0:
                 observed = np.rint(differences * 2.0**40).sum(axis=1)
                 assert whole[:, 0].tolist() == [int(v) for v in observed.tolist()]
+
+
+# ---------------------------------------------------------------- limbs and pair moments
+
+INTEGERS = st.one_of(st.integers(-(1 << 200), 1 << 200), st.integers(-(1 << 60), 1 << 60),
+                     st.sampled_from([0, 1, -1, (1 << 53) + 1, (1 << 53) + 3, -(1 << 54) - 2, 3 << 70]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(INTEGERS, st.integers(1, (1 << 52) - 1)), min_size=1, max_size=8),
+       st.sampled_from([0, 62, 124]))
+def test_limb_quotients_are_correctly_rounded(rows, scale):
+    """Python's int / int rounds to nearest, ties to even; so must the
+    whole-array quotient, including exact halves ((2**53 + 1) / 1)."""
+    from lexeval.stats import limbs
+    numbers = [number for number, _ in rows]
+    divisors = np.array([divisor for _, divisor in rows], dtype=np.int64)
+    got = limbs.quotient(limbs.from_ints(numbers), divisors, scale)
+    assert got.tolist() == [number / (divisor << scale) for number, divisor in rows]
+    assert limbs.to_ints(limbs.carry(limbs.multiply(limbs.from_ints(numbers), limbs.from_ints(numbers)))) \
+        == [number * number for number in numbers]
+
+
+VALUE_MATRICES = st.integers(2, 6).flatmap(lambda runs: st.lists(
+    st.lists(st.one_of(st.floats(-2, 2), st.sampled_from([0.0, 0.1, 1 / 3, 1e-7, 0.999, 1e5])),
+             min_size=runs, max_size=runs), min_size=0, max_size=30))
+
+
+@settings(max_examples=200, deadline=None)
+@given(VALUE_MATRICES, st.data())
+def test_pair_moments_from_cross_products_are_exact_and_add_up(columns, data):
+    """Moments of every pair of runs from run sums and cross products equal
+    the exact sums of the grid values' differences and squares (Fractions),
+    and the moments of any split of the queries add up to them."""
+    if not columns:
+        return
+    values = np.array(columns, dtype=np.float64).T                      # (runs, queries)
+    runs = len(values)
+    pairs = np.array([(a, b) for a in range(runs) for b in range(runs) if a != b])
+    whole = Moments.of_pairs(values, pairs)
+    for row, (a, b) in enumerate(pairs.tolist()):
+        gaps = [on_grid(x) - on_grid(y) for x, y in zip(values[a].tolist(), values[b].tolist())]
+        assert whole.first.fractions()[row] == sum(gaps, Fraction(0))
+        assert whole.second.fractions()[row] == sum((g * g for g in gaps), Fraction(0))
+    counted = Moments.of_pairs(values, pairs, signs=True)
+    assert counted.first.units == whole.first.units and counted.second.units == whole.second.units
+    assert (counted.wins == (values[pairs[:, 0]] > values[pairs[:, 1]]).sum(axis=1)).all()
+    cut = data.draw(st.integers(0, values.shape[1]))
+    added = Moments.of_pairs(values[:, :cut], pairs) + Moments.of_pairs(values[:, cut:], pairs)
+    assert added.first.units == whole.first.units and added.second.units == whole.second.units
+    assert (added.mean() == whole.mean()).all() and (added.spread() == whole.spread()).all()
+
+
+def test_pair_moments_with_infinite_values_keep_them_aside():
+    values = np.array([[1.0, np.inf, 0.5, 0.25], [0.5, 0.5, 0.0, 0.0], [0.0, 0.0, np.nan, np.inf]])
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    moments = Moments.of_pairs(values, pairs, signs=True)
+    explicit = Moments.of(values[pairs[:, 0]] - values[pairs[:, 1]])
+    assert moments.first.units == explicit.first.units and moments.second.units == explicit.second.units
+    assert moments.mean()[0] == np.inf and np.isnan(moments.mean()[1])
+    assert moments.first.fractions()[0] == Fraction(5, 4)       # the finite differences: 0.5 + 0.5 + 0.25
+    assert moments.count().tolist() == [4, 3, 3] and moments.wins.tolist() == [4, 2, 2]
+    assert moments.losses.tolist() == [0, 1, 1] and moments.ties.tolist() == [0, 0, 0]
+
+
+def test_a_spread_is_zero_exactly_when_every_difference_is_equal():
+    """(0.7 - 0.6 is not 0.1 - 0.0 in floats: equal differences must be
+    equal on the grid, as these quarters are.)"""
+    values = np.array([[0.5, 0.25, 0.75, 1.0], [0.25, 0.0, 0.5, 0.75], [0.3, 0.2, 0.1, 0.0]])
+    pairs = np.array([[0, 1], [0, 2]])
+    spread = Moments.of_pairs(values, pairs).spread()
+    assert spread[0] == 0.0 and spread[1] == np.std(values[0] - values[2], ddof=1)

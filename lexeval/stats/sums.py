@@ -23,6 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import limbs
+
 GRID_BITS = 62           # sums are integers in units of 2**-62
 _HIGH_BITS = 20          # a value is split at 2**-20: floor(x * 2**20) and the rest in 2**-62 units
 _LOW_BITS = GRID_BITS - _HIGH_BITS
@@ -31,35 +33,58 @@ _LARGE = 2.0 ** 22       # values this large are placed on the grid one by one, 
 
 
 class Sums:
-    """Exact sums of rows: ``units[i] * 2**-62`` plus ``special[i]`` (the sum
-    of row i's infinite and NaN values, 0 if none). Added with ``+``."""
+    """Exact sums of rows: row i is ``limbs[i]`` (see :mod:`.limbs`) in units
+    of ``2**-bits`` plus ``special[i]`` (the sum of row i's infinite and NaN
+    values, 0 if none). Added with ``+``."""
 
-    __slots__ = ("units", "special")
+    __slots__ = ("limbs", "special", "bits")
 
-    def __init__(self, units: list[int], special: np.ndarray):
-        self.units, self.special = units, special
+    def __init__(self, limbs: np.ndarray, special: np.ndarray, bits: int = GRID_BITS):
+        self.limbs, self.special, self.bits = limbs, special, bits
 
     @classmethod
-    def zeros(cls, rows: int) -> Sums:
-        return cls([0] * rows, np.zeros(rows))
+    def zeros(cls, rows: int, bits: int = GRID_BITS) -> Sums:
+        return cls(np.zeros((rows, 1), dtype=np.int64), np.zeros(rows), bits)
+
+    @classmethod
+    def of_units(cls, units: list[int], special: np.ndarray | None = None, bits: int = GRID_BITS) -> Sums:
+        """Sums of Python integers in units of ``2**-bits``."""
+        return cls(limbs.from_ints(units), np.zeros(len(units)) if special is None else special, bits)
+
+    @classmethod
+    def concatenate(cls, parts: list[Sums]) -> Sums:
+        """The rows of each part, one after another."""
+        return cls(limbs.concatenate([part.limbs for part in parts]),
+                   np.concatenate([part.special for part in parts]), parts[0].bits)
+
+    def take(self, rows: np.ndarray) -> Sums:
+        return Sums(self.limbs[rows], self.special[rows], self.bits)
 
     def __add__(self, other: Sums) -> Sums:
-        return Sums([a + b for a, b in zip(self.units, other.units)], self.special + other.special)
+        if self.bits != other.bits:
+            raise ValueError("sums on different grids")
+        return Sums(limbs.add(self.limbs, other.limbs), self.special + other.special, self.bits)
 
     def __len__(self) -> int:
-        return len(self.units)
+        return len(self.limbs)
+
+    @property
+    def units(self) -> list[int]:
+        """The finite sums as Python integers, in units of ``2**-bits``."""
+        return limbs.to_ints(self.limbs)
 
     def fractions(self) -> list[Fraction]:
         """The exact sums (their finite part)."""
-        return [Fraction(units, 1 << GRID_BITS) for units in self.units]
+        return [Fraction(units, 1 << self.bits) for units in self.units]
 
     def divided(self, counts) -> np.ndarray:
         """(rows,) each sum over its count, correctly rounded (0 where the
-        count is 0): Python's integer division rounds correctly."""
-        counts = np.broadcast_to(np.asarray(counts), (len(self.units),)).tolist()
-        out = np.array([units / (int(count) << GRID_BITS) if count else 0.0
-                        for units, count in zip(self.units, counts)])
-        return out + np.where(np.asarray(counts) > 0, self.special, 0.0) if len(out) else out
+        count is 0)."""
+        counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), (len(self),))
+        if not len(self):
+            return np.zeros(0)
+        out = limbs.quotient(self.limbs, np.maximum(counts, 1), self.bits)
+        return np.where(counts > 0, out + self.special, 0.0)
 
     def totals(self) -> np.ndarray:
         """(rows,) the sums as floats, correctly rounded."""
@@ -84,7 +109,7 @@ def fixed_sums(values: np.ndarray, bound: float | None = None) -> Sums:
         extra = [sum((_on_grid(value) for value in values[row, large[row]].tolist()), 0) for row in range(rows)]
         values = np.where(large, 0.0, values)
     high_total, low_total = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
-    units = [0] * rows
+    units = np.zeros((rows, 1), dtype=np.int64)
     for number, start in enumerate(range(0, values.shape[1], _CHUNK)):
         # high: a multiple of 2**-20 (|.| < 2**42 in those units), low: the rest in 2**-62 units (< 2**41);
         # both integers, so float sums of up to 2**10 of them are exact, in any order
@@ -102,12 +127,13 @@ def fixed_sums(values: np.ndarray, bound: float | None = None) -> Sums:
             high_total[:], low_total[:] = 0, 0
     units = _add_units(units, high_total, low_total)
     if extra is not None:
-        units = [u + e for u, e in zip(units, extra)]
+        units = limbs.add(units, limbs.from_ints(extra))
     return Sums(units, special)
 
 
-def _add_units(units: list[int], high: np.ndarray, low: np.ndarray) -> list[int]:
-    return [u + (h << _LOW_BITS) + lo for u, h, lo in zip(units, high.tolist(), low.tolist())]
+def _add_units(units: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """``units`` plus ``high * 2**42 + low`` (rows,) each, as limbs."""
+    return limbs.add(units, np.stack([low, np.zeros_like(low), high], axis=1))
 
 
 _SCRATCH: list[np.ndarray] = []
@@ -121,12 +147,6 @@ def _scratch(shape: tuple[int, int], count: int = 2, first: int = 0) -> tuple[np
     if len(_SCRATCH) < 3 or _SCRATCH[0].size < size:
         _SCRATCH[:] = [np.empty(max(size, 1 << 16)) for _ in range(3)]
     return tuple(buffer[:size].reshape(shape) for buffer in _SCRATCH[first:first + count])
-
-
-def squares(values: np.ndarray) -> np.ndarray:
-    """``values ** 2`` in a reused array (valid until the next call)."""
-    out, = _scratch(values.shape, 1, 2)
-    return np.multiply(values, values, out=out)
 
 
 def _on_grid(value: float) -> int:

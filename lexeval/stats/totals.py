@@ -28,83 +28,14 @@ from ..measures import registry as m
 from ..preferences import Preferences, RunSpread, pair_rows
 from . import significance as sig
 from .distributions import binomial_lower_tail, t_two_sided
-from .sums import GRID_BITS, Sums, fixed_sums, poisson_weights, query_keys, random_signs, squares
+from .moments import Moments
+from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
 
 _DRAW_CELLS = 1 << 22            # draws x queries generated at once
 
 
 def _merge(first: dict, second: dict) -> dict:
     return {name: first[name] + second[name] for name in first}
-
-
-@dataclass
-class Moments:
-    """Per pair (P,): exact sums of the differences and of their squares,
-    their smallest and largest value, wins (> 0), losses (< 0), ties."""
-
-    first: Sums
-    second: Sums
-    low: np.ndarray
-    high: np.ndarray
-    wins: np.ndarray
-    losses: np.ndarray
-    ties: np.ndarray
-
-    @classmethod
-    def of(cls, differences: np.ndarray) -> Moments:
-        """Moments of the rows of ``differences`` (P, Q)."""
-        count = differences.shape[1]
-        if not count or not len(differences):
-            empty = np.zeros(len(differences), dtype=np.int64)
-            return cls(Sums.zeros(len(differences)), Sums.zeros(len(differences)),
-                       np.full(len(differences), np.inf), np.full(len(differences), -np.inf), empty, empty, empty)
-        low, high = differences.min(axis=1), differences.max(axis=1)
-        bound = max(-low.min(), high.max())
-        wins, losses = (differences > 0).sum(axis=1), (differences < 0).sum(axis=1)
-        ties = (differences == 0).sum(axis=1) if np.isnan(bound) else count - wins - losses
-        return cls(fixed_sums(differences, bound), fixed_sums(squares(differences), bound * bound), low, high,
-                   wins, losses, ties)
-
-    @classmethod
-    def stack(cls, parts: list[Moments]) -> Moments:
-        """Moments of consecutive blocks of pairs, as one."""
-        return cls(Sums([u for p in parts for u in p.first.units], np.concatenate([p.first.special for p in parts])),
-                   Sums([u for p in parts for u in p.second.units],
-                        np.concatenate([p.second.special for p in parts])),
-                   *(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("low", "high", "wins", "losses", "ties")))
-
-    def __add__(self, other: Moments) -> Moments:
-        return Moments(self.first + other.first, self.second + other.second, np.minimum(self.low, other.low),
-                       np.maximum(self.high, other.high), self.wins + other.wins, self.losses + other.losses,
-                       self.ties + other.ties)
-
-    def count(self) -> np.ndarray:
-        return self.wins + self.losses + self.ties
-
-    def mean(self) -> np.ndarray:
-        """(P,) the mean difference, as printed (see :meth:`Sums.means`)."""
-        return self.first.divided(self.count())
-
-    def raw_mean(self) -> np.ndarray:
-        """(P,) the mean difference, the nearest float (for the tests)."""
-        return self.first.divided(self.count())
-
-    def spread(self) -> np.ndarray:
-        """(P,) sample standard deviation (0 when every difference is equal
-        or there are fewer than two), from the exact sums: n (n - 1) s^2 =
-        n S2 - S1^2, in integers, divided once (correctly rounded)."""
-        out = np.zeros(len(self.wins))
-        counts = self.count().tolist()
-        varies = (self.low < self.high).tolist()
-        for row, (first, second) in enumerate(zip(self.first.units, self.second.units)):
-            n = counts[row]
-            if n < 2 or not varies[row]:
-                continue
-            numerator = ((n * second) << GRID_BITS) - first * first     # in units of 2**-124
-            if numerator > 0:
-                out[row] = math.sqrt(numerator / ((n * (n - 1)) << (2 * GRID_BITS)))
-        return out
 
 
 @dataclass
@@ -296,21 +227,21 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
         if kind is None and name not in plan.paired:
             continue
         values = (values if chosen is None else values[:, chosen]).astype(np.float64)
-        step = max(1, (1 << 21) // max(values.shape[1], 1))
-        parts, randomized, resampled = [], [], []
-        for start in range(0, len(pairs), step):
-            block = pairs[start:start + step]
-            gaps = values[block[:, 0]] - values[block[:, 1]]
-            parts.append(Moments.of(gaps))
-            if kind == "randomization":
+        # t-tests need only sums and cross products; wins and extremes where printed or randomized
+        totals.metrics[name] = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired)
+        if kind == "randomization":
+            step = max(1, (1 << 21) // max(values.shape[1], 1))
+            randomized, resampled = [], []
+            for start in range(0, len(pairs), step):
+                block = pairs[start:start + step]
+                gaps = values[block[:, 0]] - values[block[:, 1]]
                 randomized.append(_draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
-            if kind == "randomization" and plan.resamples:
-                resampled.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
-        totals.metrics[name] = Moments.stack(parts)
-        if randomized:
-            totals.randomized[name] = np.concatenate(randomized)
-        if resampled:
-            totals.resampled[name] = np.concatenate(resampled)
+                if plan.resamples:
+                    resampled.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
+            totals.randomized[name] = np.concatenate(randomized) if randomized else \
+                np.zeros((0, 1 + plan.permutations), dtype=np.int64)
+            if resampled:
+                totals.resampled[name] = np.concatenate(resampled)
         if plan.hsd and kind is not None:
             totals.anova[name] = Anova.of(values)
     if preferences is not None:
@@ -342,7 +273,7 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
     order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
     for name in names:
         moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
-        totals.preferences[name] = _take(moments, order)
+        totals.preferences[name] = moments.take(order)
         if plan.resamples:
             totals.resampled[name] = np.concatenate(resampled[name])[order]
         totals.run_scores[name] = fixed_sums(scores[name])      # divided once, at the end: ties stay ties
@@ -373,15 +304,6 @@ def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
     for rows, values, _ in preferences.blocks():
         _add_run_scores(scores, preferences, rows, values)
     return {name: total / max(r.num_runs - 1, 1) for name, total in scores.items()}
-
-
-def _take(moments: Moments, order: np.ndarray) -> Moments:
-    """The moments of pairs in ``order``."""
-    index = order.tolist()
-    return Moments(Sums([moments.first.units[i] for i in index], moments.first.special[order]),
-                   Sums([moments.second.units[i] for i in index], moments.second.special[order]),
-                   moments.low[order], moments.high[order], moments.wins[order], moments.losses[order],
-                   moments.ties[order])
 
 
 # ---------------------------------------------------------------- conclusions

@@ -1,0 +1,143 @@
+"""Exact integers of any size as int64 arrays of 21-bit limbs, whole-array.
+
+A number is ``sum(limbs[..., k] * 2**(21 * k))``: the last axis holds its
+limbs, lowest first. Limbs may be any int64 while a number is being built
+(sums of products of limbs, differences); :func:`carry` brings every limb
+but the top one into [0, 2**21) and leaves the sign in the top one. Products
+of two carried limbs stay below 2**42, so sums of thousands of them cannot
+leave int64 (or, in float64 matrix products, 2**53): the exact sums of
+:mod:`lexeval.stats.sums` stay exact without a Python integer per row.
+
+:func:`quotient` is the one way back to floats: ``n / (d * 2**scale)``
+rounded correctly (to nearest, ties to even), as Python's ``int / int``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LIMB_BITS = 21
+_MASK = (1 << LIMB_BITS) - 1
+_GUARD = 6                      # limbs appended below a dividend: 126 bits, so a quotient keeps 55 or more
+_HALF = 10                      # long division takes a limb in two steps (11 bits, then 10): divisors to 2**52
+
+
+def carry(limbs: np.ndarray, width: int | None = None) -> np.ndarray:
+    """(..., width) the same numbers with every limb but the top one in
+    [0, 2**21); ``width`` (default: 3 more limbs than given, room for any
+    int64 limb's carries) must hold the numbers."""
+    limbs = np.asarray(limbs, dtype=np.int64)
+    have = limbs.shape[-1]
+    width = have + 3 if width is None else width
+    out = np.zeros(limbs.shape[:-1] + (width,), dtype=np.int64)
+    out[..., :min(have, width)] = limbs[..., :width]
+    for k in range(width - 1):
+        out[..., k + 1] += out[..., k] >> LIMB_BITS      # arithmetic shift: floor, so the rest is in [0, 2**21)
+        out[..., k] &= _MASK
+    return out
+
+
+def trim(limbs: np.ndarray) -> np.ndarray:
+    """The same carried numbers without top limbs that are 0 in every number."""
+    top = limbs.shape[-1]
+    while top > 1 and not limbs[..., top - 1].any():
+        top -= 1
+    return limbs[..., :top]
+
+
+def add(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Carried sums of two arrays of numbers (limbs of any width)."""
+    width = max(first.shape[-1], second.shape[-1])
+    return trim(carry(_widen(first, width) + _widen(second, width)))
+
+
+def concatenate(parts: list[np.ndarray]) -> np.ndarray:
+    """(sum of rows, K) the rows of each (rows, K_i) part, one after another."""
+    width = max((part.shape[-1] for part in parts), default=1)
+    return np.concatenate([_widen(part, width) for part in parts]) if parts else np.zeros((0, 1), np.int64)
+
+
+def _widen(limbs: np.ndarray, width: int) -> np.ndarray:
+    if limbs.shape[-1] == width:
+        return limbs
+    out = np.zeros(limbs.shape[:-1] + (width,), dtype=np.int64)
+    out[..., :limbs.shape[-1]] = limbs
+    return out
+
+
+def from_ints(numbers: list[int]) -> np.ndarray:
+    """(len(numbers), K) carried limbs of Python integers (any size)."""
+    bits = max((abs(number).bit_length() for number in numbers), default=0)
+    width = bits // LIMB_BITS + 2
+    return np.array([[(number >> (LIMB_BITS * k)) & _MASK for k in range(width - 1)]
+                     + [number >> (LIMB_BITS * (width - 1))] for number in numbers],
+                    dtype=np.int64).reshape(len(numbers), width)
+
+
+def of_integers(numbers: np.ndarray) -> np.ndarray:
+    """(..., 3) carried limbs of int64 numbers."""
+    numbers = np.asarray(numbers, dtype=np.int64)
+    return np.stack([numbers & _MASK, (numbers >> LIMB_BITS) & _MASK, numbers >> (2 * LIMB_BITS)], axis=-1)
+
+
+def to_ints(limbs: np.ndarray) -> list[int]:
+    """The numbers of (rows, K) limbs as Python integers."""
+    return [sum(limb << (LIMB_BITS * k) for k, limb in enumerate(row)) for row in np.asarray(limbs).tolist()]
+
+
+def multiply(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """(..., K1 + K2 - 1) uncarried limbs of the products of carried numbers."""
+    width = second.shape[-1]
+    shape = np.broadcast_shapes(first.shape[:-1], second.shape[:-1])
+    out = np.zeros(shape + (first.shape[-1] + width - 1,), dtype=np.int64)
+    for i in range(first.shape[-1]):
+        out[..., i:i + width] += first[..., i:i + 1] * second
+    return out
+
+
+def quotient(limbs: np.ndarray, divisor: np.ndarray, scale: int = 0) -> np.ndarray:
+    """(rows,) ``number / (divisor * 2**scale)`` of each row of (rows, K)
+    limbs, correctly rounded; ``divisor`` (rows,) integers in [1, 2**52)."""
+    numbers = carry(limbs)
+    negative = numbers[:, -1] < 0
+    if negative.any():
+        numbers = np.where(negative[:, None], carry(-numbers, numbers.shape[1]), numbers)
+    numbers = trim(numbers)
+    divisor = np.broadcast_to(np.asarray(divisor, dtype=np.int64), negative.shape)
+    # long division from the top limb, with _GUARD zero limbs below, half a limb at a time: every
+    # partial remainder is below divisor * 2**11 < 2**63
+    width = numbers.shape[1] + _GUARD
+    digits = np.zeros((len(numbers), width), dtype=np.int64)
+    remainder = np.zeros(len(numbers), dtype=np.int64)
+    for k in range(width - 1, -1, -1):
+        limb = numbers[:, k - _GUARD] if k >= _GUARD else np.zeros(len(numbers), dtype=np.int64)
+        current = (remainder << (LIMB_BITS - _HALF)) + (limb >> _HALF)
+        high = current // divisor
+        current = ((current - high * divisor) << _HALF) + (limb & ((1 << _HALF) - 1))
+        low = current // divisor
+        remainder = current - low * divisor
+        digits[:, k] = (high << _HALF) | low
+    value = _to_float(digits, remainder != 0)
+    value = np.ldexp(value, -LIMB_BITS * _GUARD - scale)
+    return np.where(negative, -value, value)
+
+
+def _to_float(digits: np.ndarray, sticky: np.ndarray) -> np.ndarray:
+    """(rows,) the nearest float of each row of non-negative carried limbs,
+    plus a fraction below them where ``sticky`` (never a whole half)."""
+    rows, width = digits.shape
+    padded = np.concatenate([np.zeros((rows, 3), dtype=np.int64), digits], axis=1)
+    nonzero = padded != 0
+    top = width - 1 - np.argmax(nonzero[:, :2:-1], axis=1) + 3            # in padded positions
+    zero = ~nonzero.any(axis=1)
+    index = np.arange(rows)
+    first, second, third, fourth = (padded[index, top - j] for j in range(4))
+    shift = LIMB_BITS - np.frexp(first.astype(np.float64))[1]               # 0..20: puts the top bit at 62
+    shift = np.where(zero, 0, shift)
+    window = (((first << 42) | (second << 21) | third) << shift) | (fourth >> (LIMB_BITS - shift))
+    below = np.cumsum(nonzero, axis=1)                                       # limbs that are not 0, up to each
+    lower = np.where(top >= 4, below[index, np.maximum(top - 4, 0)], 0) > 0  # any limb under the fourth
+    lost = (fourth & ((np.int64(1) << (LIMB_BITS - shift)) - 1)) != 0
+    window = window | (lower | lost | sticky).astype(np.int64)            # a sticky bit far below float's 53
+    value = np.ldexp(window.astype(np.float64), LIMB_BITS * (top - 3 - 2) - shift)
+    return np.where(zero, 0.0, value)

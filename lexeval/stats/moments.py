@@ -1,0 +1,233 @@
+"""The exact moments of pairs' per-query differences, from which every
+paired test is concluded (see :mod:`lexeval.stats.totals`).
+
+A value is placed on the grid of 2**-62 once (:func:`grid_limbs`: its
+integer in units of 2**-62, as 21-bit limbs held in floats); from then on
+everything is integer arithmetic, so any split of the queries adds up to the
+same moments. A pair's first moment is the sum of its differences, the
+second the sum of their squares, both exact.
+
+Pairs of runs need no per-pair pass over the queries
+(:meth:`Moments.of_pairs`): the sum of A - B is the difference of the runs'
+sums, and the sum of (A - B)**2 is S2(A) + S2(B) - 2 sum_q A B, whose cross
+term for every pair at once is one matrix product per pair of limbs (runs x
+queries times its transpose; exact in float64, since products of limbs are
+below 2**42 and at most 2**10 of them are added before the result is an
+integer again).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import limbs as lb
+from .sums import GRID_BITS, Sums
+
+_PRODUCT_QUERIES = 1 << 10       # queries per float product: 2**10 x 2 x 2**42 = 2**53, still exact
+_BLOCK_CELLS = 1 << 21           # pairs x queries of differences made at once
+
+
+def grid_limbs(values: np.ndarray, bound: float) -> np.ndarray:
+    """(k, *values.shape) the limbs, lowest first, of each value's integer
+    in units of 2**-62 (rounded half to even), as floats in [-2**20, 2**20];
+    ``bound``: the largest absolute value (finite)."""
+    exponent = math.frexp(bound)[1] if bound > 0 else 0
+    count = 3 + max(0, -(-exponent // lb.LIMB_BITS))
+    scaled = values * float(2.0 ** (GRID_BITS - lb.LIMB_BITS * (count - 1)))   # a power of 2: exact
+    out = np.empty((count,) + values.shape)
+    for k in range(count - 1, -1, -1):
+        np.rint(scaled, out=out[k])
+        if k:   # the rest of a float less its nearest integer is exact, and so is its scaling by 2**21
+            scaled = (scaled - out[k]) * float(1 << lb.LIMB_BITS)
+    return out
+
+
+def _sums_of(limbs: np.ndarray) -> np.ndarray:
+    """(rows, k) the exact sums over the last axis of (k, rows, n) limbs, as
+    uncarried integer limbs."""
+    out = np.zeros((limbs.shape[1], len(limbs)), dtype=np.int64)
+    for start in range(0, limbs.shape[2], 1 << 30):
+        out += limbs[:, :, start:start + (1 << 30)].sum(axis=2).T.astype(np.int64)
+    return out
+
+
+def _row_squares(limbs: np.ndarray) -> np.ndarray:
+    """(rows, 2k - 1) the exact sums of squares over the last axis of the
+    numbers whose limbs are (k, rows, n) (|limb| <= 2**21), uncarried."""
+    count, rows, n = limbs.shape
+    out = np.zeros((rows, 2 * count - 1), dtype=np.int64)
+    for start in range(0, n, _PRODUCT_QUERIES):
+        part = limbs[:, :, start:start + _PRODUCT_QUERIES]
+        for i in range(count):
+            for j in range(i, count):
+                product = np.einsum("rq,rq->r", part[i], part[j])
+                out[:, i + j] += (product if i == j else 2 * product).astype(np.int64)
+        if start // _PRODUCT_QUERIES % 64 == 63:
+            out = lb.carry(out, out.shape[1])
+    return out
+
+
+def _cross(limbs: np.ndarray) -> np.ndarray:
+    """(R, R, 2k - 1) uncarried limbs of sum_q x_a x_b for every two rows
+    of the numbers whose limbs are (k, R, Q) (|limb| <= 2**20)."""
+    count, rows, queries = limbs.shape
+    out = np.zeros((rows, rows, 2 * count - 1), dtype=np.int64)
+    for start in range(0, queries, _PRODUCT_QUERIES):
+        part = limbs[:, :, start:start + _PRODUCT_QUERIES]
+        for i in range(count):
+            for j in range(i, count):
+                product = part[i] @ part[j].T
+                if i != j:
+                    product += product.T
+                out[:, :, i + j] += product.astype(np.int64)
+        if start // _PRODUCT_QUERIES % 64 == 63:
+            out = lb.carry(out, out.shape[2])
+    return out
+
+
+@dataclass
+class Moments:
+    """Per pair (P,): exact sums of the differences (units of 2**-62) and of
+    their squares (2**-124), and the queries counted. Where asked for
+    (``signs``): the smallest and largest difference, wins (> 0), losses
+    (< 0) and ties; else None."""
+
+    first: Sums
+    second: Sums
+    queries: np.ndarray
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+    wins: np.ndarray | None = None
+    losses: np.ndarray | None = None
+    ties: np.ndarray | None = None
+    _mean: np.ndarray | None = field(default=None, repr=False, compare=False)      # made once, when asked
+    _spread: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, differences: np.ndarray, signs: bool = True) -> Moments:
+        """Moments of the rows of ``differences`` (P, Q)."""
+        differences = np.asarray(differences, dtype=np.float64)
+        finite = np.isfinite(differences)
+        if finite.all():
+            bound = float(np.abs(differences).max()) if differences.size else 0.0
+            moments = cls._of_limbs(grid_limbs(differences, bound))
+        else:
+            kept = np.where(finite, differences, 0.0)
+            moments = cls._of_limbs(grid_limbs(kept, float(np.abs(kept).max())), differences)
+        return moments._with_signs(differences) if signs else moments
+
+    @classmethod
+    def of_pairs(cls, values: np.ndarray, pairs: np.ndarray, signs: bool = False) -> Moments:
+        """Moments of ``values[a] - values[b]`` (R, Q) for each pair (a, b)
+        of ``pairs`` (P, 2); the sums are those of the differences of the
+        values on the grid."""
+        values = np.asarray(values, dtype=np.float64)
+        finite = np.isfinite(values)
+        bound = float(np.abs(np.where(finite, values, 0.0)).max()) if values.size else 0.0
+        limbs = grid_limbs(np.where(finite, values, 0.0), bound)
+        first, second = pairs[:, 0], pairs[:, 1]
+        whole = None
+        if finite.all():
+            totals, cross = _sums_of(limbs), _cross(limbs)
+            squares = cross[np.arange(len(values)), np.arange(len(values))]
+            whole = cls(Sums(lb.trim(lb.carry(totals[first] - totals[second])), np.zeros(len(pairs))),
+                        Sums(lb.trim(lb.carry(squares[first] + squares[second] - 2 * cross[first, second])),
+                             np.zeros(len(pairs)), 2 * GRID_BITS),
+                        np.full(len(pairs), values.shape[1], dtype=np.int64))
+            if not signs:
+                return whole
+        parts = []
+        step = max(1, _BLOCK_CELLS // max(values.shape[1] * len(limbs) // 3, 1))
+        for start in range(0, len(pairs), step):
+            block = pairs[start:start + step]
+            differences = values[block[:, 0]] - values[block[:, 1]]
+            if whole is not None:
+                part = whole.take(np.arange(start, start + len(block)))
+            else:   # the differences of the limbs are exact (integers to 2**21); non-finite ones are kept aside
+                kept = np.isfinite(differences)
+                part = cls._of_limbs((limbs[:, block[:, 0]] - limbs[:, block[:, 1]]) * kept, differences)
+            parts.append(part._with_signs(differences) if signs else part)
+        return cls.stack(parts) if parts else cls.of(np.zeros((0, values.shape[1])), signs)
+
+    @classmethod
+    def _of_limbs(cls, limbs: np.ndarray, raw: np.ndarray | None = None) -> Moments:
+        """Moments from the limbs (k, P, Q) of the finite differences; the
+        non-finite ones of ``raw`` (P, Q) (None: none) are summed aside, and
+        NaN ones are not counted."""
+        pairs, queries = limbs.shape[1], limbs.shape[2]
+        counted = np.full(pairs, queries, dtype=np.int64)
+        aside = np.zeros(pairs)
+        if raw is not None:
+            with np.errstate(invalid="ignore"):             # inf - inf: NaN, as the sum is
+                aside = np.where(np.isfinite(raw), 0.0, raw).sum(axis=1)
+            counted -= np.isnan(raw).sum(axis=1)
+        return cls(Sums(lb.trim(lb.carry(_sums_of(limbs))), aside),
+                   Sums(lb.trim(lb.carry(_row_squares(limbs))), np.zeros(pairs), 2 * GRID_BITS), counted)
+
+    def _with_signs(self, differences: np.ndarray) -> Moments:
+        """These moments with the signs of ``differences`` (P, Q)."""
+        pairs, count = differences.shape
+        if not count or not pairs:
+            empty = np.zeros(pairs, dtype=np.int64)
+            self.low, self.high = np.full(pairs, np.inf), np.full(pairs, -np.inf)
+            self.wins, self.losses, self.ties = empty, empty, empty
+            return self
+        self.low, self.high = differences.min(axis=1), differences.max(axis=1)
+        self.wins, self.losses = (differences > 0).sum(axis=1), (differences < 0).sum(axis=1)
+        self.ties = (differences == 0).sum(axis=1) if np.isnan(self.low).any() else count - self.wins - self.losses
+        return self
+
+    @classmethod
+    def stack(cls, parts: list[Moments]) -> Moments:
+        """Moments of consecutive blocks of pairs, as one."""
+        signed = parts[0].wins is not None
+        return cls(Sums.concatenate([p.first for p in parts]), Sums.concatenate([p.second for p in parts]),
+                   np.concatenate([p.queries for p in parts]),
+                   *((np.concatenate([getattr(p, name) for p in parts]) if signed else None)
+                     for name in ("low", "high", "wins", "losses", "ties")))
+
+    def take(self, order: np.ndarray) -> Moments:
+        """The moments of pairs in ``order``."""
+        return Moments(self.first.take(order), self.second.take(order), self.queries[order],
+                       *(None if self.wins is None else getattr(self, name)[order]
+                         for name in ("low", "high", "wins", "losses", "ties")))
+
+    def __add__(self, other: Moments) -> Moments:
+        signed = self.wins is not None and other.wins is not None
+        return Moments(self.first + other.first, self.second + other.second, self.queries + other.queries,
+                       np.minimum(self.low, other.low) if signed else None,
+                       np.maximum(self.high, other.high) if signed else None,
+                       *((getattr(self, name) + getattr(other, name)) if signed else None
+                         for name in ("wins", "losses", "ties")))
+
+    def count(self) -> np.ndarray:
+        return self.queries
+
+    def mean(self) -> np.ndarray:
+        """(P,) the mean difference, correctly rounded."""
+        if self._mean is None:
+            self._mean = self.first.divided(self.queries)
+        return self._mean
+
+    raw_mean = mean
+
+    def spread(self) -> np.ndarray:
+        """(P,) sample standard deviation (0 when every difference is equal
+        or there are fewer than two), from the exact sums: n (n - 1) s^2 =
+        n S2 - S1^2, in integers, divided once (correctly rounded)."""
+        if self._spread is not None:
+            return self._spread
+        n = self.queries
+        if not len(n):
+            return np.zeros(0)
+        counts = lb.of_integers(n)
+        numerator = lb.multiply(counts, self.second.limbs)
+        squared = lb.multiply(self.first.limbs, self.first.limbs)
+        width = max(numerator.shape[1], squared.shape[1])
+        numerator = lb._widen(numerator, width) - lb._widen(squared, width)      # in units of 2**-124
+        variance = lb.quotient(numerator, np.maximum(n * (n - 1), 1), 2 * GRID_BITS)
+        self._spread = np.where((n >= 2) & (variance > 0), np.sqrt(np.maximum(variance, 0.0)), 0.0)
+        return self._spread
