@@ -133,9 +133,8 @@ class Rankings:
 
     def count_above(self, mask: np.ndarray, index: np.ndarray, segment: np.ndarray) -> np.ndarray:
         """How many ``mask`` documents rank above each document ``index``
-        (whose segments are ``segment``)."""
-        marked = np.flatnonzero(mask)
-        return np.searchsorted(marked, index) - np.searchsorted(marked, self.starts[segment])
+        (sorted; whose segments are ``segment``)."""
+        return _marked_before(mask, index) - _marked_before(mask, self.starts[segment])
 
     def count_within(self, mask: np.ndarray, depth) -> np.ndarray:
         """(S,) ``mask`` documents at rank <= depth (scalar or (S,))."""
@@ -228,6 +227,29 @@ class Rankings:
         has = self.num_rel_ret > 0
         first[has] = self.rel_rank[self.rel_starts[has]]
         return first
+
+
+_PREFIX_BLOCK = 1 << 20      # documents counted at once, into one reused buffer (fresh memory costs page faults)
+
+
+def _marked_before(mask: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(len(points),) how many of ``mask`` (N,) lie before each of the
+    sorted ``points``: running counts block by block (a running count over
+    all N would cost 4 bytes a document; listing the marked ones, a branch each)."""
+    out = np.zeros(len(points), dtype=np.int64)
+    starts = range(0, len(mask), _PREFIX_BLOCK)
+    edges = np.searchsorted(points, [*starts, len(mask)])           # points in [start, next start)
+    offset = 0
+    buffer = np.empty(min(len(mask), _PREFIX_BLOCK), dtype=np.int32)
+    for number, start in enumerate(starts):
+        block = mask[start:start + _PREFIX_BLOCK]
+        counts = np.cumsum(block, dtype=np.int32, out=buffer[:len(block)])
+        local = points[edges[number]:edges[number + 1]] - start
+        # the marked ones before p are those up to p - 1 in this block, and every one in the blocks before
+        out[edges[number]:edges[number + 1]] = offset + np.where(local > 0, counts[np.maximum(local - 1, 0)], 0)
+        offset += int(counts[-1])
+    out[edges[-1]:] = offset                                           # points at the end: every one
+    return out
 
 
 def running_sum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
