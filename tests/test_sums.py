@@ -176,3 +176,12 @@ def test_a_spread_is_zero_exactly_when_every_difference_is_equal():
     pairs = np.array([[0, 1], [0, 2]])
     spread = Moments.of_pairs(values, pairs).spread()
     assert spread[0] == 0.0 and spread[1] == np.std(values[0] - values[2], ddof=1)
+
+
+def test_sign_preferences_moments_from_their_counts_equal_the_summed_ones():
+    rng = np.random.default_rng(11)
+    signs = rng.integers(-1, 2, (40, 77)).astype(np.float64)
+    counted, summed = Moments.of(signs, unit=True), Moments.of(signs)
+    assert counted.first.units == summed.first.units and counted.second.units == summed.second.units
+    assert (counted.spread() == summed.spread()).all() and (counted.wins == summed.wins).all()
+    assert counted.first.units[0] == int(signs[0].sum()) << 62

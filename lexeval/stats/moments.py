@@ -45,6 +45,14 @@ def grid_limbs(values: np.ndarray, bound: float) -> np.ndarray:
     return out
 
 
+def _shifted(counts: np.ndarray, bits: int) -> np.ndarray:
+    """(P, K) carried limbs of ``counts * 2**bits`` (int64 counts)."""
+    place, shift = divmod(bits, lb.LIMB_BITS)
+    out = np.zeros((len(counts), place + 1), dtype=np.int64)
+    out[:, place] = counts.astype(np.int64) << shift
+    return lb.trim(lb.carry(out))
+
+
 def _sums_of(limbs: np.ndarray) -> np.ndarray:
     """(rows, k) the exact sums over the last axis of (k, rows, n) limbs, as
     uncarried integer limbs."""
@@ -107,9 +115,17 @@ class Moments:
     _spread: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def of(cls, differences: np.ndarray, signs: bool = True) -> Moments:
-        """Moments of the rows of ``differences`` (P, Q)."""
+    def of(cls, differences: np.ndarray, signs: bool = True, unit: bool = False) -> Moments:
+        """Moments of the rows of ``differences`` (P, Q); ``unit``: each is
+        -1, 0 or 1 (LP, LR), so the sums are wins - losses and wins + losses."""
         differences = np.asarray(differences, dtype=np.float64)
+        if unit:
+            pairs, queries = differences.shape
+            moments = cls(Sums.zeros(pairs), Sums.zeros(pairs, 2 * GRID_BITS), np.full(pairs, queries, np.int64))
+            moments._with_signs(differences)
+            moments.first.limbs = _shifted(moments.wins - moments.losses, GRID_BITS)
+            moments.second.limbs = _shifted(moments.wins + moments.losses, 2 * GRID_BITS)
+            return moments
         finite = np.isfinite(differences)
         if finite.all():
             bound = float(np.abs(differences).max()) if differences.size else 0.0

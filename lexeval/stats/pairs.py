@@ -24,6 +24,7 @@ from .totals import (
     sign_test,
     t_interval,
     t_test,
+    t_tests,
 )
 
 
@@ -152,10 +153,12 @@ def compute_pair_tests(totals: Totals, plan: Plan, summary: PairSummary | None,
     measure, from the totals."""
     p, hsd_p, difference = {}, {}, {}
     ci_low, ci_high, effect = {}, {}, {}
+    t_tested = [name for name, kind in plan.tested.items() if kind != "randomization"]
+    t_raw = dict(zip(t_tested, t_tests([totals.metrics[name] for name in t_tested])))
     for name, kind in plan.tested.items():
         moments = totals.metrics[name]
         difference[name] = moments.mean()
-        raw = randomization_p(moments, totals.randomized[name]) if kind == "randomization" else t_test(moments)
+        raw = randomization_p(moments, totals.randomized[name]) if kind == "randomization" else t_raw[name]
         p[name] = sig.correct(raw, options.correction)
         if options.ci:
             ci_low[name], ci_high[name] = t_interval(moments, options.confidence) if kind == "t" else \

@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..choices import SIGN_PREFERENCES
 from ..measures import registry as m
 from ..preferences import Preferences, RunSpread, pair_rows
 from . import significance as sig
@@ -267,7 +268,7 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
         shown = slot >= 0
         where.append(slot[shown])
         for name, block in values.items():
-            parts[name].append(Moments.of(block[shown]))
+            parts[name].append(Moments.of(block[shown], unit=name in SIGN_PREFERENCES))
             if plan.resamples:
                 resampled[name].append(_draw_sums(block[shown], keys, plan.resamples, plan.seed, poisson_weights))
     order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
@@ -311,15 +312,29 @@ def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
 
 def t_test(moments: Moments) -> np.ndarray:
     """(P,) two-sided p of the one-sample t-test of each pair's differences against 0."""
-    count = moments.count()
-    mean = moments.raw_mean()
-    spread = moments.spread()
-    p = np.ones(len(count))
-    varies = (spread > 0) & (count >= 2)
-    t = mean[varies] / (spread[varies] / np.sqrt(count[varies]))
-    p[varies] = t_two_sided(t, count[varies] - 1)
-    p[~varies & (mean != 0) & (count >= 2)] = 0.0          # every difference equal and non-zero
-    return p
+    return t_tests([moments])[0]
+
+
+def t_tests(many: list[Moments]) -> list[np.ndarray]:
+    """:func:`t_test` of each moments, with one pass of the t distribution
+    for all (its series runs until the slowest value converges, each value
+    for itself: the same p as one at a time)."""
+    ps, statistics, freedoms, where = [], [], [], []
+    for moments in many:
+        count, mean, spread = moments.count(), moments.raw_mean(), moments.spread()
+        p = np.ones(len(count))
+        varies = (spread > 0) & (count >= 2)
+        statistics.append(mean[varies] / (spread[varies] / np.sqrt(count[varies])))
+        freedoms.append(count[varies] - 1)
+        p[~varies & (mean != 0) & (count >= 2)] = 0.0          # every difference equal and non-zero
+        ps.append(p)
+        where.append(varies)
+    if ps:
+        tails = np.split(t_two_sided(np.concatenate(statistics), np.concatenate(freedoms)),
+                         np.cumsum([len(t) for t in statistics])[:-1])
+        for p, varies, tail in zip(ps, where, tails):
+            p[varies] = tail
+    return ps
 
 
 def sign_test(moments: Moments) -> np.ndarray:
