@@ -32,8 +32,8 @@ reference measured in the same run:
   memory beside the largest run file;
 - growth: the default call as runs, queries and depth double.
 
-Data sets are made with ../shared/bench/gen_trec.py into benchmarks/data/
-(ignored by git).
+Bytecode is compiled first, as an installed package has it. Data sets are
+made with ../shared/bench/gen_trec.py into benchmarks/data/ (ignored by git).
 """
 
 from __future__ import annotations
@@ -96,6 +96,17 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
         if os.waitstatus_to_exitcode(status) not in (0, 1):
             raise SystemExit(f"failed ({status}): {' '.join(command[:8])} ...")
     return statistics.median(walls), statistics.median(peaks)
+
+
+def measure_side_by_side(first: list[str], second: list[str], repeat: int) -> tuple[tuple[float, float], float]:
+    """:func:`measure` of two commands taken in turns (first, second, first,
+    ...), so that a slower minute of a shared machine falls on both:
+    ((first's seconds, its peak MB), second's seconds), medians."""
+    ones, twos = [], []
+    for _ in range(repeat):
+        ones.append(measure(first, 1))
+        twos.append(measure(second, 1)[0])
+    return (statistics.median(w for w, _ in ones), statistics.median(p for _, p in ones)), statistics.median(twos)
 
 
 def phases(command: list[str]) -> str:
@@ -174,15 +185,19 @@ def robust04(repeat: int, trec_eval_source: str) -> None:
     wall, _ = measure(["env", "LEXEVAL_KERNEL=off"] + LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
     row("the same without the compiled kernel (`LEXEVAL_KERNEL=off`: pyarrow and numpy)",
         f"{wall:.1f} s = {size / wall:.0f} MB/s", reference)
-    default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
     trec_eval = trec_eval_908(trec_eval_source)
     trec = "(trec_eval 9.0.8 could not be built)"
     if trec_eval:
-        loop, _ = measure(["sh", "-c", 'q="$1"; shift; for r in "$@"; do "$0" "$q" "$r" > /dev/null; done',
-                           trec_eval, qrels, *runs], repeat)
-        trec = f"trec_eval 9.0.8 (built from source) once per run: {loop:.1f} s; ratio {default / loop:.2f}"
+        (default, peak), loop = measure_side_by_side(
+            LEXEVAL + [qrels, *runs],
+            ["sh", "-c", 'q="$1"; shift; for r in "$@"; do "$0" "$q" "$r" > /dev/null; done', trec_eval, qrels, *runs],
+            repeat)
+        trec = f"trec_eval 9.0.8 (built from source) once per run, taken in turns: {loop:.2f} s; " \
+               f"ratio {default / loop:.3f}"
+    else:
+        default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
     row("default call (official measures, LP/rrLP/LR, paired tests for 5,995 pairs)",
-        f"{default:.1f} s, {peak:.0f} MB", trec)
+        f"{default:.2f} s, {peak:.0f} MB", trec)
     line = phases(LEXEVAL + [qrels, *runs])
     reading = float(line.split("reading ", 1)[1].split(" s", 1)[0])
     row("the default call's phases (`--timings`, one run)", line,
@@ -333,6 +348,9 @@ def main() -> None:
           "reference, same run |")
     print("|---|---|---|")
     repeat = options.repeat
+    # an installed package has its bytecode compiled (pip does it); a checkout under PYTHONDONTWRITEBYTECODE
+    # would compile every module on every call
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "lexeval")], check=True)
     runners = {
         "startup": lambda: startup(repeat),
         "robust04": lambda: robust04(repeat, options.trec_eval_source),

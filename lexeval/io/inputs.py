@@ -147,7 +147,7 @@ class Qrels:
         qid_hash = qids.hash64()
         by_hash = np.argsort(qid_hash, kind="stable")
         return kernel.tables(qid_hash[by_hash], by_hash, qids, self.index.base, self.index.shift, self.index.starts,
-                             self.index.hash, self.line_of_row, self.docnos, self.row_codes)
+                             self.index.hash, self.docnos.take(self.line_of_row), self.row_codes)
 
 
 def read_qrels(origin) -> Qrels:

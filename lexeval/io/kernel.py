@@ -73,15 +73,17 @@ class Scanned:
         return np.repeat(per_group, np.diff(np.append(self.change_lines, len(self.docno_hash))))
 
 
-def tables(qid_hash_sorted, qid_query, qids: ByteStrings, base, shift, starts, row_hash, line_of_row,
-           docnos: ByteStrings, row_codes) -> tuple:
-    """The look-up arrays, contiguous and of the types the kernel reads."""
+def tables(qid_hash_sorted, qid_query, qids: ByteStrings, base, shift, starts, row_hash,
+           row_docnos: ByteStrings, row_codes) -> tuple:
+    """The look-up arrays, contiguous and of the types the kernel reads;
+    ``row_docnos``: each judgement row's docno, in row order (a query's rows
+    lie together, so its look-ups touch one stretch of memory)."""
     return (np.ascontiguousarray(qid_hash_sorted, np.uint64), np.ascontiguousarray(qid_query, np.int32),
               qids.data, qids.offsets, np.ascontiguousarray(base, np.int64), np.ascontiguousarray(shift, np.uint64),
-              starts, row_hash, line_of_row, docnos.data, docnos.offsets, row_codes)
+              starts, row_hash, row_docnos.data, row_docnos.offsets, row_codes)
 
 
-_NO_TABLES = (b"",) * 12
+_NO_TABLES = (b"",) * 11
 _SHORTEST_LINE = {RUN_OR_MSMARCO: 6, RUN: 10, MSMARCO: 6, QRELS: 8}     # "q d 1\n", "q 0 d 1\n", "q Q0 d 1 1\n"
 
 
