@@ -360,10 +360,13 @@ class Preferences:
         whole = rows is None
         rows = np.arange(len(self.pairs)) if whole else np.asarray(rows, dtype=np.int64)
         if "values" in self.__dict__:
+            consecutive = len(rows) > 0 and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all()
             for start in range(0, len(rows), self.block_size):
                 chunk = rows[start:start + self.block_size]
-                yield (chunk, {name: v[chunk] for name, v in self.values.items()},
-                       {name: v[chunk] for name, v in self.levels.items()})
+                # consecutive rows (every pair's, or a baseline's): views, not copies
+                taken = slice(int(chunk[0]), int(chunk[-1]) + 1) if consecutive else chunk
+                yield (chunk, {name: v[taken] for name, v in self.values.items()},
+                       {name: v[taken] for name, v in self.levels.items()})
             return
         keep = whole and len(rows) * self.rankings.num_queries * len(self.names) <= self.KEEP_CELLS
         parts = []

@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from itertools import chain, repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -35,6 +35,7 @@ class Block(NamedTuple):
     names: list[str]
     values: list[list]        # (names) x (groups)
     styles: list[str]         # per name: FLOAT, INTEGER, TEXT or QUOTED
+    texts: list[list] | None = None     # (names) x (groups) the text writer's values, made already ("...\n")
 
 
 class Record(NamedTuple):
@@ -46,32 +47,33 @@ class Record(NamedTuple):
     value: object
     style: str = FLOAT
 
-def formatted(values: list, style: str) -> list[str]:
+def formatted(values: list, style: str, end: str = "") -> list[str]:
     """trec_eval's text of each value: ``%6.4f`` floats, ``%d`` counts,
-    quoted relstrings, plain text."""
+    quoted relstrings, plain text; each followed by ``end``."""
     if style == FLOAT:
-        return ["%6.4f" % value for value in values]
+        return ["%6.4f%s" % (value, end) for value in values]
     if style == PVALUE:         # small p-values stay readable: 1.581e-10, not 0.0000
-        return ["%.4g" % value for value in values]
+        return ["%.4g%s" % (value, end) for value in values]
     if style == INTEGER:
-        return ["%d" % value for value in values]
+        return ["%d%s" % (value, end) for value in values]
     if style == QUOTED:
-        return [f"'{value}'" for value in values]
-    return [str(value) for value in values]
+        return [f"'{value}'{end}" for value in values]
+    return [f"{value}{end}" for value in values]
 
 
-_FOUR_DECIMALS: list[np.ndarray] = []
+_FOUR_DECIMALS: dict[str, np.ndarray] = {}
 
 
-def four_decimals(values: np.ndarray) -> np.ndarray:
+def four_decimals(values: np.ndarray, end: str = "") -> np.ndarray:
     """``%6.4f`` of each value (an object array of str, same shape),
     exactly as Python and trec_eval's C print them. Values below 10 in size
     whose fifth decimal is not near a tie are looked up among the 200,000
     possible texts; the others are printed one by one. Printing millions of
-    per-query values one by one is most of ``-q``'s time."""
-    if not _FOUR_DECIMALS:
-        plus = np.array(["%d.%04d" % divmod(k, 10000) for k in range(100000)], dtype=object)
-        _FOUR_DECIMALS.append(np.concatenate([plus, "-" + plus]))
+    per-query values one by one is most of ``-q``'s time. Each text is
+    followed by ``end``."""
+    if end not in _FOUR_DECIMALS:
+        plus = np.array(["%d.%04d%s" % (*divmod(k, 10000), end) for k in range(100000)], dtype=object)
+        _FOUR_DECIMALS[end] = np.concatenate([plus, "-" + plus])
     values = np.asarray(values, dtype=np.float64)
     size = np.abs(values)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -79,9 +81,9 @@ def four_decimals(values: np.ndarray) -> np.ndarray:
         # far from a tie next to the product's rounding error: rounding it rounds the exact value
         plain = (size < 9.99994) & (np.abs(scaled - np.floor(scaled) - 0.5) > 1e-6)
         index = np.where(plain, np.rint(scaled), 0).astype(np.int64) + 100000 * np.signbit(values)
-    texts = _FOUR_DECIMALS[0][index]
+    texts = _FOUR_DECIMALS[end][index]
     for i in zip(*np.nonzero(~plain)):
-        texts[i] = "%6.4f" % values[i]
+        texts[i] = "%6.4f%s" % (values[i], end)
     return texts
 
 
@@ -145,6 +147,9 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
         return
     blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs)) if preferences else None
     compared_values = [evaluation.compared_values(column) for column in metric_columns]
+    if summary:     # every pair's 'all' lines made at once, handed out pair by pair
+        every = _pair_summary_block(evaluation, range(len(pairs)))
+        every_texts = line_texts(every.values, every.styles, len(pairs))
     line_names = preference_names + [column.name for column in metric_columns]
     values: dict[str, np.ndarray] = {}
     first_in_block, block_length = 0, 0
@@ -158,7 +163,8 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
         yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, line_names, per_query_values,
                     [FLOAT] * len(line_names))
         if summary:
-            yield _pair_summary_block(evaluation, range(pair_index, pair_index + 1))
+            yield Block([every.keys[pair_index]], ["all"], every.names, [[v[pair_index]] for v in every.values],
+                        every.styles, [[t[pair_index]] for t in every_texts])
 
 
 def _pair_summary_block(evaluation: Evaluation, indices: range) -> Block:
@@ -241,21 +247,45 @@ def _padded(name: str) -> str:
 
 def text_chunk(block: Block, with_key: bool) -> str:
     """trec_eval's lines, ``%-22s\t%s\t%s``, preceded by ``key\t`` for
-    several runs."""
-    texts = []
-    floats = [j for j, style in enumerate(block.styles) if style == FLOAT]
+    several runs. Each line is two or three pieces (key, measure and qid,
+    value), joined once: ``-q`` prints millions of lines."""
+    shown = block.texts if block.texts is not None else line_texts(block.values, block.styles, len(block.qids))
+    names, groups = len(block.names), len(block.qids)
+    heads = _line_heads(tuple(block.names), tuple(block.qids))
+    texts = chain.from_iterable(zip(*shown))
+    if not with_key:
+        pieces = zip(heads, texts)
+    elif groups and block.keys.count(block.keys[0]) == groups:
+        pieces = zip(repeat(f"{block.keys[0]}\t"), heads, texts)
+    else:
+        keys = np.repeat(np.array([f"{key}\t" for key in block.keys], dtype=object), names).tolist()
+        pieces = zip(keys, heads, texts)
+    return "".join(chain.from_iterable(pieces))
+
+
+def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[str]]:
+    """Per name, each value's text and the line's end (see :func:`formatted`)."""
+    floats = [j for j, style in enumerate(styles) if style == FLOAT]
     printed = {}
-    if len(floats) * len(block.qids) >= 256:        # many floats: printed together
-        printed = dict(zip(floats, four_decimals(np.array([block.values[j] for j in floats])).tolist()))
-    for j, (name, values, style) in enumerate(zip(block.names, block.values, block.styles)):
-        shown = printed[j] if j in printed else formatted(values, style)
-        if with_key:    # key, then the measure padded, then qid and value
-            head = f"\t{_padded(name)}\t"
-            texts.append([f"{key}{head}{qid}\t{text}\n" for key, qid, text in zip(block.keys, block.qids, shown)])
-        else:
-            head = f"{_padded(name)}\t"
-            texts.append([f"{head}{qid}\t{text}\n" for qid, text in zip(block.qids, shown)])
-    return _interleaved(texts)
+    if len(floats) * groups >= 256:        # many floats: printed together
+        printed = dict(zip(floats, four_decimals(np.array([values[j] for j in floats]), "\n").tolist()))
+    return [printed[j] if j in printed else formatted(column, style, "\n")
+            for j, (column, style) in enumerate(zip(values, styles))]
+
+
+_HEADS: dict[tuple, list[str]] = {}
+
+
+def _line_heads(names: tuple, qids: tuple) -> list[str]:
+    """``measure (padded)\tqid\t`` of each line of a block, group by group;
+    kept for the next blocks (every pair's per-query block has the same)."""
+    heads = _HEADS.get((names, qids))
+    if heads is None:
+        if len(_HEADS) > 16:
+            _HEADS.clear()
+        padded = [f"{_padded(name)}\t" for name in names]
+        heads = _HEADS[names, qids] = [f"{head}{qid}\t" for qid in qids for head in padded]
+    return heads
 
 
 def _number(value, style: str) -> str | None:
