@@ -160,12 +160,14 @@ class Rankings:
         index, segment, _ = self.locate(chosen)
         return np.bincount(segment, weights=values[index], minlength=self.num_segments)
 
-    @cached_property
+    # per-document masks are made when asked for, not kept: a byte per document each, and
+    # most measures only need where the relevant documents are (_relevant_located, kept)
+    @property
     def relevant(self) -> np.ndarray:
         """(N,) bool: document is relevant."""
         return self.codes >= self.level
 
-    @cached_property
+    @property
     def judged_nonrel(self) -> np.ndarray:
         """(N,) bool: judged, but below the relevance level."""
         return (self.codes >= 0) & (self.codes < self.level)

@@ -198,14 +198,15 @@ def _keep_freed_memory() -> None:
     """In a reading process: have glibc's malloc keep freed memory for the
     next run's arrays instead of returning it to the system, which hands it
     back as fresh pages to be faulted in and cleared (a tenth of the reading
-    time). Only this short-lived process holds on to it."""
+    time). Only this short-lived process holds on to it, and at most 256 MB
+    (arrays over 64 MB are still given back: a recommender run's are)."""
     import ctypes
     import platform
     if platform.libc_ver()[0] != "glibc":
         return
     try:
         libc = ctypes.CDLL(None)
-        for option, value in ((-3, 1 << 30), (-1, (1 << 31) - 1), (-2, 64 << 20)):   # mmap and trim thresholds, top pad
+        for option, value in ((-3, 64 << 20), (-1, 256 << 20), (-2, 16 << 20)):   # mmap and trim thresholds, top pad
             libc.mallopt(option, value)
     except (OSError, AttributeError):
         pass

@@ -259,7 +259,7 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     depth = next((int(float(value)) for name, value in pairs if name == DEPTH), None)
     if names & {BINARY, GRADES}:
         power = _powers(persistence, int(r.lengths.max(initial=0)))
-        index, segment, rank = r.locate(r.relevant)
+        index, segment, rank = r.rel_index, r.rel_segment, r.rel_rank
         gain = np.ones(len(index)) if BINARY in names else r.codes[index].astype(np.float64)
         if depth is not None:
             within = rank <= depth

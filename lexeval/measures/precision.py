@@ -151,7 +151,7 @@ def accuracy(r: Rankings, cutoffs) -> np.ndarray:
     Accuracy@k); 1 when the top k holds no non-relevant document, 0 when it
     holds no relevant one (where ir_measures leaves the query out, or
     divides by zero)."""
-    index, segment, rank = r.locate(r.relevant)
+    index, segment, rank = r.rel_index, r.rel_segment, r.rel_rank
     before = np.arange(len(index)) - np.searchsorted(segment, segment)    # relevant documents above each
 
     def at(k):
