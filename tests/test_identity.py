@@ -405,3 +405,19 @@ def test_a_pipe_is_read_whole(tmp_path):
     done = subprocess.run([sys.executable, "-m", "lexeval", "-m", "num_ret", str(qrels), str(fifo)],
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines() == ["num_ret               \tall\t1500"], done.stderr
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=70) | st.sampled_from([b"", b"a", b"a\x00", b"\xff" * 9, b"a" * 64]),
+                max_size=60), st.data())
+def test_byte_strings_rank_as_strcmp_orders_them(values, data):
+    """Tied documents are ordered by docno, byte by byte (a NUL or 0xff
+    byte, a prefix, 8-byte boundaries, strings past 64 bytes)."""
+    strings = ByteStrings.from_list(values)
+    position = {value: rank for rank, value in enumerate(sorted(set(values)))}
+    assert strings.rank().tolist() == [position[value] for value in values]
+    if values:
+        index = np.array(data.draw(st.lists(st.integers(0, len(values) - 1), min_size=1, max_size=30)))
+        chosen = [values[i] for i in index]
+        position = {value: rank for rank, value in enumerate(sorted(set(chosen)))}
+        assert strings.rank(index).tolist() == [position[value] for value in chosen]

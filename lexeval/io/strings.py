@@ -21,6 +21,7 @@ _FEW = 64                     # "a few"
 _GATHERED = 4096              # strings longer than this are copied by slicing
 _GATHER_BYTES = 1 << 22       # bytes gathered at once (bounds the index arrays)
 _SORTED_IN_PYTHON = 50_000    # up to this many strings are ranked in Python
+_RANKED_BY_WORDS = 64         # strings up to this long are ranked by numpy's sort of their words
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -259,8 +260,11 @@ class ByteStrings:
         A few strings (a run's tied docnos, usually) are sorted in Python:
         importing pyarrow's kernels costs more than that."""
         count = len(self) if index is None else len(index)
+        chosen = self if index is None else self.take(index)
+        if count and int(chosen.lengths.max()) <= _RANKED_BY_WORDS:
+            return chosen._rank_by_words()
         if count <= _SORTED_IN_PYTHON or not have_arrow():
-            values = (self if index is None else self.take(index)).to_list()
+            values = chosen.to_list()
             position = {value: rank for rank, value in enumerate(sorted(set(values)))}
             return np.fromiter((position[value] for value in values), dtype=np.int64, count=len(values))
         import pyarrow.compute as pc
@@ -269,6 +273,26 @@ class ByteStrings:
             chosen = chosen.take(arrow_indices(index))
         return np.asarray(numbers(pc.rank(chosen, sort_keys="ascending", tiebreaker="dense")),
                           dtype=np.int64) - 1
+
+
+    def _rank_by_words(self) -> np.ndarray:
+        """:meth:`rank` of all strings from their big-endian 8-byte words
+        (zero past each string's end) and then their lengths: byte-wise order,
+        a shorter string before any it begins."""
+        starts, lengths = self.offsets[:-1].astype(np.int64), self.lengths.astype(np.int64)
+        words = self._words()
+        keys = [lengths]
+        for k in range(-(-int(lengths.max(initial=0)) // 8) - 1, -1, -1):     # the last key sorts first
+            word = np.take(words, starts + 8 * k, mode="clip") & _low_bytes_mask(lengths - 8 * k)
+            keys.append(word.byteswap())
+        order = np.lexsort(keys)
+        differs = np.zeros(len(order), dtype=bool)
+        for key in keys:
+            ranked = key[order]
+            differs[1:] |= ranked[1:] != ranked[:-1]
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.cumsum(differs)
+        return rank
 
 
 class ChunkedByteStrings:
