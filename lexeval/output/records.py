@@ -267,11 +267,15 @@ def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[
     """Per name, each value's text and the line's end (see :func:`formatted`)."""
     floats = [j for j, style in enumerate(styles) if style == FLOAT]
     printed = {}
-    if len(floats) * groups >= 256:        # many floats: printed together
+    _FLOATS_SEEN[0] += len(floats) * groups
+    # many floats: printed together, looked up in a table that costs as much to make as 100,000 printed
+    if len(floats) * groups >= 256 and (_FOUR_DECIMALS or _FLOATS_SEEN[0] > 100_000):
         printed = dict(zip(floats, four_decimals(np.array([values[j] for j in floats]), "\n").tolist()))
     return [printed[j] if j in printed else formatted(column, style, "\n")
             for j, (column, style) in enumerate(zip(values, styles))]
 
+
+_FLOATS_SEEN = [0]                   # floats printed by this process so far
 
 _HEADS: dict[tuple, list[str]] = {}
 
