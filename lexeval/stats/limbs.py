@@ -18,7 +18,6 @@ import numpy as np
 
 LIMB_BITS = 21
 _MASK = (1 << LIMB_BITS) - 1
-_GUARD = 6                      # limbs appended below a dividend: 126 bits, so a quotient keeps 55 or more
 _HALF = 10                      # long division takes a limb in two steps (11 bits, then 10): divisors to 2**52
 
 
@@ -38,11 +37,24 @@ def carry(limbs: np.ndarray, width: int | None = None) -> np.ndarray:
 
 
 def trim(limbs: np.ndarray) -> np.ndarray:
-    """The same carried numbers without top limbs that are 0 in every number."""
+    """The same carried numbers in as few limbs as hold them all, as int32
+    (a carried limb is below 2**21: a third of the memory of int64 words
+    would be wasted, twice over). A top limb goes where it is only the sign
+    of the one below: 0 above a limb under 2**20, or -1 above one from 2**20
+    (which then carries the sign itself)."""
+    limbs = np.array(limbs, dtype=np.int64)
     top = limbs.shape[-1]
-    while top > 1 and not limbs[..., top - 1].any():
+    while top > 1:
+        head, below = limbs[..., top - 1], limbs[..., top - 2]
+        half = 1 << (LIMB_BITS - 1)
+        positive, negative = (head == 0) & (below < half), (head == -1) & (below >= half)
+        if not (positive | negative).all():
+            break
+        limbs[..., top - 2] = np.where(negative, below - (1 << LIMB_BITS), below)
         top -= 1
-    return limbs[..., :top]
+    out = limbs[..., :top]
+    fits = not out.size or (int(out.min()) >= -(1 << 31) and int(out.max()) < (1 << 31))
+    return out.astype(np.int32) if fits else out.copy()
 
 
 def add(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -87,6 +99,7 @@ def to_ints(limbs: np.ndarray) -> list[int]:
 
 def multiply(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """(..., K1 + K2 - 1) uncarried limbs of the products of carried numbers."""
+    first, second = first.astype(np.int64), second.astype(np.int64)
     width = second.shape[-1]
     shape = np.broadcast_shapes(first.shape[:-1], second.shape[:-1])
     out = np.zeros(shape + (first.shape[-1] + width - 1,), dtype=np.int64)
@@ -102,15 +115,25 @@ def quotient(limbs: np.ndarray, divisor: np.ndarray, scale: int = 0) -> np.ndarr
     negative = numbers[:, -1] < 0
     if negative.any():
         numbers = np.where(negative[:, None], carry(-numbers, numbers.shape[1]), numbers)
-    numbers = trim(numbers)
+    numbers = trim(numbers).astype(np.int64)
     divisor = np.broadcast_to(np.asarray(divisor, dtype=np.int64), negative.shape)
-    # long division from the top limb, with _GUARD zero limbs below, half a limb at a time: every
-    # partial remainder is below divisor * 2**11 < 2**63
-    width = numbers.shape[1] + _GUARD
+    # zero limbs appended below, so that the smallest non-zero number's quotient keeps 55 bits or more
+    nonzero = numbers != 0
+    lowest_top = int((numbers.shape[1] - 1 - np.argmax(nonzero[:, ::-1], axis=1))[nonzero.any(axis=1)].min(initial=0))
+    largest = int(divisor.max(initial=1))
+    guard = max(0, -(-(56 + largest.bit_length() - LIMB_BITS * lowest_top) // LIMB_BITS))
+    width = numbers.shape[1] + guard
     digits = np.zeros((len(numbers), width), dtype=np.int64)
     remainder = np.zeros(len(numbers), dtype=np.int64)
-    for k in range(width - 1, -1, -1):
-        limb = numbers[:, k - _GUARD] if k >= _GUARD else np.zeros(len(numbers), dtype=np.int64)
+    zero = np.zeros(len(numbers), dtype=np.int64)
+    for k in range(width - 1, -1, -1):      # long division from the top limb
+        limb = numbers[:, k - guard] if k >= guard else zero
+        if largest < 1 << 42:               # a partial remainder and a limb: below 2**63
+            current = (remainder << LIMB_BITS) + limb
+            digits[:, k] = current // divisor
+            remainder = current - digits[:, k] * divisor
+            continue
+        # larger divisors: half a limb at a time (11 bits, then 10), each partial remainder below 2**63
         current = (remainder << (LIMB_BITS - _HALF)) + (limb >> _HALF)
         high = current // divisor
         current = ((current - high * divisor) << _HALF) + (limb & ((1 << _HALF) - 1))
@@ -118,7 +141,7 @@ def quotient(limbs: np.ndarray, divisor: np.ndarray, scale: int = 0) -> np.ndarr
         remainder = current - low * divisor
         digits[:, k] = (high << _HALF) | low
     value = _to_float(digits, remainder != 0)
-    value = np.ldexp(value, -LIMB_BITS * _GUARD - scale)
+    value = np.ldexp(value, -LIMB_BITS * guard - scale)
     return np.where(negative, -value, value)
 
 

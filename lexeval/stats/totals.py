@@ -33,6 +33,7 @@ from .moments import Moments
 from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
 
 _DRAW_CELLS = 1 << 22            # draws x queries generated at once
+_T_VALUES = 1 << 17              # t statistics whose tails are computed together (a dozen arrays of them live)
 
 
 def _merge(first: dict, second: dict) -> dict:
@@ -330,8 +331,10 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
         ps.append(p)
         where.append(varies)
     if ps:
-        tails = np.split(t_two_sided(np.concatenate(statistics), np.concatenate(freedoms)),
-                         np.cumsum([len(t) for t in statistics])[:-1])
+        statistic, freedom = np.concatenate(statistics), np.concatenate(freedoms)
+        tail = np.concatenate([t_two_sided(statistic[start:start + _T_VALUES], freedom[start:start + _T_VALUES])
+                               for start in range(0, len(statistic), _T_VALUES)] or [np.zeros(0)])
+        tails = np.split(tail, np.cumsum([len(t) for t in statistics])[:-1])
         for p, varies, tail in zip(ps, where, tails):
             p[varies] = tail
     return ps
