@@ -33,7 +33,7 @@ class Block(NamedTuple):
     keys: list[str]           # per group: a run name, or "A:B" for a pair
     qids: list[str]           # per group: a query id, or "all"
     names: list[str]
-    values: list[list]        # (names) x (groups)
+    values: list              # (names) x (groups): a list or an array per name
     styles: list[str]         # per name: FLOAT, INTEGER, TEXT or QUOTED
     texts: list[list] | None = None     # (names) x (groups) the text writer's values, made already ("...\n")
 
@@ -158,8 +158,9 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
             rows, values, _ = next(blocks)
             first_in_block, block_length = pair_index, len(rows)
         row = pair_index - first_in_block
-        per_query_values = [values[name][row].tolist() for name in preference_names] + \
-            [(matrix[a] - matrix[b]).tolist() for matrix in compared_values]
+        # arrays, not lists: the text writer prints them whole (the other writers read them value by value)
+        per_query_values = [values[name][row] for name in preference_names] + \
+            [matrix[a] - matrix[b] for matrix in compared_values]
         yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, line_names, per_query_values,
                     [FLOAT] * len(line_names))
         if summary:
