@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator
-from itertools import chain, repeat
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -252,16 +252,19 @@ def text_chunk(block: Block, with_key: bool) -> str:
     value), joined once: ``-q`` prints millions of lines."""
     shown = block.texts if block.texts is not None else line_texts(block.values, block.styles, len(block.qids))
     names, groups = len(block.names), len(block.qids)
-    heads = _line_heads(tuple(block.names), tuple(block.qids))
-    texts = chain.from_iterable(zip(*shown))
-    if not with_key:
-        pieces = zip(heads, texts)
-    elif groups and block.keys.count(block.keys[0]) == groups:
-        pieces = zip(repeat(f"{block.keys[0]}\t"), heads, texts)
-    else:
-        keys = np.repeat(np.array([f"{key}\t" for key in block.keys], dtype=object), names).tolist()
-        pieces = zip(keys, heads, texts)
-    return "".join(chain.from_iterable(pieces))
+    lines = names * groups
+    width = 3 if with_key else 2
+    # the pieces laid out by strided slice assignment (copies of pointers), then one join
+    pieces: list = [None] * (width * lines)
+    if with_key:
+        if groups and block.keys.count(block.keys[0]) == groups:
+            pieces[0::3] = [f"{block.keys[0]}\t"] * lines
+        else:
+            pieces[0::3] = np.repeat(np.array([f"{key}\t" for key in block.keys], dtype=object), names).tolist()
+    pieces[width - 2::width] = _line_heads(tuple(block.names), tuple(block.qids))
+    for j, texts in enumerate(shown):
+        pieces[width - 1 + width * j::width * names] = texts
+    return "".join(pieces)
 
 
 def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[str]]:
