@@ -109,12 +109,20 @@ def measure_side_by_side(first: list[str], second: list[str], repeat: int) -> tu
     return (statistics.median(w for w, _ in ones), statistics.median(p for _, p in ones)), statistics.median(twos)
 
 
-def phases(command: list[str]) -> str:
-    """The ``--timings`` line of one run of ``command``: where the time of
-    the default call goes (reading with MB/s, measures, pairs, output)."""
-    done = subprocess.run(command + ["--timings"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines = [line for line in done.stderr.splitlines() if "timings:" in line]
-    return lines[-1].split("timings: ", 1)[1] if lines else "(no timings line)"
+def phases(command: list[str], repeat: int = 1) -> str:
+    """The ``--timings`` line of ``command``: where the time of the default
+    call goes (reading with MB/s, measures, pairs, output); with ``repeat``,
+    each figure the median of that many calls."""
+    lines = []
+    for _ in range(repeat):
+        done = subprocess.run(command + ["--timings"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        lines += [line.split("timings: ", 1)[1] for line in done.stderr.splitlines() if "timings:" in line][-1:]
+    if not lines:
+        return "(no timings line)"
+    figures = [[float(number) for number in re.findall(r"\d+\.\d+", line)] for line in lines]
+    medians = iter(statistics.median(column) for column in zip(*figures))
+    return re.sub(r"\d+\.\d+", lambda found: f"{next(medians):.2f}" if "." in found.group() else found.group(),
+                  lines[0])
 
 
 def megabytes(paths: list[str]) -> float:
@@ -177,10 +185,11 @@ def trec_eval_908(source: str) -> str | None:
 def robust04(repeat: int, trec_eval_source: str) -> None:
     qrels, runs = dataset("robust04")
     size = megabytes(runs)
-    parse, _ = measure([sys.executable, "-c", PARSE_ONLY, *runs], repeat)
-    reference = f"pyarrow's CSV reader, the 3 kept columns, one process: {parse:.1f} s ({size / parse:.0f} MB/s)"
-    wall, peak = measure(LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
-    row(f"reading the 110 runs ({size:.0f} MB): `lexeval -m num_q`", f"{wall:.1f} s = {size / wall:.0f} MB/s, "
+    (wall, peak), parse = measure_side_by_side(LEXEVAL + ["-m", "num_q", qrels, *runs],
+                                               [sys.executable, "-c", PARSE_ONLY, *runs], repeat)
+    reference = f"pyarrow's CSV reader, the 3 kept columns, one process, taken in turns: {parse:.2f} s " \
+                f"({size / parse:.0f} MB/s)"
+    row(f"reading the 110 runs ({size:.0f} MB): `lexeval -m num_q`", f"{wall:.2f} s = {size / wall:.0f} MB/s, "
         f"{peak:.0f} MB", reference)
     wall, _ = measure(["env", "LEXEVAL_KERNEL=off"] + LEXEVAL + ["-m", "num_q", qrels, *runs], repeat)
     row("the same without the compiled kernel (`LEXEVAL_KERNEL=off`: pyarrow and numpy)",
@@ -198,10 +207,10 @@ def robust04(repeat: int, trec_eval_source: str) -> None:
         default, peak = measure(LEXEVAL + [qrels, *runs], repeat)
     row("default call (official measures, LP/rrLP/LR, paired tests for 5,995 pairs)",
         f"{default:.2f} s, {peak:.0f} MB", trec)
-    line = phases(LEXEVAL + [qrels, *runs])
+    line = phases(LEXEVAL + [qrels, *runs], repeat)
     reading = float(line.split("reading ", 1)[1].split(" s", 1)[0])
-    row("the default call's phases (`--timings`, one run)", line,
-        f"pyarrow's parse of the runs alone: {parse:.1f} s; reading is at {parse / reading:.0%} of its speed")
+    row(f"the default call's phases (`--timings`, median of {repeat})", line,
+        f"pyarrow's parse of the runs alone: {parse:.2f} s; reading is at {parse / reading:.0%} of its speed")
     (wall, peak), again = measure_side_by_side(LEXEVAL + ["-q", qrels, *runs], LEXEVAL + [qrels, *runs], repeat)
     row("`-q` (5.4 M lines)", f"{wall:.2f} s, {peak:.0f} MB",
         f"default call, taken in turns: {again:.2f} s ({wall / again:.2f}x)")
