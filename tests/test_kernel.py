@@ -147,3 +147,21 @@ def test_docno_hashes_are_the_python_readers(tmp_path):
     got = kernel.scan(block, kernel.RUN)
     np.testing.assert_array_equal(got.docno_hash, ByteStrings.from_list(docnos).hash64())
     assert kernel.scan(b"1 Q0 " + b"y" * 513 + b" 1 1.0 t\n", kernel.RUN) is None      # hashed by blake2b: Python
+
+
+def test_every_byte_position_of_a_field_end_reads_alike():
+    """The kernel finds field ends 16 bytes at a time: a separator, a control
+    byte inside a field, a CR or a NUL at every offset from a 16-byte window's
+    edge, and a block whose last bytes are fewer than 16, read as Python does
+    (a CR inside a line or a NUL: given back)."""
+    for pad in range(0, 40):
+        for separator in (b" ", b"\t", b"\x0b\x0c", b" " * 17):
+            docno = b"d" * pad + b"\x01x\x1f"
+            line = separator.join([b"q1", b"Q0", docno, b"1", b"2.5", b"t" * (pad % 7 + 1)])
+            block = line + b"\n" + line.replace(b"q1", b"q2") + b"\r\n"
+            same_piece(kernel.scan(block, kernel.RUN_OR_MSMARCO), python_read(block, RUN_LAYOUTS))
+            for bad in (b"\r", b"\x00"):
+                broken = block[:pad] + bad + block[pad:]
+                if bad == b"\r" and broken[pad + 1:pad + 2] == b"\n":
+                    continue
+                assert kernel.scan(broken, kernel.RUN_OR_MSMARCO) is None, broken

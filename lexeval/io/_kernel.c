@@ -14,9 +14,13 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_GRADE 10000
 #define HASHED_WORDWISE 512
+#define MAX_FIELDS 5                /* fields of a line kept (all are counted) */
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 #define MIX1 0xBF58476D1CE4E5B9ULL
 #define MIX2 0x94D049BB133111EBULL
@@ -73,6 +77,53 @@ static inline int same_bytes(const unsigned char *a, const unsigned char *b, Py_
     for (; n > 0; a++, b++, n--)
         if (*a != *b) return 0;
     return 1;
+}
+
+/* Split one line into its fields (up to MAX_FIELDS kept, all counted).
+ * Returns the line's line feed, or NULL for a byte the Python reader must
+ * see (a NUL, a CR inside the line). Every byte that can end a field is at
+ * most 0x20, so the line is tested 16 bytes at a time for those, and only
+ * they are looked up (fields are mostly shorter than 16 bytes: a test per
+ * field costs more than this, a byte loop more still). The block's last
+ * bytes, fewer than 16, go byte by byte: its last byte is a line feed. */
+#define FIELD_ENDS_AT(p)                                                           \
+    do {                                                                           \
+        if ((p) > start) {                                                         \
+            if (count < MAX_FIELDS) { fields[count] = start; lengths[count] = (p) - start; } \
+            count++;                                                               \
+        }                                                                          \
+    } while (0)
+
+static inline const unsigned char *split_line(const unsigned char *line, const unsigned char *end,
+                                              const unsigned char **fields, Py_ssize_t *lengths, int *counted) {
+    int count = 0;
+    const unsigned char *start = line, *s = line;      /* start: where the next field may begin */
+#if defined(__SSE2__)
+    const __m128i limit = _mm_set1_epi8(0x20);
+    for (; end - s >= 16; s += 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)s);
+        unsigned low = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(bytes, limit), bytes));
+        for (; low; low &= low - 1) {
+            const unsigned char *p = s + __builtin_ctz(low);
+            unsigned char kind = byte_class[*p];
+            if (kind == NORMAL) continue;              /* a control byte inside a field */
+            FIELD_ENDS_AT(p);
+            if (kind == SEPARATOR) { start = p + 1; continue; }
+            *counted = count;
+            if (kind == NEWLINE) return p;
+            return *p == '\r' && p[1] == '\n' ? p + 1 : NULL;      /* CRLF, or a byte for Python */
+        }
+    }
+#endif
+    for (;; s++) {
+        unsigned char kind = byte_class[*s];
+        if (kind == NORMAL) continue;
+        FIELD_ENDS_AT(s);
+        if (kind == SEPARATOR) { start = s + 1; continue; }
+        *counted = count;
+        if (kind == NEWLINE) return s;
+        return *s == '\r' && s[1] == '\n' ? s + 1 : NULL;
+    }
 }
 
 static inline int64_t item(const Py_buffer *b, Py_ssize_t i) {
@@ -281,7 +332,6 @@ static int repeats(Seen *seen, const uint64_t *hashes, Py_ssize_t n) {
     return 0;
 }
 
-#define MAX_FIELDS 5
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     Buffers b;
@@ -319,27 +369,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         const unsigned char *fields[MAX_FIELDS];
         Py_ssize_t lengths[MAX_FIELDS];
         int count = 0;
-        const unsigned char *s = line;
-        for (;;) {                                    /* every line ends with '\n': no bounds checks */
-            while (byte_class[*s] == SEPARATOR) s++;
-            unsigned char kind = byte_class[*s];
-            if (kind == NORMAL) {
-                const unsigned char *field = s;
-                while (byte_class[*++s] == NORMAL) {}    /* a byte loop: faster than 8 bytes at a time here,
-                                                            where most fields are shorter than 16 bytes */
-                if (count < MAX_FIELDS) { fields[count] = field; lengths[count] = s - field; }
-                count++;
-            } else if (kind == NEWLINE) {
-                break;
-            } else if (*s == '\r' && s[1] == '\n') {   /* CRLF */
-                s++;
-                break;
-            } else {                                  /* NUL, or a CR inside the line */
-                ok = 0;
-                break;
-            }
-        }
-        if (!ok) break;
+        const unsigned char *s = split_line(line, end, fields, lengths, &count);
+        if (!s) { ok = 0; break; }
         const unsigned char *next = s + 1;
         if (count == 0 || fields[0][0] == '#') { line = next; continue; }
         if (!layout) layout = count == 3 ? MSMARCO : count >= 5 ? RUN : 0;   /* a run file's first line decides */
