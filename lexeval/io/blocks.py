@@ -103,7 +103,6 @@ def _mapped_blocks(raw, size: int, block_bytes: int) -> Iterator[memoryview]:
             cut = mapped.rfind(b"\n", start, stop)
             cut = cut if cut >= 0 else mapped.find(b"\n", stop)     # a line longer than a block
             stop = cut + 1 if cut >= 0 else size
-        _map_in(mapped, start, stop)
         if stop == size and mapped[size - 1:size] != b"\n":
             last_line = mapped.rfind(b"\n", start, size) + 1         # the file's last line lacks its line feed
             if last_line > start:
@@ -112,20 +111,6 @@ def _mapped_blocks(raw, size: int, block_bytes: int) -> Iterator[memoryview]:
         else:
             yield view[start:stop]
         start = stop
-
-
-_MADV_POPULATE_READ = 22         # Linux 5.14; Python's mmap module does not name it yet
-
-
-def _map_in(mapped: mmap.mmap, start: int, stop: int) -> None:
-    """Map a block's pages (already in the system's cache) in one call, not
-    one page fault per 4 KB as the kernel reads on: a tenth of its time."""
-    start -= start % mmap.PAGESIZE
-    if hasattr(mapped, "madvise"):
-        try:
-            mapped.madvise(getattr(mmap, "MADV_POPULATE_READ", _MADV_POPULATE_READ), start, stop - start)
-        except OSError:          # an older kernel: the pages fault in one by one
-            pass
 
 
 def _give_back(mapped: mmap.mmap, start: int, stop: int) -> int:
