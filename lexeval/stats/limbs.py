@@ -59,8 +59,13 @@ def trim(limbs: np.ndarray) -> np.ndarray:
 
 def add(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Carried sums of two arrays of numbers (limbs of any width)."""
+    return trim(carry(subtract(first, -np.asarray(second, dtype=np.int64))))
+
+
+def subtract(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Uncarried differences of two arrays of numbers (limbs of any width)."""
     width = max(first.shape[-1], second.shape[-1])
-    return trim(carry(_widen(first, width) + _widen(second, width)))
+    return _widen(first, width).astype(np.int64) - _widen(second, width)
 
 
 def concatenate(parts: list[np.ndarray]) -> np.ndarray:

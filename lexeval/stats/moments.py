@@ -62,38 +62,38 @@ def _sums_of(limbs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _row_squares(limbs: np.ndarray) -> np.ndarray:
-    """(rows, 2k - 1) the exact sums of squares over the last axis of the
-    numbers whose limbs are (k, rows, n) (|limb| <= 2**21), uncarried."""
-    count, rows, n = limbs.shape
-    out = np.zeros((rows, 2 * count - 1), dtype=np.int64)
-    for start in range(0, n, _PRODUCT_QUERIES):
+def _limb_products(limbs: np.ndarray, product, mirrored) -> np.ndarray:
+    """Uncarried limbs (..., 2k - 1) of the exact sums over queries of
+    products of the numbers whose limbs are (k, rows, Q): ``product(x, y)``
+    multiplies two (rows, q) limb arrays and sums over the queries (exact:
+    at most 2**10 products of limbs below 2**21 are summed in floats), and
+    ``mirrored(p)`` is the product of the limbs taken the other way round."""
+    count, _, queries = limbs.shape
+    out = None
+    for start in range(0, max(queries, 1), _PRODUCT_QUERIES):        # no queries: one empty part, sums 0
         part = limbs[:, :, start:start + _PRODUCT_QUERIES]
         for i in range(count):
             for j in range(i, count):
-                product = np.einsum("rq,rq->r", part[i], part[j])
-                out[:, i + j] += (product if i == j else 2 * product).astype(np.int64)
-        if start // _PRODUCT_QUERIES % 64 == 63:
-            out = lb.carry(out, out.shape[1])
+                done = product(part[i], part[j])
+                done = (done if i == j else done + mirrored(done)).astype(np.int64)
+                if out is None:
+                    out = np.zeros(done.shape + (2 * count - 1,), dtype=np.int64)
+                out[..., i + j] += done
+        if start // _PRODUCT_QUERIES % 64 == 63:         # int64 coefficients stay far from overflow
+            out = lb.carry(out, out.shape[-1])
     return out
+
+
+def _row_squares(limbs: np.ndarray) -> np.ndarray:
+    """(rows, 2k - 1) the sums of squares over the last axis of the numbers
+    whose limbs are (k, rows, n) (|limb| <= 2**21), uncarried."""
+    return _limb_products(limbs, lambda x, y: np.einsum("rq,rq->r", x, y), lambda done: done)
 
 
 def _cross(limbs: np.ndarray) -> np.ndarray:
     """(R, R, 2k - 1) uncarried limbs of sum_q x_a x_b for every two rows
     of the numbers whose limbs are (k, R, Q) (|limb| <= 2**20)."""
-    count, rows, queries = limbs.shape
-    out = np.zeros((rows, rows, 2 * count - 1), dtype=np.int64)
-    for start in range(0, queries, _PRODUCT_QUERIES):
-        part = limbs[:, :, start:start + _PRODUCT_QUERIES]
-        for i in range(count):
-            for j in range(i, count):
-                product = part[i] @ part[j].T
-                if i != j:
-                    product += product.T
-                out[:, :, i + j] += product.astype(np.int64)
-        if start // _PRODUCT_QUERIES % 64 == 63:
-            out = lb.carry(out, out.shape[2])
-    return out
+    return _limb_products(limbs, lambda x, y: x @ y.T, lambda done: done.T)
 
 
 @dataclass
@@ -228,8 +228,6 @@ class Moments:
             self._mean = self.first.divided(self.queries)
         return self._mean
 
-    raw_mean = mean
-
     def spread(self) -> np.ndarray:
         """(P,) sample standard deviation (0 when every difference is equal
         or there are fewer than two), from the exact sums: n (n - 1) s^2 =
@@ -240,10 +238,8 @@ class Moments:
         if not len(n):
             return np.zeros(0)
         counts = lb.of_integers(n)
-        numerator = lb.multiply(counts, self.second.limbs)
-        squared = lb.multiply(self.first.limbs, self.first.limbs)
-        width = max(numerator.shape[1], squared.shape[1])
-        numerator = lb._widen(numerator, width) - lb._widen(squared, width)      # in units of 2**-124
+        numerator = lb.subtract(lb.multiply(counts, self.second.limbs),     # in units of 2**-124
+                                lb.multiply(self.first.limbs, self.first.limbs))
         variance = lb.quotient(numerator, np.maximum(n * (n - 1), 1), 2 * GRID_BITS)
         self._spread = np.where((n >= 2) & (variance > 0), np.sqrt(np.maximum(variance, 0.0)), 0.0)
         return self._spread

@@ -47,11 +47,6 @@ class Sums:
         return cls(np.zeros((rows, 1), dtype=np.int64), np.zeros(rows), bits)
 
     @classmethod
-    def of_units(cls, units: list[int], special: np.ndarray | None = None, bits: int = GRID_BITS) -> Sums:
-        """Sums of Python integers in units of ``2**-bits``."""
-        return cls(limbs.from_ints(units), np.zeros(len(units)) if special is None else special, bits)
-
-    @classmethod
     def concatenate(cls, parts: list[Sums]) -> Sums:
         """The rows of each part, one after another."""
         return cls(limbs.concatenate([part.limbs for part in parts]),

@@ -322,7 +322,7 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
     for itself: the same p as one at a time)."""
     ps, statistics, freedoms, where = [], [], [], []
     for moments in many:
-        count, mean, spread = moments.count(), moments.raw_mean(), moments.spread()
+        count, mean, spread = moments.count(), moments.mean(), moments.spread()
         p = np.ones(len(count))
         varies = (spread > 0) & (count >= 2)
         statistics.append(mean[varies] / (spread[varies] / np.sqrt(count[varies])))
@@ -367,7 +367,7 @@ def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
 def effect_size(moments: Moments) -> np.ndarray:
     """(P,) mean over standard deviation; 0 when every difference is 0,
     NaN when all are equal and not 0."""
-    mean, spread = moments.raw_mean(), moments.spread()
+    mean, spread = moments.mean(), moments.spread()
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = mean / spread
     return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.nan))
@@ -379,7 +379,7 @@ def t_interval(moments: Moments, confidence: float) -> tuple[np.ndarray, np.ndar
     if not len(count) or count.max() < 2:
         return np.full(len(count), np.nan), np.full(len(count), np.nan)
     from scipy.special import stdtrit  # only --ci needs the t quantile
-    mean = moments.raw_mean()
+    mean = moments.mean()
     half = stdtrit(np.maximum(count - 1, 1), (1 + confidence) / 2) * moments.spread() / np.sqrt(count)
     return np.where(count >= 2, mean - half, np.nan), np.where(count >= 2, mean + half, np.nan)
 
