@@ -298,7 +298,7 @@ def test_output_needs_per_query_lines(tmp_path):
     assert result.code == 2 and "add -q" in result.err
 
 
-# qids that differ only in the 8th, 9th, 15th or 16th byte: the split compares each line's first 16 bytes
+# qids that differ only in the 8th, 9th, 15th or 16th byte: numpy's split compares each line's first 16 bytes
 # as two 8-byte words
 EDGE_QIDS = ["1234567x", "1234567y", "12345678x", "12345678y", "abcdefghijklmnX", "abcdefghijklmnY",
              "abcdefghijklmnoX", "abcdefghijklmnoY"]
@@ -307,28 +307,66 @@ LINE = st.tuples(st.sampled_from(["q1", "q1", "q2", "a" * 23, "a" * 24, "a" * 40
                  st.sampled_from(["", " ", "\t", "  "]), st.sampled_from(["\n", "\r\n"]))
 
 
-@settings(max_examples=200, deadline=None)
-@given(st_lines=st.lists(LINE, min_size=1, max_size=60),
+def _split_both_ways(text: bytes, bounds: list[bytes], blocksize: int = 1 << 20):
+    """(buckets' text, their lines' numbers in the file, lines) of
+    the text split as bytes and as a local file's pieces, each by the
+    kernel and by numpy: the four must agree."""
+    import os
+    import tempfile
+
+    from lexeval.cluster.pieces import Piece, pieces_of, split_piece
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "run")
+        with open(path, "wb") as handle:
+            handle.write(text)
+        for kernel in ("on", "off"):
+            os.environ["LEXEVAL_KERNEL"] = kernel
+            try:
+                for pieces in ([Piece("x", 0, block=text)], pieces_of(path, blocksize, "run")):
+                    texts, numbers, before = [b""] * (len(bounds) + 1), [[] for _ in range(len(bounds) + 1)], 0
+                    for piece in pieces:
+                        buckets, segments, lines, _ = split_piece(piece, bounds)
+                        for k, (data, segment) in enumerate(zip(buckets, segments)):
+                            assert segment.shape[1] == 4
+                            if piece.start >= 0:          # a local file's piece: its bytes where they lie
+                                texts[k] += b"".join(text[piece.start + a:piece.start + b]
+                                                     for a, b in segment[:, 2:].tolist()) + (data or b"")
+                            else:
+                                texts[k] += data
+                            numbers[k] += [before + first + i for first, count in segment[:, :2].tolist()
+                                           for i in range(count)]
+                        before += lines
+                    results.append((texts, numbers, before))
+            finally:
+                del os.environ["LEXEVAL_KERNEL"]
+    assert all(result == results[0] for result in results[1:]), results
+    return results[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st_lines=st.lists(LINE, min_size=1, max_size=60), last_ended=st.booleans(),
        bounds=st.lists(st.sampled_from([b"a", b"a" * 24, b"b", b"q1", b"q2", b"z", b"\xc3", b"12345678y",
                                          b"1234567y", b"abcdefghijklmnY", b"abcdefghijklmnoY"]), max_size=3)
-       .map(lambda cut: sorted(set(cut))))
-def test_split_sends_each_line_to_its_qids_range(st_lines, bounds):
+       .map(lambda cut: sorted(set(cut))), blocksize=st.sampled_from([16, 100, 1 << 20]))
+def test_split_sends_each_line_to_its_qids_range(st_lines, last_ended, bounds, blocksize):
     """Every non-blank line lands, once and in file order, in the bucket of
-    its qid's range (byte order), and its segment gives its line number."""
+    its qid's range (byte order), and its segment gives its line number:
+    from bytes and from a local file's pieces (read where they lie), by the
+    kernel and by numpy; a last line without its line feed gets one."""
     from bisect import bisect_right
-
-    from lexeval.cluster.pieces import Piece, split_piece
     text = "".join(f"{lead}{qid} Q0 d 1 1.0 t{end}" if qid else f"{lead}{end}" for qid, lead, end in st_lines)
-    buckets, segments, lines, _ = split_piece(Piece("x", 0, block=text.encode()), bounds)
-    assert lines == len(st_lines) and len(buckets) == len(bounds) + 1
+    if not last_ended:
+        text = text[:-1]
+    texts, numbers, lines = _split_both_ways(text.encode(), bounds, blocksize)
+    assert lines == text.count("\n") + (text != "" and not text.endswith("\n")) and len(texts) == len(bounds) + 1
     want: dict[int, list] = {k: [] for k in range(len(bounds) + 1)}
     for number, (qid, lead, end) in enumerate(st_lines, 1):
-        if qid:
+        if qid:      # a last line without its line feed gets it back
             want[bisect_right(bounds, qid.encode())].append((number, f"{lead}{qid} Q0 d 1 1.0 t{end}"))
     for k in want:
-        numbers = [first + i for first, count in segments[k].tolist() for i in range(count)]
-        got = buckets[k].decode().splitlines(keepends=True)
-        assert list(zip(numbers, got)) == want[k]
+        got = texts[k].decode().splitlines(keepends=True)
+        assert list(zip(numbers[k], got)) == want[k]
 
 
 @pytest.mark.parametrize("low, high", [("1234567x", "1234567y"), ("12345678x", "12345678y"),
@@ -337,13 +375,12 @@ def test_split_sends_each_line_to_its_qids_range(st_lines, bounds):
 def test_split_tells_apart_qids_that_differ_in_one_late_byte(low, high):
     """Adjacent lines whose qids differ only in their 8th, 9th, 15th or 16th
     byte are two runs of lines, each in its own range's bucket."""
-    from lexeval.cluster.pieces import Piece, split_piece
-    text = f"{low} Q0 d 1 1.0 t\n{high} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n"
-    buckets, segments, lines, _ = split_piece(Piece("x", 0, block=text.encode()), [high.encode()])
+    text = f"{low} Q0 d 1 1.0 t\n{high} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n".encode()
+    texts, numbers, lines = _split_both_ways(text, [high.encode()])
     assert lines == 3
-    assert buckets[0] == f"{low} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n".encode()
-    assert buckets[1] == f"{high} Q0 d 1 1.0 t\n".encode()
-    assert segments[0].tolist() == [[1, 1], [3, 1]] and segments[1].tolist() == [[2, 1]]
+    assert texts[0] == f"{low} Q0 d 1 1.0 t\n{low} Q0 e 2 0.5 t\n".encode()
+    assert texts[1] == f"{high} Q0 d 1 1.0 t\n".encode()
+    assert numbers[0] == [1, 3] and numbers[1] == [2]
 
 
 def test_the_library_call_takes_a_client(cluster):

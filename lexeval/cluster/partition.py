@@ -39,6 +39,8 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
     files in file order and read by the one-machine code. ``per_query``:
     bring back -q's values, or with "reports" what the reports need too."""
     from ..evaluation import evaluate
+    from ..io.sources import keep_freed_memory
+    keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
         local, maps = [], []
@@ -48,7 +50,10 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
             written = 0
             with open(path, "wb") as out:
                 for data, segments, piece in file_parts:
-                    out.write(data)
+                    if piece.start >= 0:                # a local file's piece: its bytes copied where they lie
+                        copy_ranges(piece.path, out, piece.start + segments[:, 2:])
+                    if data:
+                        out.write(data)
                     origin.append((piece, written, segments))
                     written += int(segments[:, 1].sum())
                 if index and not written:       # a run with no line here: one line for no judged query
@@ -92,6 +97,24 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
                                part), summed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        keep_freed_memory(False)     # the worker lives on: its memory goes back
+
+
+def copy_ranges(path: str, out, ranges: np.ndarray) -> None:
+    """Append the bytes of ``path`` in ``ranges`` (m, 2: start, stop) to
+    the open file ``out``; in the kernel (copy_file_range) where it can."""
+    out.flush()
+    with open(path, "rb") as source:
+        for start, stop in ranges.tolist():
+            while start < stop:
+                try:
+                    done = os.copy_file_range(source.fileno(), out.fileno(), stop - start, start)
+                except (AttributeError, OSError):          # another system, or across file systems
+                    done = os.write(out.fileno(), os.pread(source.fileno(), min(stop - start, 64 << 20), start))
+                if not done:
+                    raise InputError(path, "changed while it was read (it is shorter)")
+                start += done
+        out.seek(0, os.SEEK_END)
 
 
 def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> InputError:

@@ -4,6 +4,7 @@ range of their qid."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,8 @@ class Piece:
     block: object = None           # a dask delayed of bytes (text)
     row_group: int = -1            # Parquet
     first_row: int = 0             # Parquet: rows before this row group
+    start: int = -1                # a local file: the piece's bytes, start to stop (read where they lie)
+    stop: int = -1
 
 
 def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
@@ -47,6 +50,9 @@ def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
                 pieces.append(Piece(file, len(pieces), kind, run_name(path), path, row_group=group, first_row=rows))
                 rows += meta.row_group(group).num_rows
         return pieces
+    local = _local_text(path)
+    if local is not None:
+        return _local_pieces(local, blocksize, kind, path)
     from dask.bytes import read_bytes
     try:
         compressed = fsspec.utils.infer_compression(path)
@@ -57,6 +63,45 @@ def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
     if not blocks or not blocks[0]:
         raise InputError(path, "no such file")
     return [Piece(path, i, kind, source=path, block=block) for i, block in enumerate(blocks[0])]
+
+
+def _local_text(path: str) -> str | None:
+    """The path of a local, uncompressed (by its first bytes) regular file,
+    else None (a URL, a compressed file, a pipe: read through fsspec)."""
+    import fsspec
+
+    from ..io.blocks import MAGIC_BYTES, compression
+    fs, inner = fsspec.core.url_to_fs(path)
+    protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    if "file" not in protocols or fsspec.utils.infer_compression(path) or not os.path.isfile(inner):
+        return None
+    try:
+        with open(inner, "rb") as handle:
+            return inner if compression(handle.read(MAGIC_BYTES)) is None else None
+    except OSError:
+        return None
+
+
+def _local_pieces(path: str, blocksize: int, kind: str, source: str) -> list[Piece]:
+    """A local text file's pieces: byte ranges of about ``blocksize``, each
+    ending after a line feed (a leading byte-order mark left out). The
+    workers map them where they lie (the file must be where they see it, as
+    for any path given to a cluster)."""
+    from ..io.blocks import BOM, read_error
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            start = len(BOM) if handle.read(len(BOM)) == BOM else 0
+            pieces = []
+            while start < size:
+                handle.seek(min(start + blocksize, size) - 1)
+                handle.readline()                  # on to the end of the line the nominal cut falls in
+                stop = min(handle.tell(), size)
+                pieces.append(Piece(path, len(pieces), kind, source=source, start=start, stop=stop))
+                start = stop
+            return pieces or [Piece(path, 0, kind, source=source, start=start, stop=start)]
+    except OSError as exc:
+        raise read_error(path, exc) from None
 
 
 def _is_parquet(path: str) -> bool:
@@ -88,9 +133,17 @@ def _parquet_files(path: str) -> list[str]:
 # ---------------------------------------------------------------- worker side: reading and splitting
 
 
-def _read_piece(piece: Piece) -> bytes:
-    """The piece's lines as text: its bytes, or its Parquet row group as
-    TREC lines (scores printed so that they read back to the same float)."""
+def _piece_text(piece: Piece):
+    """The piece's lines as text: its bytes (a local file's mapped, not
+    read), or its Parquet row group as TREC lines (scores printed so that
+    they read back to the same float)."""
+    if piece.start >= 0:
+        import mmap
+        with open(piece.path, "rb") as handle:
+            if piece.stop == piece.start:
+                return b""
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return memoryview(mapped)[piece.start:piece.stop]
     if piece.row_group < 0:
         data = piece.block.compute(scheduler="sync") if hasattr(piece.block, "compute") else piece.block
         if piece.index == 0 and data.startswith(_BOM):
@@ -130,19 +183,33 @@ def _read_piece(piece: Piece) -> bytes:
     return ("\n".join(lines.to_pylist()) + "\n").encode("utf-8", "surrogateescape") if len(lines) else b""
 
 
-def _runs_of_one_qid(piece: Piece):
-    """(buf, starts, ends, firsts, stops, qids, lines): the piece's text as
-    bytes, its lines (starts, ends), and its runs of lines with one qid
-    (lines firsts[i] .. stops[i] - 1, qid bytes qids[i]); blank lines belong
-    to no run."""
+def _runs_of_lines(piece: Piece, bounds: list[bytes], by_qid: bool):
+    """(text, records, lines): the piece's text, its lines in runs of one
+    bucket (with ``by_qid`` of one qid), and how many lines it has.
+    ``records`` (m, 7) int64 per run: bucket, byte start, byte stop (after
+    its line feed), first line (0-based), line count, qid start, qid
+    length; blank lines are in no run. The kernel's one pass when it is
+    built, else numpy's."""
     try:
-        data = _read_piece(piece)
+        text = _piece_text(piece)
     except InputError:
         raise
     except Exception as exc:  # an unreadable piece: the file's fault
         raise InputError(piece.source or piece.path, f"cannot read ({exc})") from None
-    buf = np.frombuffer(data or b"\n", dtype=np.uint8)
-    if buf[-1] != 10:
+    from ..io import kernel
+    if kernel.enabled():
+        lengths = np.cumsum([0, *map(len, bounds)]).astype(np.int64)
+        packed, lines = kernel._kernel.split_lines(text, b"".join(bounds), lengths.tobytes(), by_qid)
+        return text, np.frombuffer(packed, dtype=np.int64).reshape(-1, 7), lines
+    return (text, *_numpy_runs(text, bounds, by_qid))
+
+
+def _numpy_runs(text, bounds: list[bytes], by_qid: bool):
+    """(records, lines) as the kernel's split_lines gives them."""
+    from bisect import bisect_right
+    buf = np.frombuffer(text, dtype=np.uint8) if len(text) else np.frombuffer(b"\n", dtype=np.uint8)
+    ended = buf[-1] == 10
+    if not ended:
         buf = np.append(buf, np.uint8(10))
     ends = np.flatnonzero(buf == 10)
     starts = np.concatenate(([0], ends[:-1] + 1))
@@ -152,8 +219,16 @@ def _runs_of_one_qid(piece: Piece):
     firsts = breaks[kept[breaks]]
     stops = np.concatenate((breaks, [len(ends)]))[np.searchsorted(breaks, firsts, side="right")]
     view = memoryview(buf)
-    qids = [bytes(view[a:b]) for a, b in zip(qid_start[firsts].tolist(), qid_end[firsts].tolist())]
-    return buf, starts, ends, firsts, stops, qids, len(ends) if data else 0
+    keys = np.array([bisect_right(bounds, bytes(view[a:b]))
+                     for a, b in zip(qid_start[firsts].tolist(), qid_end[firsts].tolist())], dtype=np.int64)
+    if not by_qid and len(firsts):          # runs that follow one another in one bucket are one run
+        opens = np.flatnonzero(np.concatenate(([True], (firsts[1:] != stops[:-1]) | (keys[1:] != keys[:-1]))))
+        closes = np.append(opens[1:], len(firsts)) - 1
+        firsts, stops, keys = firsts[opens], stops[closes], keys[opens]
+    byte_stop = np.minimum(ends[stops - 1] + 1, len(text))
+    records = np.stack([keys, starts[firsts], byte_stop, firsts, stops - firsts, qid_start[firsts],
+                        qid_end[firsts] - qid_start[firsts]], axis=1)
+    return records.astype(np.int64).reshape(-1, 7), len(ends) if len(text) else 0
 
 
 _SAMPLE = 10_000                  # qids per qrels piece that set the ranges
@@ -162,7 +237,9 @@ _SAMPLE = 10_000                  # qids per qrels piece that set the ranges
 def _qid_sample(piece: Piece) -> list[bytes]:
     """Up to 10,000 of a qrels piece's distinct qids, evenly spread in byte
     order: enough to cut ranges of about as many queries."""
-    distinct = sorted(set(_runs_of_one_qid(piece)[5]))
+    text, records, _ = _runs_of_lines(piece, [], True)
+    view = memoryview(text)
+    distinct = sorted({bytes(view[a:a + n]) for a, n in records[:, 5:7].tolist()})
     return distinct[::-(-len(distinct) // _SAMPLE) or 1]
 
 
@@ -179,28 +256,28 @@ def partition_bounds(client, qrels_pieces: list[Piece], partitions: int) -> list
 def split_piece(piece: Piece, bounds: list[bytes]):
     """(buckets, segments, lines, piece): bucket k holds the piece's lines
     whose qid falls in range k (``bounds[k - 1] <= qid < bounds[k]`` in byte
-    order), in file order; its segments (m, 2) say which lines they are
-    (first line number in the piece, 1-based, and count); ``lines`` is how
-    many lines the piece has. Lines are taken in runs of one qid (most runs
-    and qrels keep a query's lines together), so a qid is placed once per
-    run of lines, not per line; segments are as few as the file's order allows."""
-    from bisect import bisect_right
-    buf, starts, ends, firsts, stops, qids, lines = _runs_of_one_qid(piece)
+    order), in file order; its segments (m, 4) say which lines they are
+    (first line number in the piece, 1-based; count; their bytes in the
+    piece, start and stop); ``lines`` is how many lines the piece has.
+    Segments are as few as the file's order allows (a file sorted by qid:
+    one per bucket). A piece of a local file (``piece.start >= 0``) sends
+    no text (its buckets are None): the partition copies its segments'
+    bytes from the file itself; any other piece's buckets are its text."""
+    text, records, lines = _runs_of_lines(piece, bounds, False)
     partitions = len(bounds) + 1
-    keys = np.array([bisect_right(bounds, qid) for qid in qids], dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    cuts = np.searchsorted(keys[order], np.arange(partitions + 1))
-    view = memoryview(buf)
+    order = np.argsort(records[:, 0], kind="stable")
+    cuts = np.searchsorted(records[order, 0], np.arange(partitions + 1))
+    view = memoryview(text)
     buckets, segments = [], []
     for k in range(partitions):
-        chosen = order[cuts[k]:cuts[k + 1]]
-        first, stop = firsts[chosen], stops[chosen]
-        # runs that follow one another in the file are one slice (a file sorted by qid: one per bucket)
-        if len(first):
-            opens = np.flatnonzero(np.concatenate(([True], first[1:] != stop[:-1])))
-            first, stop = first[opens], stop[np.append(opens[1:], len(stop)) - 1]
-        buckets.append(b"".join(view[a:b] for a, b in zip(starts[first].tolist(), (ends[stop - 1] + 1).tolist())))
-        segments.append(np.stack([first + 1, stop - first], axis=1).astype(np.int64))
+        chosen = records[order[cuts[k]:cuts[k + 1]]]
+        segment = np.stack([chosen[:, 3] + 1, chosen[:, 4], chosen[:, 1], chosen[:, 2]], axis=1)
+        ended = not len(chosen) or text[int(chosen[-1, 2]) - 1:int(chosen[-1, 2])] == b"\n"
+        if piece.start >= 0:          # the text the partition adds after the bytes: a last line's line feed
+            buckets.append(None if ended else b"\n")
+        else:
+            buckets.append(b"".join(view[a:b] for a, b in segment[:, 2:].tolist()) + (b"" if ended else b"\n"))
+        segments.append(segment)
     return buckets, segments, lines, piece
 
 

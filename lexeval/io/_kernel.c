@@ -432,6 +432,91 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nninin)", lines, changes, layout, last_line, flags, newlines);
 }
 
+/* The cluster's split of a piece of text: its lines in runs of one
+ * bucket, bucket k holding the lines whose first field (the qid) q has
+ * bisect_right(bounds, q) == k, bounds compared as bytes (Python's order).
+ * With ``by_qid`` a run also ends where the qid changes. A blank line (only
+ * whitespace: space, \t..\r) belongs to no run. The qid is placed once per
+ * change of qid, not per line. Returns (records, lines): records packs
+ * int64 x 7 per run: bucket, byte start, byte stop (after its last line
+ * feed), first line (0-based), line count, qid start, qid length; lines
+ * counts the text's lines (a last line without a line feed too). */
+#define RECORD 7
+static inline int is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+static Py_ssize_t bucket_of_qid(const unsigned char *qid, Py_ssize_t n, const unsigned char *bounds,
+                                const int64_t *offsets, Py_ssize_t count) {
+    Py_ssize_t low = 0, high = count;               /* bounds[low..high) may be <= qid */
+    while (low < high) {
+        Py_ssize_t middle = (low + high) / 2;
+        const unsigned char *bound = bounds + offsets[middle];
+        Py_ssize_t length = offsets[middle + 1] - offsets[middle];
+        int order = memcmp(qid, bound, n < length ? n : length);
+        if (order == 0) order = n < length ? -1 : n > length;
+        if (order >= 0) low = middle + 1;           /* bound <= qid */
+        else high = middle;
+    }
+    return low;
+}
+
+static PyObject *split_lines(PyObject *self, PyObject *args) {
+    Py_buffer text, bounds, offsets;
+    int by_qid;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*p", &text, &bounds, &offsets, &by_qid)) return NULL;
+    const unsigned char *start = text.buf, *end = start + text.len;
+    Py_ssize_t count = offsets.len / 8 ? offsets.len / 8 - 1 : 0;
+    Py_ssize_t capacity = 1024, runs = 0, line_number = 0;
+    int64_t *records = PyMem_Malloc(capacity * RECORD * sizeof(int64_t));
+    const unsigned char *previous_qid = NULL;
+    Py_ssize_t previous_length = -1, bucket = -1;
+    int open = 0;                                   /* whether the last run may take the next line */
+    if (!records) goto no_memory;
+    for (const unsigned char *line = start; line < end; line_number++) {
+        const unsigned char *stop = memchr(line, '\n', end - line);
+        stop = stop ? stop + 1 : end;
+        const unsigned char *qid = line;
+        while (qid < stop && is_space(*qid)) qid++;
+        if (qid == stop) { open = 0; line = stop; continue; }        /* blank: in no run */
+        const unsigned char *qid_end = qid;
+        while (qid_end < stop && !is_space(*qid_end)) qid_end++;
+        Py_ssize_t length = qid_end - qid;
+        int same_qid = length == previous_length && memcmp(qid, previous_qid, length) == 0;
+        if (!same_qid) {
+            bucket = bucket_of_qid(qid, length, bounds.buf, offsets.buf, count);
+            previous_qid = qid;
+            previous_length = length;
+        }
+        int64_t *last = records + (runs - 1) * RECORD;
+        if (open && last[0] == bucket && (same_qid || !by_qid)) {
+            last[2] = stop - start;
+            last[4]++;
+        } else {
+            if (runs == capacity) {
+                int64_t *grown = PyMem_Realloc(records, 2 * capacity * RECORD * sizeof(int64_t));
+                if (!grown) goto no_memory;
+                records = grown;
+                capacity *= 2;
+            }
+            int64_t *run = records + runs * RECORD;
+            run[0] = bucket; run[1] = line - start; run[2] = stop - start; run[3] = line_number; run[4] = 1;
+            run[5] = qid - start; run[6] = length;
+            runs++;
+        }
+        open = 1;
+        line = stop;
+    }
+    PyBuffer_Release(&text); PyBuffer_Release(&bounds); PyBuffer_Release(&offsets);
+    PyObject *packed = PyBytes_FromStringAndSize((const char *)records, runs * RECORD * sizeof(int64_t));
+    PyMem_Free(records);
+    if (!packed) return NULL;
+    return Py_BuildValue("(Nn)", packed, line_number);
+no_memory:
+    PyMem_Free(records);
+    PyBuffer_Release(&text); PyBuffer_Release(&bounds); PyBuffer_Release(&offsets);
+    return PyErr_NoMemory();
+}
+
 static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     unsigned long long mask;
     (void)self;
@@ -443,6 +528,9 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"set_hash_mask", set_hash_mask, METH_VARARGS,
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
+    {"split_lines", split_lines, METH_VARARGS,
+     "split_lines(text, bounds, bound_offsets, by_qid) -> (records, lines): a piece's lines in runs of one bucket "
+     "(see lexeval.cluster.pieces)."},
     {"scan", scan, METH_VARARGS,
      "scan(text, layout, row, code, number, hash, docno_data, docno_offsets, change_line, change_start, "
      "change_length, change_query, qid_hash, qid_query, qid_data, qid_offsets, base, shift, starts, row_hash, "

@@ -194,20 +194,25 @@ def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
     return read_run(source, _WORKER_QRELS, options)
 
 
-def _keep_freed_memory() -> None:
+def keep_freed_memory(keep: bool = True) -> None:
     """In a reading process: have glibc's malloc keep freed memory for the
     next run's arrays instead of returning it to the system, which hands it
     back as fresh pages to be faulted in and cleared (a tenth of the reading
     time). Only this short-lived process holds on to it, and at most 256 MB
-    (arrays over 64 MB are still given back: a recommender run's are)."""
+    (arrays over 64 MB are still given back: a recommender run's are).
+    ``keep=False`` restores glibc's thresholds and gives the memory back
+    (a long-lived process, a Dask worker, after a partition)."""
     import ctypes
     import platform
     if platform.libc_ver()[0] != "glibc":
         return
     try:
         libc = ctypes.CDLL(None)
-        for option, value in ((-3, 64 << 20), (-1, 256 << 20), (-2, 16 << 20)):   # mmap and trim thresholds, top pad
+        thresholds = (64 << 20, 256 << 20, 16 << 20) if keep else (128 << 10, 128 << 10, 128 << 10)
+        for option, value in zip((-3, -1, -2), thresholds):      # mmap and trim thresholds, top pad
             libc.mallopt(option, value)
+        if not keep:
+            libc.malloc_trim(0)
     except (OSError, AttributeError):
         pass
 
@@ -236,7 +241,7 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     if kernel.enabled():
         _ = qrels.kernel_tables   # made once, here, and inherited: not once per worker
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_keep_freed_memory) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
         futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
         runs = []
         for done, future in enumerate(futures, start=1):
