@@ -16,6 +16,10 @@ class InputError(Exception):
         where = path if line is None else f"{path}:{line}"
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):
+        # sent between processes (a cluster's worker to its client) with every attribute
+        return type(self), (str(self.path), self.message, self.line), self.__dict__ | {"path": str(self.path)}
+
 
 class UsageError(Exception):
     """A bad option value or measure name (exit 2)."""

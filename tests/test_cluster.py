@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_identity import MEASURES, collections, write_collection
 
+from lexeval.errors import InputError
+
 distributed = pytest.importorskip("distributed")
 
 CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
@@ -487,3 +489,36 @@ def test_report_figures_are_the_same(cluster, tmp_path):
     assert sharded.out == alone.out
     drawn = [sorted(path.name for path in (tmp_path / name).iterdir()) for name in ("alone", "sharded")]
     assert drawn[0] == drawn[1] and drawn[0]
+
+
+def test_a_partition_reads_local_files_where_they_lie(monkeypatch, tmp_path):
+    """A partition reads a local file's ranges in place (no copy), and only
+    bad input has it write them out (to name the line as one machine does)."""
+    import lexeval.cluster.partition as partition
+    from lexeval.cluster.pieces import pieces_of, split_piece
+    from lexeval.cluster.run import bucket
+    ways = []
+    local_files = partition._local_files
+    monkeypatch.setattr(partition, "_local_files",
+                        lambda *args, in_place: ways.append(in_place) or local_files(*args, in_place=in_place))
+    plain = []
+    for index, path in enumerate([CRAN_QRELS, CRAN[0], CRAN[1], CRAN[1]]):
+        plain.append(tmp_path / f"{index}.txt")
+        plain[-1].write_bytes(gzip.decompress(path.read_bytes()))
+    lines = plain[3].read_text().splitlines(keepends=True)
+    lines[40] = " ".join(lines[40].split()[:4] + ["notanumber", "run"]) + "\n"
+    plain[3].write_text("".join(lines))
+    for runs, want in ((plain[1:3], [True]), ([plain[1], plain[3]], [True, False])):
+        ways.clear()
+        files = [str(path) for path in [plain[0], *runs]]
+        split = [[split_piece(piece, []) for piece in pieces_of(path, 1 << 14, "run")] for path in files]
+        assert len(split[2]) > 3 and all(piece.start >= 0 for *_, piece in split[2])
+        parts = [[bucket(result, 0) for result in per_file] for per_file in split]
+        try:
+            result, _ = partition.evaluate_partition(0, parts, files, ["a", "b"], ["map"], {}, False)
+            assert result.totals is not None
+        except InputError as exc:                          # the piece and its line that the client counts from
+            piece, line = exc.located[1][0]
+            assert exc.located[0] == 2 and "notanumber" in exc.message
+            assert sum(lines for _, _, lines, _ in split[2][:piece]) + line == 41
+        assert ways == want

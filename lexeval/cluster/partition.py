@@ -35,72 +35,110 @@ class PartitionResult:
 
 def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
                         per_query: bool | str, writing: tuple | None = None):
-    """Evaluate partition k: its bucket of every piece, written to local
-    files in file order and read by the one-machine code. ``per_query``:
-    bring back -q's values, or with "reports" what the reports need too."""
-    from ..evaluation import evaluate
+    """Evaluate partition k: its bucket of every piece, in file order, read
+    by the one-machine code: a local file's ranges where they lie (the
+    qrels, and any file the reader must open by name, written out to local
+    files). ``per_query``: bring back -q's values, or with "reports" what
+    the reports need too."""
     from ..io.sources import keep_freed_memory
     keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
-        local, maps = [], []
-        for index, file_parts in enumerate(parts):
-            path = os.path.join(folder, f"{index}")
-            origin = []                        # (piece, first local line, line numbers in the piece)
-            written = 0
-            with open(path, "wb") as out:
-                for data, segments, piece in file_parts:
-                    if piece.start >= 0:                # a local file's piece: its bytes copied where they lie
-                        copy_ranges(piece.path, out, piece.start + segments[:, 2:])
-                    if data:
-                        out.write(data)
-                    origin.append((piece, written, segments))
-                    written += int(segments[:, 1].sum())
-                if index and not written:       # a run with no line here: one line for no judged query
-                    out.write(f"{NO_LINES} Q0 - 0 0 -\n".encode())
-            local.append(path)
-            maps.append(origin)
+        maps = [_origin(file_parts) for file_parts in parts]
         if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
             return None, None
-        if all(len(segments) == 0 for _, _, segments in maps[0]):
-            return _unjudged(local, maps, names, files), None
-        read: list = []
         try:
-            evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
-                                  jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
-                                  **options)
-        except InputError as exc:
-            raise _remapped(exc, local, maps, files) from None
-        judgements, parsed = read[0]
-        from ..io.sources import Coverage
-        coverage = Coverage.of(judgements, parsed, options.get("level", 1))
-        for run, path in zip(coverage.runs, files[1:]):
-            run.path = path
-            if NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query
-                run.num_unknown -= 1
-        rankings = evaluation.rankings
-        part = None
-        if writing is not None:
-            from ..output.records import write_part
-            part = write_part(evaluation, writing[0], k, writing[1])
-        from ..stats.totals import SummedColumns
-        summed = dict(SummedColumns({c.name: (c.measure, c.values) for c in evaluation.columns},
-                                     evaluation.included))
-        return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
-                               coverage,
-                               [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
-                               [_first_unknown(path, origin, [q for q in run.unknown_qids if q != NO_LINES][:1])
-                                for path, origin, run in zip(local[1:], maps[1:], parsed)],
-                               [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
-                               [run.format for run in parsed],
-                               _per_query_values(evaluation, per_query) if per_query else None,
-                               part), summed
+            return _evaluate_local(k, _local_files(folder, parts, maps, in_place=True), maps, files, names,
+                                   measures, options, per_query, writing)
+        except (InputError, OSError):      # what the reader opens by name, or bad input: from files, as written
+            pass
+        return _evaluate_local(k, _local_files(folder, parts, maps, in_place=False), maps, files, names,
+                               measures, options, per_query, writing)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         keep_freed_memory(False)     # the worker lives on: its memory goes back
 
 
-def copy_ranges(path: str, out, ranges: np.ndarray) -> None:
+def _origin(file_parts) -> list:
+    """[(piece, first local line, segments)] of one file's parts, in order."""
+    origin, lines = [], 0
+    for _, segments, piece in file_parts:
+        origin.append((piece, lines, segments))
+        lines += int(segments[:, 1].sum())
+    return origin
+
+
+def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
+    """Each file's text in this partition: its runs' as a SpannedPath of
+    their ranges (``in_place``), else (and the qrels always) a file
+    written in ``folder``; a run with no line here gets one line for no
+    judged query."""
+    from ..io.blocks import SpannedPath
+    local = []
+    for index, (file_parts, origin) in enumerate(zip(parts, maps)):
+        path = os.path.join(folder, f"{index}")
+        texts = []                                    # (file, ranges) or bytes
+        for data, segments, piece in file_parts:
+            if piece.start >= 0 and len(segments):   # a local file's piece: its bytes where they lie
+                texts.append((piece.path, piece.start + segments[:, 2:]))
+            if data:
+                texts.append(data)
+        if index and not any(len(segments) for _, _, segments in origin):
+            texts.append(f"{NO_LINES} Q0 - 0 0 -\n".encode())
+        if in_place and index:
+            local.append(SpannedPath(path, texts))
+            continue
+        with open(path, "wb") as out:
+            for text in texts:
+                if isinstance(text, bytes):
+                    out.flush()
+                    os.write(out.fileno(), text)
+                else:
+                    copy_ranges(*text, out)
+        local.append(path)
+    return local
+
+
+def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: list[str], measures, options: dict,
+                    per_query, writing):
+    """A partition's result from its local files (see evaluate_partition)."""
+    from ..evaluation import evaluate
+    if all(len(segments) == 0 for _, _, segments in maps[0]):
+        return _unjudged(local, maps, names, files), None
+    read: list = []
+    try:
+        evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
+                              jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
+                              **options)
+    except InputError as exc:
+        raise _remapped(exc, local, maps, files) from None
+    judgements, parsed = read[0]
+    from ..io.sources import Coverage
+    coverage = Coverage.of(judgements, parsed, options.get("level", 1))
+    for run, path in zip(coverage.runs, files[1:]):
+        run.path = path
+        if NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query
+            run.num_unknown -= 1
+    rankings = evaluation.rankings
+    part = None
+    if writing is not None:
+        from ..output.records import write_part
+        part = write_part(evaluation, writing[0], k, writing[1])
+    from ..stats.totals import SummedColumns
+    summed = dict(SummedColumns({c.name: (c.measure, c.values) for c in evaluation.columns},
+                                 evaluation.included))
+    return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
+                           coverage,
+                           [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
+                           [_first_unknown(path, origin, [q for q in run.unknown_qids if q != NO_LINES][:1])
+                            for path, origin, run in zip(local[1:], maps[1:], parsed)],
+                           [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
+                           [run.format for run in parsed],
+                           _per_query_values(evaluation, per_query) if per_query else None,
+                           part), summed
+
+
+def copy_ranges(path: str, ranges: np.ndarray, out) -> None:
     """Append the bytes of ``path`` in ``ranges`` (m, 2: start, stop) to
     the open file ``out``; in the kernel (copy_file_range) where it can."""
     out.flush()
@@ -134,14 +172,20 @@ def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> Inpu
     return error
 
 
+def _lines(path: str):
+    """The lines of a local file's text (written, or a SpannedPath)."""
+    from ..io.blocks import iter_blocks
+    for block in iter_blocks(path):
+        yield from bytes(block).split(b"\n")[:-1]        # a block ends with a line feed
+
+
 def _qids_in_order(path: str) -> dict[str, int]:
     """Each qid of a local run file with its first local line, in file order."""
     seen: dict[str, int] = {}
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle):
-            fields = line.split(None, 1)
-            if fields and not fields[0].startswith(b"#"):
-                seen.setdefault(fields[0].decode("utf-8", "surrogateescape").lstrip("\ufeff"), number)
+    for number, line in enumerate(_lines(path)):
+        fields = line.split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            seen.setdefault(fields[0].decode("utf-8", "surrogateescape").lstrip("\ufeff"), number)
     seen.pop(NO_LINES, None)
     return seen
 
@@ -182,9 +226,7 @@ def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> Par
 
 def _last_tag(path: str) -> str:
     """The tag (sixth field) of a local run file's last line."""
-    with open(path, "rb") as handle:
-        lines = handle.read().split(b"\n")
-    fields = next((line.split() for line in reversed(lines) if line.split()), [])
+    fields = next((line.split() for line in reversed(list(_lines(path))) if line.split()), [])
     return fields[5].decode("utf-8", "surrogateescape") if len(fields) >= 6 else ""
 
 

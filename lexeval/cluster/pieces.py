@@ -234,21 +234,29 @@ def _numpy_runs(text, bounds: list[bytes], by_qid: bool):
 _SAMPLE = 10_000                  # qids per qrels piece that set the ranges
 
 
-def _qid_sample(piece: Piece) -> list[bytes]:
+def _qid_sample(piece: Piece) -> tuple[bytes, np.ndarray]:
     """Up to 10,000 of a qrels piece's distinct qids, evenly spread in byte
-    order: enough to cut ranges of about as many queries."""
+    order: enough to cut ranges of about as many queries. Packed (their
+    bytes, their lengths): Dask sends a list of 10,000 objects ten times
+    as slowly (0.2 s)."""
     text, records, _ = _runs_of_lines(piece, [], True)
     view = memoryview(text)
     distinct = sorted({bytes(view[a:a + n]) for a, n in records[:, 5:7].tolist()})
-    return distinct[::-(-len(distinct) // _SAMPLE) or 1]
+    sample = distinct[::-(-len(distinct) // _SAMPLE) or 1]
+    return b"".join(sample), np.array([len(qid) for qid in sample], dtype=np.int64)
+
+
+def _unpacked(data: bytes, lengths: np.ndarray) -> list[bytes]:
+    ends = np.cumsum(lengths).tolist()
+    return [data[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
 
 def partition_bounds(client, qrels_pieces: list[Piece], partitions: int) -> list[bytes]:
     """The K - 1 qids (bytes) that cut the judged queries, in byte order
     (trec_eval's query order), into K ranges of about as many queries (from
     a sample; any cut gives the same numbers, only the balance depends on it)."""
-    distinct = sorted(set().union(*client.gather([client.submit(_qid_sample, piece, pure=False)
-                                                   for piece in qrels_pieces])))
+    samples = client.gather([client.submit(_qid_sample, piece, pure=False) for piece in qrels_pieces])
+    distinct = sorted(set().union(*(_unpacked(*sample) for sample in samples)))
     partitions = max(1, min(partitions, len(distinct)))
     return [distinct[(i * len(distinct)) // partitions] for i in range(1, partitions)]
 

@@ -57,10 +57,18 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     partitions = len(bounds) + 1
     split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
-    lines = [[client.submit(line_count, future, pure=False) for future in file_split] for file_split in split]
-    buckets = [[[client.submit(bucket, future, k, pure=False) for future in file_split] for file_split in split]
-               for k in range(partitions)]
-    del split                                # the buckets hold their bytes: the pieces' results can go
+    # a local file's pieces send their segments (byte ranges, a few per bucket) to the client, which hands
+    # each partition its own: no task per bucket, no text moved
+    local = [[future for future, piece in zip(file_split, file_pieces) if piece.start >= 0]
+             for file_split, file_pieces in zip(split, pieces)]
+    gathered = iter(client.gather([future for file_local in local for future in file_local]))
+    split = [[next(gathered) if piece.start >= 0 else future for future, piece in zip(file_split, file_pieces)]
+             for file_split, file_pieces in zip(split, pieces)]
+    lines = [[result[2] if isinstance(result, tuple) else client.submit(line_count, result, pure=False)
+              for result in file_split] for file_split in split]
+    buckets = [[[bucket(result, k) if isinstance(result, tuple) else client.submit(bucket, result, k, pure=False)
+                 for result in file_split] for file_split in split] for k in range(partitions)]
+    del split, local, gathered               # the buckets hold their bytes: the pieces' results can go
     # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
     # client, the values its summaries add stay on its worker
     writing = (output_dir, output_format) if output_dir else None

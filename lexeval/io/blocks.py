@@ -39,6 +39,65 @@ def _open_binary(path: str):
         raise read_error(path, exc) from None
 
 
+class SpannedPath(str):
+    """The name of a text given as parts of other files, in order: (path,
+    byte ranges (m, 2)) or bytes (the cluster's partitions read their lines
+    where they lie). :func:`iter_blocks` and :func:`size_hint` read it;
+    anything that opens it by name finds no such file (the partition then
+    writes the text out and reads it again)."""
+
+    parts: list
+    size: int
+
+    def __new__(cls, name: str, parts: list = ()):
+        path = super().__new__(cls, name)
+        path.parts = list(parts)
+        path.size = sum(len(part) if isinstance(part, bytes) else int((part[1][:, 1] - part[1][:, 0]).sum())
+                        for part in parts)
+        return path
+
+
+#: A part this long is read where it lies; shorter ones are gathered into one block.
+_IN_PLACE_BYTES = 1 << 20
+
+
+def _spanned_blocks(parts: list, block_bytes: int, in_place_bytes: int = _IN_PLACE_BYTES) -> Iterator[memoryview]:
+    """The blocks of a :class:`SpannedPath`'s text: views of each file's
+    mapping for long ranges (cut after a line feed), short ones and bytes
+    gathered (a block per range would cost the kernel a call per query of
+    a file in no order). Every range and part ends with a line feed, but a
+    file's last (its bytes follow)."""
+    gathered = bytearray()
+    for part in parts:
+        if isinstance(part, bytes):
+            gathered += part
+        elif len(part[1]):
+            path, ranges = part
+            with open(path, "rb") as handle:
+                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            view = memoryview(mapped)
+            for start, stop in ranges.tolist():
+                if stop - start < in_place_bytes or view[stop - 1] != 10 or gathered[-1:] not in (b"", b"\n"):
+                    gathered += view[start:stop]
+                    if len(gathered) >= in_place_bytes and gathered[-1] == 10:
+                        yield memoryview(gathered)
+                        gathered = bytearray()
+                    continue
+                if gathered:
+                    yield memoryview(gathered)
+                    gathered = bytearray()
+                while start < stop:            # blocks of at most block_bytes, cut after a line feed
+                    cut = mapped.rfind(b"\n", start, start + block_bytes) + 1 if stop - start > block_bytes else stop
+                    cut = cut if cut > start else stop                  # a line longer than a block
+                    yield view[start:cut]
+                    start = cut
+        if len(gathered) >= in_place_bytes and gathered[-1] == 10:
+            yield memoryview(gathered)
+            gathered = bytearray()
+    if gathered:
+        yield memoryview(gathered)
+
+
 def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryview]:
     """Yield line-aligned pieces of the file's text (gzip, bzip2, xz or zstd
     undone, a leading byte-order mark dropped), each ending with a line feed
@@ -47,6 +106,9 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
     made, and a piece's memory is given back when the next is asked for (use
     it first)."""
     block_bytes = block_bytes or BLOCK_BYTES
+    if isinstance(path, SpannedPath):
+        yield from _spanned_blocks(path.parts, block_bytes)
+        return
     raw = _open_binary(path)
     try:
         if hasattr(raw, "peek"):            # files and standard input
@@ -247,6 +309,8 @@ def size_hint(path: str) -> int:
     else 0."""
     if path == "-":
         return 0
+    if isinstance(path, SpannedPath):
+        return path.size
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):      # a pipe (<(zcat run.gz)), a device: read as a stream
             return 0
