@@ -293,21 +293,40 @@ def default_call(name: str, label: str, repeat: int) -> None:
 
 def cluster(name: str, label: str, repeat: int) -> None:
     """The default call with --cluster local (this machine's cores as Dask
-    workers) beside the one-process call, same run: wall time, and each
-    worker's peak memory from --timings."""
+    workers) and in one process, taken in turns: wall time; the workers'
+    processor seconds and peak memory (from --timings) per million input
+    lines beside one process's (its own and its reading processes')."""
     qrels, runs = dataset(name)
-    alone, alone_peak = measure(LEXEVAL + [qrels, *runs], repeat)
-    walls, lines = [], []
+    lines = sum(_line_count(path) for path in [qrels, *runs]) / 1e6
+    ones, walls, timings = [], [], []
     for _ in range(repeat):
+        start = time.perf_counter()
+        process = subprocess.Popen(LEXEVAL + [qrels, *runs], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        ones.append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
         start = time.perf_counter()
         done = subprocess.run(LEXEVAL + ["--cluster", "local", "--timings", qrels, *runs],
                               capture_output=True, text=True, check=True)
         walls.append(time.perf_counter() - start)
-        lines.append(done.stderr.strip().splitlines()[-1])
-    wall = statistics.median(walls)
-    info = re.search(r"(\d+) partitions on (\d+) workers, peak ([\d/]+) MB", lines[len(lines) // 2])
-    row(f"{label}, `--cluster local`", f"{wall:.1f} s: {info[2]} workers, {info[1]} partitions, "
-        f"peak {info[3]} MB per worker", f"one process: {alone:.1f} s, {alone_peak:.0f} MB ({wall / alone:.2f}x)")
+        timings.append(done.stderr.strip().splitlines()[-1])
+    wall, alone = statistics.median(walls), statistics.median(one[0] for one in ones)
+    cpu, peak = statistics.median(one[1] for one in ones), statistics.median(one[2] for one in ones)
+    found = [re.search(r"(\d+) partitions on (\d+) workers, ([\d.]+) worker-s, peak ([\d/]+) MB", line)
+             for line in timings]
+    workers, partitions = int(found[0][2]), found[0][1]
+    worker_seconds = statistics.median(float(info[3]) for info in found)
+    worker_peak = statistics.median(max(map(float, info[4].split("/"))) for info in found)
+    row(f"{label}, `--cluster local`",
+        f"{wall:.2f} s ({wall / alone:.2f}x): {workers} workers, {partitions} partitions; "
+        f"{worker_seconds / lines:.3f} worker-s and {worker_peak / (lines / workers):.1f} MB (peak, a worker's) "
+        f"per million lines",
+        f"one process, in turns: {alone:.2f} s, {cpu / lines:.3f} processor-s and {peak / lines:.1f} MB per "
+        f"million lines ({lines:.1f} M lines)")
+
+
+def _line_count(path: str) -> int:
+    with open(path, "rb") as handle:
+        return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 24), b""))
 
 
 def big_file(name: str, label: str, repeat: int) -> None:

@@ -18,6 +18,7 @@ class Timings:
         self.seconds: dict[str, float] = {}
         self.bytes_read = 0
         self.workers: dict[str, float] = {}      # --cluster: each worker's peak memory, MB
+        self.worker_seconds = 0.0                # --cluster: the workers' processor seconds during the call
         self.partitions = 0
         self._start = time.perf_counter()
 
@@ -41,7 +42,8 @@ class Timings:
             parts.append(text)
         if self.workers:
             peaks = "/".join(f"{peak:.0f}" for peak in self.workers.values())
-            parts.append(f"{self.partitions} partitions on {len(self.workers)} workers, peak {peaks} MB")
+            parts.append(f"{self.partitions} partitions on {len(self.workers)} workers, "
+                         f"{self.worker_seconds:.2f} worker-s, peak {peaks} MB")
         parts.append(f"total {time.perf_counter() - self._start:.2f} s")
         return "timings: " + ", ".join(parts)
 

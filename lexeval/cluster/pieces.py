@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import InputError
 
 BLOCK_BYTES = 32 << 20            # text read in byte ranges of this size
+LOCAL_BYTES = 128 << 20           # a local file's pieces: mapped, not read (fewer tasks: 0.25 -> 0.16 s on 0.9 GB)
 PARTITION_BYTES = 256 << 20       # about this much input text per partition (and two per worker at least)
 NO_LINES = "lexeval:partition-without-lines"   # the qid of a placeholder line (the reader refuses an empty run)
 _BOM = b"\xef\xbb\xbf"
@@ -34,8 +35,10 @@ class Piece:
     stop: int = -1
 
 
-def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
-    """The pieces of one input (a file, a fsspec URL or a Parquet dataset)."""
+def pieces_of(path: str, blocksize: int | None, kind: str) -> list[Piece]:
+    """The pieces of one input (a file, a fsspec URL or a Parquet dataset),
+    of about ``blocksize`` bytes (None: LOCAL_BYTES for a local file,
+    BLOCK_BYTES for one read)."""
     import fsspec
     if _is_parquet(path):
         import pyarrow.parquet as pq
@@ -52,11 +55,11 @@ def pieces_of(path: str, blocksize: int, kind: str) -> list[Piece]:
         return pieces
     local = _local_text(path)
     if local is not None:
-        return _local_pieces(local, blocksize, kind, path)
+        return _local_pieces(local, blocksize or LOCAL_BYTES, kind, path)
     from dask.bytes import read_bytes
     try:
         compressed = fsspec.utils.infer_compression(path)
-        _, blocks = read_bytes(path, delimiter=b"\n", blocksize=None if compressed else blocksize,
+        _, blocks = read_bytes(path, delimiter=b"\n", blocksize=None if compressed else blocksize or BLOCK_BYTES,
                                compression=compressed, sample=False)
     except (OSError, ValueError) as exc:
         raise InputError(path, f"cannot read ({exc})") from None

@@ -42,11 +42,12 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         options["zscores"] = os.path.abspath(options["zscores"])
     ship(client)                   # every worker runs the client's lexeval, or the call stops here
     started = time.perf_counter()
+    cpu_before = client.run(_processor_seconds) if timings is not None else {}
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     names = list(runs)
     files = [os.fspath(qrels), *[runs[name] for name in names]]
     pieces = [_stdin_pieces(standard_input, "qrels" if index == 0 else "run") if path == "-" else
-              pieces_of(path, BLOCK_BYTES, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
+              pieces_of(path, None, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
     if partitions is None:
         size = _input_bytes([path for path in files if path != "-"]) + len(standard_input or b"")
         partitions = max(2 * workers, -(-size // PARTITION_BYTES))
@@ -77,6 +78,11 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
                  for k in range(partitions)]
     futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
     summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
+    # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns) pass from
+    # each range's partition to the next as the partitions finish; nothing else travels
+    folds = [None]
+    for future in summed:
+        folds.append(client.submit(_fold, folds[-1], future, pure=False))
     results: list = [None] * partitions
     index_of = {future.key: k for k, future in enumerate(futures)}
     try:
@@ -84,23 +90,20 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
             results[index_of[future.key]] = future.result()
             if progress is not None:
                 progress(done, partitions)
-        # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns)
-        # pass from each range's partition to the next; nothing else travels
-        folds = [None]
-        for future in summed:
-            folds.append(client.submit(_fold, folds[-1], future, pure=False))
         in_order = folds[-1].result()
     except InputError as exc:
         raise _located(client, exc, lines, pieces, files) from None
     except BaseException:
-        client.cancel(evaluated + futures + summed)          # stop the work left (a gate or ^C)
+        client.cancel(evaluated + futures + summed + folds[1:])      # stop the work left (a gate or ^C)
         raise
-    del evaluated, futures, summed, buckets                   # released: the workers let go of the buckets
+    del evaluated, futures, summed, buckets, folds            # released: the workers let go of the buckets
     combined = combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose,
                         in_order)
     if timings is not None:
         timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started
         timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
+        timings.worker_seconds = sum(seconds - cpu_before.get(worker, 0.0)
+                                     for worker, seconds in client.run(_processor_seconds).items())
         timings.partitions = partitions
     return combined
 
@@ -173,6 +176,13 @@ def _fold(state, summed):
     """The running left-to-right sums, continued over one partition's values."""
     from ..stats.totals import fold_in_order
     return state if summed is None else fold_in_order(state, summed)
+
+
+def _processor_seconds() -> float:
+    """This process's user and system processor seconds so far."""
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _peak_megabytes() -> float:
