@@ -522,3 +522,19 @@ def test_a_partition_reads_local_files_where_they_lie(monkeypatch, tmp_path):
             assert exc.located[0] == 2 and "notanumber" in exc.message
             assert sum(lines for _, _, lines, _ in split[2][:piece]) + line == 41
         assert ways == want
+
+
+def test_local_files_of_every_shape_print_the_same(cluster, tmp_path):
+    """Local files read where they lie: a byte-order mark, a last line
+    without its line feed, CRLF lines, blank lines, a gzipped run without
+    its suffix (read through fsspec), and an empty run."""
+    qrels = gzip.decompress(CRAN_QRELS.read_bytes())
+    runs = [gzip.decompress(path.read_bytes()) for path in CRAN[:3]]
+    (tmp_path / "qrels").write_bytes(b"\xef\xbb\xbf" + qrels)
+    (tmp_path / "bom").write_bytes(b"\xef\xbb\xbf" + runs[0][:-1])
+    (tmp_path / "crlf").write_bytes(runs[1].replace(b"\n", b"\r\n").replace(b"\r\n", b"\r\n\n", 7))
+    (tmp_path / "zipped").write_bytes(gzip.compress(runs[2]))
+    files = [str(tmp_path / name) for name in ("qrels", "bom", "crlf", "zipped")]
+    same_on_cluster(cluster.scheduler_address, ["-q", "-m", "map", "-m", "LP", *files])
+    (tmp_path / "empty").write_bytes(b"")
+    same_on_cluster(cluster.scheduler_address, ["-m", "map", files[0], files[1], str(tmp_path / "empty")])

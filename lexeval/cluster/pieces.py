@@ -58,7 +58,7 @@ def pieces_of(path: str, blocksize: int | None, kind: str) -> list[Piece]:
         return _local_pieces(local, blocksize or LOCAL_BYTES, kind, path)
     from dask.bytes import read_bytes
     try:
-        compressed = fsspec.utils.infer_compression(path)
+        compressed = fsspec.utils.infer_compression(path) or _compression_by_magic(path)
         _, blocks = read_bytes(path, delimiter=b"\n", blocksize=None if compressed else blocksize or BLOCK_BYTES,
                                compression=compressed, sample=False)
     except (OSError, ValueError) as exc:
@@ -66,6 +66,20 @@ def pieces_of(path: str, blocksize: int | None, kind: str) -> list[Piece]:
     if not blocks or not blocks[0]:
         raise InputError(path, "no such file")
     return [Piece(path, i, kind, source=path, block=block) for i, block in enumerate(blocks[0])]
+
+
+def _compression_by_magic(path: str) -> str | None:
+    """fsspec's name of the compression a file's first bytes announce (as
+    one machine knows it: a gzipped run need not end in .gz), or None."""
+    import fsspec
+
+    from ..io.blocks import MAGIC_BYTES, compression
+    try:
+        with fsspec.open(path, "rb") as handle:
+            kind = compression(handle.read(MAGIC_BYTES))
+    except (OSError, ValueError):
+        return None                    # read_bytes says what is wrong
+    return {"gzip": "gzip", "bzip2": "bz2", "xz": "xz", "zstd": "zstd"}.get(kind)
 
 
 def _local_text(path: str) -> str | None:
