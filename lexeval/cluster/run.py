@@ -52,24 +52,21 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         size = _input_bytes([path for path in files if path != "-"]) + len(standard_input or b"")
         partitions = max(2 * workers, -(-size // PARTITION_BYTES))
     # 1-2: the judged qids cut into ranges (in trec_eval's query order); every piece splits its lines
-    # into one bucket per range, on the workers; each bucket is a task's result of its own, so that a
-    # partition fetches its buckets, not whole pieces
+    # into one bucket per range, on the workers, and tells the client where each bucket's lines lie
+    # (segments: a few rows per bucket). A local file's piece sends nothing else: each partition reads
+    # its ranges of the file itself. Another piece's text stays on its worker, a task per bucket that has
+    # lines, fetched by that bucket's partition. A partition gets only the buckets that have lines.
     bounds = partition_bounds(client, pieces[0], partitions)
     partitions = len(bounds) + 1
     split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
-    # a local file's pieces send their segments (byte ranges, a few per bucket) to the client, which hands
-    # each partition its own: no task per bucket, no text moved
-    local = [[future for future, piece in zip(file_split, file_pieces) if piece.start >= 0]
-             for file_split, file_pieces in zip(split, pieces)]
-    gathered = iter(client.gather([future for file_local in local for future in file_local]))
-    split = [[next(gathered) if piece.start >= 0 else future for future, piece in zip(file_split, file_pieces)]
-             for file_split, file_pieces in zip(split, pieces)]
-    lines = [[result[2] if isinstance(result, tuple) else client.submit(line_count, result, pure=False)
-              for result in file_split] for file_split in split]
-    buckets = [[[bucket(result, k) if isinstance(result, tuple) else client.submit(bucket, result, k, pure=False)
-                 for result in file_split] for file_split in split] for k in range(partitions)]
-    del split, local, gathered               # the buckets hold their bytes: the pieces' results can go
+    outlines = client.gather([[client.submit(outline, future, pure=False) for future in file_split]
+                              for file_split in split])
+    lines = [[count for _, _, count, _ in file_outlines] for file_outlines in outlines]
+    buckets = [[[(tails[k], segments[k], piece) if tails is not None else client.submit(bucket, future, k, pure=False)
+                 for future, (tails, segments, _, piece) in zip(file_split, file_outlines) if len(segments[k])]
+                for file_split, file_outlines in zip(split, outlines)] for k in range(partitions)]
+    del split, outlines                  # the buckets hold their bytes: the pieces' results can go
     # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
     # client, the values its summaries add stay on its worker
     writing = (output_dir, output_format) if output_dir else None
@@ -92,7 +89,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
                 progress(done, partitions)
         in_order = folds[-1].result()
     except InputError as exc:
-        raise _located(client, exc, lines, pieces, files) from None
+        raise _located(exc, lines, pieces, files) from None
     except BaseException:
         client.cancel(evaluated + futures + summed + folds[1:])      # stop the work left (a gate or ^C)
         raise
@@ -205,7 +202,7 @@ def _input_bytes(files: list[str]) -> int:
     return total
 
 
-def _located(client, exc: InputError, lines, pieces, files: list[str]) -> InputError:
+def _located(exc: InputError, lines: list[list[int]], pieces, files: list[str]) -> InputError:
     """A worker's error as one machine words it: the lines it names (its
     own, and a first occurrence) counted from the start of the file, or
     Parquet rows."""
@@ -214,7 +211,7 @@ def _located(client, exc: InputError, lines, pieces, files: list[str]) -> InputE
         return exc
     file_index, places = located
     last_piece = max(piece for piece, _ in places)
-    counts = np.cumsum([0, *client.gather(lines[file_index][:last_piece])])
+    counts = np.cumsum([0, *lines[file_index][:last_piece]])
     of_file = pieces[file_index]
     numbers = [int(counts[piece]) + line for piece, line in places]
     rows = [of_file[piece].first_row + line for piece, line in places]     # rows count from 1, as lines
@@ -232,5 +229,9 @@ def bucket(split_result, k: int):
     return buckets[k], segments[k], piece
 
 
-def line_count(split_result) -> int:
-    return split_result[2]
+def outline(split_result):
+    """(tails, segments, lines, piece) of a split piece: a local file's
+    piece whole (its buckets are the text its ranges lack: a last line's
+    line feed), another's without its text (tails None)."""
+    buckets, segments, lines, piece = split_result
+    return (buckets if piece.start >= 0 else None), segments, lines, piece
