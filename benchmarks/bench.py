@@ -24,9 +24,11 @@ reference measured in the same run:
 - many300 (300 runs x 50 queries x 100), many1000 (1,000 runs: memory),
   msmarco (6,980 queries x 20 runs x 100, about one relevant per query),
   recsys (100,000 users x 10 runs x 100): the default call;
-- cluster20k, cluster: the default call with --cluster local (Dask workers
-  on this machine's cores) on 20,000 users x 10 runs x 100 and on recsys,
-  beside the one-process call, with each worker's peak;
+- cluster20k, cluster, cluster20kgz: the default call with --cluster local
+  (Dask workers on this machine's cores) on 20,000 users x 10 runs x 100, on
+  recsys, and on the 20,000 users gzipped, taken in turns with the
+  one-process call: wall time, and the workers' processor seconds and peak
+  memory per million lines beside one process's;
 - q5000 (one 211 MB run of 5,000 queries x 1,000 with a 153 MB qrels) and
   deep (one 2.2 GB run: 5,000 queries x 10,000): the default call, peak
   memory beside the largest run file;
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import gzip
 import os
 import re
 import shutil
@@ -73,7 +76,21 @@ SHAPES = {   # name: gen_trec.py arguments
 
 
 def dataset(name: str) -> tuple[str, list[str]]:
-    """(qrels, runs) of a shape, generated on first use."""
+    """(qrels, runs) of a shape, generated on first use; ``NAME-gz``: the
+    shape's files gzipped (level 1)."""
+    if name.endswith("-gz"):
+        qrels, runs = dataset(name[:-3])
+        out = DATA / name
+        zipped = []
+        for path in [qrels, *runs]:
+            target = out / Path(path).relative_to(DATA / name[:-3]).with_suffix(".txt.gz")
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "rb") as source, gzip.open(f"{target}.partial", "wb", compresslevel=1) as sink:
+                    shutil.copyfileobj(source, sink, 1 << 24)
+                os.replace(f"{target}.partial", target)
+            zipped.append(str(target))
+        return zipped[0], zipped[1:]
     out = DATA / name
     runs = sorted(glob.glob(str(out / "runs" / "*")))
     if not (out / "qrels.txt").exists() or not runs:
@@ -325,7 +342,7 @@ def cluster(name: str, label: str, repeat: int) -> None:
 
 
 def _line_count(path: str) -> int:
-    with open(path, "rb") as handle:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as handle:
         return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 24), b""))
 
 
@@ -368,13 +385,14 @@ def growth(repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
-                                                  "cluster20k cluster q5000 deep docno growth (default: all)")
+                                                  "cluster20k cluster cluster20kgz q5000 deep docno growth "
+                                                  "(default: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
     chosen = options.shapes or ["startup", "robust04", "html", "blank", "many300", "many1000", "msmarco", "recsys",
-                                "cluster20k", "cluster", "q5000", "deep", "docno", "growth"]
+                                "cluster20k", "cluster", "cluster20kgz", "q5000", "deep", "docno", "growth"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
@@ -393,6 +411,7 @@ def main() -> None:
         "recsys": lambda: default_call("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
         "cluster20k": lambda: cluster("recsys20k", "recommender-sized: 20,000 users x 10 runs x 100", repeat),
         "cluster": lambda: cluster("recsys", "recommender-sized: 100,000 users x 10 runs x 100", repeat),
+        "cluster20kgz": lambda: cluster("recsys20k-gz", "the 20,000 users, gzipped (level 1)", repeat),
         "q5000": lambda: big_file("q5000", "one 211 MB run (5,000 queries x 1,000), 153 MB qrels", repeat),
         "deep": lambda: big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", repeat),
         "docno": lambda: huge_docno(repeat),
