@@ -50,7 +50,9 @@ def connect(address: str):
             # the scheduler's web server on a free local port: never 8787, which a user's own cluster may hold
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address="127.0.0.1:0", silence_logs=_SILENT)
-        return Client(cluster)
+        client = Client(cluster)
+        client.lexeval_forked = bool(method)        # its workers run this process's lexeval: nothing to ship
+        return client
     host_port = address.split("://", 1)[-1]
     try:
         if host_port.rsplit(":", 1)[-1].isdigit():        # refused at once, rather than after the client's wait

@@ -60,8 +60,9 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     partitions = len(bounds) + 1
     split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
-    outlines = client.gather([[client.submit(outline, future, pure=False) for future in file_split]
-                              for file_split in split])
+    outlines = client.gather([[future if piece.start >= 0 else client.submit(outline, future, pure=False)
+                               for future, piece in zip(file_split, file_pieces)]
+                              for file_split, file_pieces in zip(split, pieces)])
     lines = [[count for _, _, count, _ in file_outlines] for file_outlines in outlines]
     buckets = [[[(tails[k], segments[k], piece) if tails is not None else client.submit(bucket, future, k, pure=False)
                  for future, (tails, segments, _, piece) in zip(file_split, file_outlines) if len(segments[k])]
@@ -230,8 +231,8 @@ def bucket(split_result, k: int):
 
 
 def outline(split_result):
-    """(tails, segments, lines, piece) of a split piece: a local file's
-    piece whole (its buckets are the text its ranges lack: a last line's
-    line feed), another's without its text (tails None)."""
-    buckets, segments, lines, piece = split_result
-    return (buckets if piece.start >= 0 else None), segments, lines, piece
+    """(None, segments, lines, piece): a split piece without its text (a
+    local file's piece is its own outline: its buckets are only the text
+    its ranges lack, a last line's line feed)."""
+    _, segments, lines, piece = split_result
+    return None, segments, lines, piece

@@ -83,7 +83,11 @@ def _archive(folder: str) -> tuple[str, str]:
 
 def ship(client) -> bool:
     """Make every worker run this client's lexeval; returns whether the code
-    had to be sent. Raises UsageError for a worker that cannot run it."""
+    had to be sent. Raises UsageError for a worker that cannot run it.
+    Workers forked from this process (``--cluster local`` on Linux) run its
+    code already."""
+    if getattr(client, "lexeval_forked", False):
+        return False
     digest = package_digest()
     answers = _ask(client)
     if all(answer.get("digest") == digest for answer in answers.values()):
