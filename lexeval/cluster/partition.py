@@ -91,10 +91,9 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
         with open(path, "wb") as out:
             for text in texts:
                 if isinstance(text, bytes):
-                    out.flush()
-                    os.write(out.fileno(), text)
+                    out.write(text)
                 else:
-                    copy_ranges(*text, out)
+                    copy_ranges(*text, out)           # flushes what was written before it
         local.append(path)
     return local
 

@@ -60,9 +60,11 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     partitions = len(bounds) + 1
     split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
-    outlines = client.gather([[future if piece.start >= 0 else client.submit(outline, future, pure=False)
-                               for future, piece in zip(file_split, file_pieces)]
-                              for file_split, file_pieces in zip(split, pieces)])
+    outlines = [[future if piece.start >= 0 else client.submit(outline, future, pure=False)
+                 for future, piece in zip(file_split, file_pieces)] for file_split, file_pieces in zip(split, pieces)]
+    for _ in _completed(client, [future for file_outlines in outlines for future in file_outlines]):
+        pass                          # (a cluster that lost every worker is an error, not a wait)
+    outlines = client.gather(outlines)
     lines = [[count for _, _, count, _ in file_outlines] for file_outlines in outlines]
     buckets = [[[(tails[k], segments[k], piece) if tails is not None else client.submit(bucket, future, k, pure=False)
                  for future, (tails, segments, _, piece) in zip(file_split, file_outlines) if len(segments[k])]
