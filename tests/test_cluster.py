@@ -316,21 +316,25 @@ def _split_both_ways(text: bytes, bounds: list[bytes], blocksize: int = 1 << 20)
     import os
     import tempfile
 
+    import lexeval.cluster.pieces as module
     from lexeval.cluster.pieces import Piece, pieces_of, split_piece
     results = []
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "run")
         with open(path, "wb") as handle:
             handle.write(text)
-        for kernel in ("on", "off"):
+        for kernel, scattered in (("on", False), ("off", False), ("on", True), ("off", True)):
             os.environ["LEXEVAL_KERNEL"] = kernel
+            # scattered: a local file's pieces send their text, as when its queries' lines are far apart
+            module.IN_PLACE_RUNS, module.IN_PLACE_RUN_LINES = (0, 1 << 40) if scattered else (1024, 32)
             try:
                 for pieces in ([Piece("x", 0, block=text)], pieces_of(path, blocksize, "run")):
                     texts, numbers, before = [b""] * (len(bounds) + 1), [[] for _ in range(len(bounds) + 1)], 0
                     for piece in pieces:
-                        buckets, segments, lines, _ = split_piece(piece, bounds)
+                        buckets, segments, lines, piece = split_piece(piece, bounds)
+                        assert piece.start < 0 or not scattered or not any(map(len, segments))
                         for k, (data, segment) in enumerate(zip(buckets, segments)):
-                            assert segment.shape[1] == 4
+                            assert segment.shape[1] == (4 if piece.start >= 0 else 2)
                             if piece.start >= 0:          # a local file's piece: its bytes where they lie
                                 texts[k] += b"".join(text[piece.start + a:piece.start + b]
                                                      for a, b in segment[:, 2:].tolist()) + (data or b"")
@@ -342,6 +346,7 @@ def _split_both_ways(text: bytes, bounds: list[bytes], blocksize: int = 1 << 20)
                     results.append((texts, numbers, before))
             finally:
                 del os.environ["LEXEVAL_KERNEL"]
+                module.IN_PLACE_RUNS, module.IN_PLACE_RUN_LINES = 1024, 32
     assert all(result == results[0] for result in results[1:]), results
     return results[0]
 
@@ -526,15 +531,19 @@ def test_a_partition_reads_local_files_where_they_lie(monkeypatch, tmp_path):
 
 def test_local_files_of_every_shape_print_the_same(cluster, tmp_path):
     """Local files read where they lie: a byte-order mark, a last line
-    without its line feed, CRLF lines, blank lines, a gzipped run without
-    its suffix (read through fsspec), and an empty run."""
+    without its line feed, CRLF lines, blank lines; a gzipped run without
+    its suffix (read through fsspec), a run in no order (its text sent),
+    and an empty run."""
     qrels = gzip.decompress(CRAN_QRELS.read_bytes())
     runs = [gzip.decompress(path.read_bytes()) for path in CRAN[:3]]
     (tmp_path / "qrels").write_bytes(b"\xef\xbb\xbf" + qrels)
     (tmp_path / "bom").write_bytes(b"\xef\xbb\xbf" + runs[0][:-1])
     (tmp_path / "crlf").write_bytes(runs[1].replace(b"\n", b"\r\n").replace(b"\r\n", b"\r\n\n", 7))
     (tmp_path / "zipped").write_bytes(gzip.compress(runs[2]))
-    files = [str(tmp_path / name) for name in ("qrels", "bom", "crlf", "zipped")]
+    lines = runs[0].splitlines(keepends=True)
+    random.Random(7).shuffle(lines)                   # queries scattered: the piece sends its text
+    (tmp_path / "shuffled").write_bytes(b"".join(lines))
+    files = [str(tmp_path / name) for name in ("qrels", "bom", "crlf", "zipped", "shuffled")]
     same_on_cluster(cluster.scheduler_address, ["-q", "-m", "map", "-m", "LP", *files])
     (tmp_path / "empty").write_bytes(b"")
     same_on_cluster(cluster.scheduler_address, ["-m", "map", files[0], files[1], str(tmp_path / "empty")])

@@ -5,7 +5,7 @@ range of their qid."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -278,21 +278,32 @@ def partition_bounds(client, qrels_pieces: list[Piece], partitions: int) -> list
     return [distinct[(i * len(distinct)) // partitions] for i in range(1, partitions)]
 
 
+#: A local file's piece is read in place when its lines form runs of this many on average (a query's
+#: lines kept together); a piece whose queries are scattered sends its buckets' text instead (its
+#: segments would be a row per line, for the client to hold and the partition to read one by one).
+IN_PLACE_RUN_LINES = 32
+IN_PLACE_RUNS = 1024              # a piece of at most this many runs is read in place whatever their length
+
+
 def split_piece(piece: Piece, bounds: list[bytes]):
     """(buckets, segments, lines, piece): bucket k holds the piece's lines
     whose qid falls in range k (``bounds[k - 1] <= qid < bounds[k]`` in byte
     order), in file order; its segments (m, 4) say which lines they are
     (first line number in the piece, 1-based; count; their bytes in the
-    piece, start and stop); ``lines`` is how many lines the piece has.
+    piece, start and stop: only the first two when the text travels);
+    ``lines`` is how many lines the piece has.
     Segments are as few as the file's order allows (a file sorted by qid:
-    one per bucket). A piece of a local file (``piece.start >= 0``) sends
-    no text (its buckets are None): the partition copies its segments'
-    bytes from the file itself; any other piece's buckets are its text."""
+    one per bucket). A piece of a local file read in place (the piece
+    returned has ``start >= 0``) sends no text: its buckets are None, or
+    the line feed its last line lacks, and the partition reads its
+    segments' bytes from the file itself; any other piece's buckets are
+    its text (the piece returned has ``start`` -1)."""
     text, records, lines = _runs_of_lines(piece, bounds, False)
     partitions = len(bounds) + 1
+    if piece.start >= 0 and len(records) > max(IN_PLACE_RUNS, lines // IN_PLACE_RUN_LINES):
+        piece = replace(piece, start=-1, stop=-1)          # scattered queries: its text travels
     order = np.argsort(records[:, 0], kind="stable")
     cuts = np.searchsorted(records[order, 0], np.arange(partitions + 1))
-    view = memoryview(text)
     buckets, segments = [], []
     for k in range(partitions):
         chosen = records[order[cuts[k]:cuts[k + 1]]]
@@ -300,10 +311,20 @@ def split_piece(piece: Piece, bounds: list[bytes]):
         ended = not len(chosen) or text[int(chosen[-1, 2]) - 1:int(chosen[-1, 2])] == b"\n"
         if piece.start >= 0:          # the text the partition adds after the bytes: a last line's line feed
             buckets.append(None if ended else b"\n")
-        else:
-            buckets.append(b"".join(view[a:b] for a, b in segment[:, 2:].tolist()) + (b"" if ended else b"\n"))
+        else:                         # the text itself, and its line numbers only (int32: a quarter of the bytes)
+            buckets.append(_joined(text, segment[:, 2:]) + (b"" if ended else b"\n"))
+            segment = segment[:, :2].astype(np.int32 if lines < 2**31 else np.int64)
         segments.append(segment)
     return buckets, segments, lines, piece
+
+
+def _joined(text, ranges: np.ndarray) -> bytes:
+    """The bytes of ``text`` in ``ranges`` (m, 2: start, stop), joined."""
+    from ..io import kernel
+    if kernel.enabled():
+        return kernel._kernel.gather_ranges(text, np.ascontiguousarray(ranges, dtype=np.int64))
+    view = memoryview(text)
+    return b"".join(view[a:b] for a, b in ranges.tolist())
 
 
 _WINDOW = 16

@@ -60,14 +60,13 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     partitions = len(bounds) + 1
     split = [[client.submit(split_piece, piece, bounds, pure=False) for piece in file_pieces]
              for file_pieces in pieces]
-    outlines = [[future if piece.start >= 0 else client.submit(outline, future, pure=False)
-                 for future, piece in zip(file_split, file_pieces)] for file_split, file_pieces in zip(split, pieces)]
+    outlines = [[client.submit(outline, future, pure=False) for future in file_split] for file_split in split]
     for _ in _completed(client, [future for file_outlines in outlines for future in file_outlines]):
         pass                          # (a cluster that lost every worker is an error, not a wait)
     outlines = client.gather(outlines)
-    lines = [[count for _, _, count, _ in file_outlines] for file_outlines in outlines]
-    buckets = [[[(tails[k], segments[k], piece) if tails is not None else client.submit(bucket, future, k, pure=False)
-                 for future, (tails, segments, _, piece) in zip(file_split, file_outlines) if len(segments[k])]
+    lines = [[count for _, _, count in file_outlines] for file_outlines in outlines]
+    buckets = [[[part[k] if isinstance(part, tuple) else client.submit(bucket, future, k, pure=False)
+                 for future, (part, filled, _) in zip(file_split, file_outlines) if filled[k]]
                 for file_split, file_outlines in zip(split, outlines)] for k in range(partitions)]
     del split, outlines                  # the buckets hold their bytes: the pieces' results can go
     # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
@@ -233,8 +232,12 @@ def bucket(split_result, k: int):
 
 
 def outline(split_result):
-    """(None, segments, lines, piece): a split piece without its text (a
-    local file's piece is its own outline: its buckets are only the text
-    its ranges lack, a last line's line feed)."""
-    _, segments, lines, piece = split_result
-    return None, segments, lines, piece
+    """(parts, filled, lines) of a split piece: ``filled`` (K,) whether
+    bucket k has lines, ``lines`` the piece's; ``parts`` is every bucket's
+    (tail, segments, piece) for a piece read in place (small: its text
+    stays in the file), else None (its text and segments go to their
+    partitions as tasks of their own)."""
+    buckets, segments, lines, piece = split_result
+    filled = np.array([len(segment) > 0 for segment in segments])
+    parts = tuple(zip(buckets, segments, [piece] * len(buckets))) if piece.start >= 0 else None
+    return parts, filled, lines

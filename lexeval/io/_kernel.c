@@ -517,6 +517,35 @@ no_memory:
     return PyErr_NoMemory();
 }
 
+/* The bytes of ``text`` in ``ranges`` (int64 start, stop pairs), joined:
+ * a bucket's lines of a piece whose queries are scattered (a Python join
+ * costs a call per range). */
+static PyObject *gather_ranges(PyObject *self, PyObject *args) {
+    Py_buffer text, ranges;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*", &text, &ranges)) return NULL;
+    const int64_t *pairs = ranges.buf;
+    Py_ssize_t count = ranges.len / 16, total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (pairs[2 * i] < 0 || pairs[2 * i + 1] < pairs[2 * i] || pairs[2 * i + 1] > text.len) {
+            PyBuffer_Release(&text); PyBuffer_Release(&ranges);
+            PyErr_SetString(PyExc_ValueError, "a range outside the text");
+            return NULL;
+        }
+        total += pairs[2 * i + 1] - pairs[2 * i];
+    }
+    PyObject *joined = PyBytes_FromStringAndSize(NULL, total);
+    if (joined) {
+        char *out = PyBytes_AS_STRING(joined);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            memcpy(out, (const char *)text.buf + pairs[2 * i], pairs[2 * i + 1] - pairs[2 * i]);
+            out += pairs[2 * i + 1] - pairs[2 * i];
+        }
+    }
+    PyBuffer_Release(&text); PyBuffer_Release(&ranges);
+    return joined;
+}
+
 static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     unsigned long long mask;
     (void)self;
@@ -528,6 +557,8 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"set_hash_mask", set_hash_mask, METH_VARARGS,
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
+    {"gather_ranges", gather_ranges, METH_VARARGS,
+     "gather_ranges(text, ranges) -> bytes: the text's (start, stop) ranges (int64 pairs), joined."},
     {"split_lines", split_lines, METH_VARARGS,
      "split_lines(text, bounds, bound_offsets, by_qid) -> (records, lines): a piece's lines in runs of one bucket "
      "(see lexeval.cluster.pieces)."},
