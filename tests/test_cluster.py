@@ -547,3 +547,26 @@ def test_local_files_of_every_shape_print_the_same(cluster, tmp_path):
     same_on_cluster(cluster.scheduler_address, ["-q", "-m", "map", "-m", "LP", *files])
     (tmp_path / "empty").write_bytes(b"")
     same_on_cluster(cluster.scheduler_address, ["-m", "map", files[0], files[1], str(tmp_path / "empty")])
+
+
+@pytest.mark.parametrize("change", ["removed", "truncated"])
+def test_a_file_changed_after_its_split_is_bad_input(tmp_path, change):
+    """A local file read where it lies that is removed or cut short between
+    the split and its partition is the user's error (exit 2), naming it."""
+    from lexeval.cluster.partition import evaluate_partition
+    from lexeval.cluster.pieces import pieces_of, split_piece
+    from lexeval.cluster.run import bucket
+    files = []
+    for index, path in enumerate([CRAN_QRELS, CRAN[0]]):
+        files.append(str(tmp_path / f"{index}.txt"))
+        (tmp_path / f"{index}.txt").write_bytes(gzip.decompress(path.read_bytes()))
+    split = [[split_piece(piece, []) for piece in pieces_of(path, None, "run")] for path in files]
+    parts = [[bucket(result, 0) for result in per_file] for per_file in split]
+    if change == "removed":
+        (tmp_path / "1.txt").unlink()
+    else:
+        (tmp_path / "1.txt").write_bytes(b"1 Q0 d 1 1 t\n")
+    with pytest.raises(InputError) as raised:
+        evaluate_partition(0, parts, files, ["a"], ["map"], {}, False)
+    assert raised.value.path == files[1]
+    assert ("no such file" if change == "removed" else "changed while it was read") in raised.value.message

@@ -140,18 +140,25 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
 def copy_ranges(path: str, ranges: np.ndarray, out) -> None:
     """Append the bytes of ``path`` in ``ranges`` (m, 2: start, stop) to
     the open file ``out``; in the kernel (copy_file_range) where it can."""
+    from ..io.blocks import read_error
     out.flush()
-    with open(path, "rb") as source:
+    try:
+        source = os.open(path, os.O_RDONLY)
+    except OSError as exc:                                # gone since it was split
+        raise read_error(path, exc) from None
+    try:
         for start, stop in ranges.tolist():
             while start < stop:
                 try:
-                    done = os.copy_file_range(source.fileno(), out.fileno(), stop - start, start)
+                    done = os.copy_file_range(source, out.fileno(), stop - start, start)
                 except (AttributeError, OSError):          # another system, or across file systems
-                    done = os.write(out.fileno(), os.pread(source.fileno(), min(stop - start, 64 << 20), start))
+                    done = os.write(out.fileno(), os.pread(source, min(stop - start, 64 << 20), start))
                 if not done:
                     raise InputError(path, "changed while it was read (it is shorter)")
                 start += done
-        out.seek(0, os.SEEK_END)
+    finally:
+        os.close(source)
+    out.seek(0, os.SEEK_END)
 
 
 def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> InputError:

@@ -73,8 +73,13 @@ def _spanned_blocks(parts: list, block_bytes: int, in_place_bytes: int = _IN_PLA
             gathered += part
         elif len(part[1]):
             path, ranges = part
-            with open(path, "rb") as handle:
-                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                with open(path, "rb") as handle:
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError) as exc:               # gone, or emptied, since it was split
+                raise read_error(path, exc if isinstance(exc, OSError) else OSError(str(exc))) from None
+            if int(ranges[:, 1].max()) > len(mapped):
+                raise InputError(path, "changed while it was read (it is shorter)")
             view = memoryview(mapped)
             for start, stop in ranges.tolist():
                 if stop - start < in_place_bytes or view[stop - 1] != 10 or gathered[-1:] not in (b"", b"\n"):
