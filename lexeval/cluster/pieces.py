@@ -20,8 +20,9 @@ _BOM = b"\xef\xbb\xbf"
 
 @dataclass
 class Piece:
-    """Part of one input file: a byte range of text or a Parquet row group.
-    ``first_line`` is filled in after reading (lines before it, in the file)."""
+    """Part of one input file: a byte range of a local text file (``start``
+    to ``stop``, read where it lies), a block of text read through fsspec
+    (``block``), or a Parquet row group."""
 
     path: str
     index: int                     # the piece's place in its file
