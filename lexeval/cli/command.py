@@ -145,7 +145,8 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "in one line).")
 @click.option("--timings", is_flag=True,
               help="After the output, print on standard error the seconds spent reading (with MB/s), "
-                   "on measures, on pairs and on output.")
+                   "on measures, on pairs and on output; with --cluster, the workers' processor seconds "
+                   "and peak memory.")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=list_measures, help="List every measure with its syntax, defaults and a description, "
                                             "and exit.")
