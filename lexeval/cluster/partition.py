@@ -73,7 +73,7 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
     their ranges (``in_place``), else (and the qrels always) a file
     written in ``folder``; a run with no line here gets one line for no
     judged query."""
-    from ..io.blocks import SpannedPath
+    from ..io.blocks import SpannedPath, iter_blocks
     local = []
     for index, (file_parts, origin) in enumerate(zip(parts, maps)):
         path = os.path.join(folder, f"{index}")
@@ -85,15 +85,13 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
                 texts.append(data)
         if index and not any(len(segments) for _, _, segments in origin):
             texts.append(f"{NO_LINES} Q0 - 0 0 -\n".encode())
+        spanned = SpannedPath(path, texts)
         if in_place and index:
-            local.append(SpannedPath(path, texts))
+            local.append(spanned)
             continue
-        with open(path, "wb") as out:
-            for text in texts:
-                if isinstance(text, bytes):
-                    out.write(text)
-                else:
-                    copy_ranges(*text, out)           # flushes what was written before it
+        with open(path, "wb") as out:                # the same text, block by block
+            for block in iter_blocks(spanned):
+                out.write(block)
         local.append(path)
     return local
 
@@ -135,30 +133,6 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
                            [run.format for run in parsed],
                            _per_query_values(evaluation, per_query) if per_query else None,
                            part), summed
-
-
-def copy_ranges(path: str, ranges: np.ndarray, out) -> None:
-    """Append the bytes of ``path`` in ``ranges`` (m, 2: start, stop) to
-    the open file ``out``; in the kernel (copy_file_range) where it can."""
-    from ..io.blocks import read_error
-    out.flush()
-    try:
-        source = os.open(path, os.O_RDONLY)
-    except OSError as exc:                                # gone since it was split
-        raise read_error(path, exc) from None
-    try:
-        for start, stop in ranges.tolist():
-            while start < stop:
-                try:
-                    done = os.copy_file_range(source, out.fileno(), stop - start, start)
-                except (AttributeError, OSError):          # another system, or across file systems
-                    done = os.write(out.fileno(), os.pread(source, min(stop - start, 64 << 20), start))
-                if not done:
-                    raise InputError(path, "changed while it was read (it is shorter)")
-                start += done
-    finally:
-        os.close(source)
-    out.seek(0, os.SEEK_END)
 
 
 def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> InputError:

@@ -87,17 +87,11 @@ def _local_text(path: str) -> str | None:
     """The path of a local, uncompressed (by its first bytes) regular file,
     else None (a URL, a compressed file, a pipe: read through fsspec)."""
     import fsspec
-
-    from ..io.blocks import MAGIC_BYTES, compression
     fs, inner = fsspec.core.url_to_fs(path)
     protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
     if "file" not in protocols or fsspec.utils.infer_compression(path) or not os.path.isfile(inner):
         return None
-    try:
-        with open(inner, "rb") as handle:
-            return inner if compression(handle.read(MAGIC_BYTES)) is None else None
-    except OSError:
-        return None
+    return inner if _compression_by_magic(path) is None else None
 
 
 def _local_pieces(path: str, blocksize: int, kind: str, source: str) -> list[Piece]:
