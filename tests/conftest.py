@@ -1,4 +1,7 @@
-"""Shared helpers: paths to the shared fixtures and an in-process CLI runner."""
+"""Shared helpers: paths to the fixtures under tests/data and examples/, and an in-process CLI runner.
+
+Every fixture lives in the repository (tests/data/README.md names each one's
+source and licence): the suite needs nothing beside the checkout."""
 
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-CONFORMANCE = SHARED / "conformance" / "trec_eval"
-CRANFIELD = SHARED / "data" / "cranfield"
+DATA = ROOT / "tests" / "data"
+CONFORMANCE = DATA / "trec_eval"
+DL19 = DATA / "real" / "dl19-passage-top20"
+DLHARD = DATA / "real" / "dlhard-doc"
 EXAMPLES = ROOT / "examples"
+CRANFIELD = EXAMPLES / "cranfield"
+GENERATOR = ROOT / "benchmarks" / "gen_trec.py"
 
 
 class Result:

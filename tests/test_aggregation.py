@@ -145,8 +145,7 @@ def test_metric_preferences_equal_pref_evals_on_real_runs():
     """DL 2019 passage runs at binary relevance grade >= 2 (pref_eval -b 2):
     every pair's per-query metric differences and their means."""
     import reference as ref
-    from conftest import SHARED
-    real = SHARED / "data" / "real" / "dl19-passage-top20"
+    from conftest import DL19 as real
     paths = sorted((real / "runs").glob("*.gz"))[:3]
     qrels, rankings = ref.read_collection(real / "qrels.txt", paths)
     # ndcg with gains 0/1 at grade 2: pref_eval -b 2 makes the grades binary

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, SHARED, run_cli
+from conftest import CONFORMANCE, DL19, DLHARD, EXAMPLES, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_identity import MEASURES, collections, write_collection
@@ -25,8 +25,6 @@ distributed = pytest.importorskip("distributed")
 
 CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 CRAN = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
-DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
-DLHARD = SHARED / "data" / "real" / "dlhard-doc"
 
 
 @pytest.fixture(scope="module")
@@ -422,7 +420,6 @@ def test_means_add_as_trec_eval_adds_across_partitions(cluster, generated):
     assert alone.code == 0 and sharded.out == alone.out
 
 
-CONFORMANCE = SHARED / "conformance" / "trec_eval"
 
 
 @pytest.mark.parametrize("args", [

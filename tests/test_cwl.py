@@ -9,7 +9,7 @@ import gzip
 import math
 
 import pytest
-from conftest import EXAMPLES, SHARED, write
+from conftest import DL19, EXAMPLES, write
 from test_ranx_names import untied
 
 from lexeval import evaluate
@@ -17,7 +17,6 @@ from lexeval.measures.names import output_names
 
 CRANFIELD_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 CRANFIELD_RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:2]
-DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
 
 NAMES = ["INST(max_rel={top})", "INST(T=3,max_rel={top})", "INSQ(T=2,max_rel={top})", "BPM(T=1,max_rel={top})@10",
          "BPM(T=2,max_rel={top})@20", "SDCG(max_rel={top})@10", "SDCG(min_rel=1,max_rel={top})@5",

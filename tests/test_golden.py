@@ -11,13 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SHARED, run_cli
+from conftest import DL19, DLHARD, EXAMPLES, run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
 CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 CRAN = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
-DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
-DLHARD = SHARED / "data" / "real" / "dlhard-doc"
 
 
 def dl19_runs(count: int) -> list[Path]:

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, ROOT, SHARED, run_cli, write
+from conftest import DL19, EXAMPLES, ROOT, run_cli, write
 
 from lexeval import evaluate
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
-DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 

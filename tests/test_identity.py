@@ -285,11 +285,23 @@ def test_byte_strings_hash_alike_wherever_they_sit():
     assert len(set(alone.tolist())) == len(set(strings))
 
 
-def test_a_hash_that_always_collides_changes_nothing(reader):
+def plain_cranfield(folder, *names):
+    """The bundled Cranfield qrels and the named runs, decompressed into FOLDER:
+    plain files are read block by block where they lie (no decompressor between)."""
+    import gzip
+    qrels = folder / "qrels.txt"
+    qrels.write_bytes(gzip.decompress((CRANFIELD / "qrels.txt.gz").read_bytes()))
+    runs = []
+    for name in names:
+        (folder / name).write_bytes(gzip.decompress((CRANFIELD / "runs" / f"{name}.gz").read_bytes()))
+        runs.append(str(folder / name))
+    return qrels, runs
+
+
+def test_a_hash_that_always_collides_changes_nothing(reader, tmp_path):
     """Hashes only find candidates; the bytes decide. With every hash equal,
     every look-up is a clash, and the numbers must not move."""
-    qrels = CRANFIELD / "qrels.txt"
-    runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200")]
+    qrels, runs = plain_cranfield(tmp_path, "bm25okapi", "lsi200")
     want = evaluate(str(qrels), runs, ["map", "P.10", "num_rel_ret", "LP"])
     with colliding_hashes():
         got = evaluate(str(qrels), runs, ["map", "P.10", "num_rel_ret", "LP"])
@@ -314,8 +326,7 @@ def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, 
     """Big files are read a block at a time; cut into tiny blocks, every
     number, and every error's line number, must stay the same."""
     import lexeval.io.blocks as blocks
-    qrels = CRANFIELD / "qrels.txt"
-    runs = [str(CRANFIELD / "runs-100" / name) for name in ("bm25okapi", "lsi200", "tfidf_title")]
+    qrels, runs = plain_cranfield(tmp_path, "bm25okapi", "lsi200", "tfidf_title")
     want = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
     monkeypatch.setattr(blocks, "BLOCK_BYTES", 4093)
     got = evaluate(str(qrels), runs, ["map", "P.10", "ndcg_cut.10", "LP", "rrLR"])
@@ -323,7 +334,7 @@ def test_files_read_in_many_blocks_give_the_same_numbers(monkeypatch, tmp_path, 
         np.testing.assert_array_equal(a.values, b.values, err_msg=a.name)
     for name in ("LP", "rrLR"):
         np.testing.assert_array_equal(want.preferences.values[name], got.preferences.values[name])
-    lines = (CRANFIELD / "runs-100" / "bm25okapi").read_text().splitlines()
+    lines = (tmp_path / "bm25okapi").read_text().splitlines()
     bad = write(tmp_path / "bad", "\n".join(lines[:5000] + [lines[10]] + lines[5000:]) + "\n")
     result = run_cli([qrels, bad])
     assert result.code == 2 and f"{bad}:5001: document" in result.err and "(first on line 11)" in result.err

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from conftest import EXAMPLES, SHARED, write
+from conftest import DL19, EXAMPLES, write
 from test_ranx_names import untied
 
 from lexeval import evaluate
@@ -15,7 +15,6 @@ from lexeval.measures.names import output_names
 
 CRANFIELD_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 CRANFIELD_RUN = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[0]
-DL19 = SHARED / "data" / "real" / "dl19-passage-top20"
 
 ir_measures = pytest.importorskip("ir_measures")
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SHARED
+from conftest import EXAMPLES, GENERATOR
 
 pytest.importorskip("distributed")
 
@@ -114,7 +114,7 @@ def lexeval(*args, timeout: int = 180) -> subprocess.CompletedProcess:
 
 
 def test_a_worker_killed_mid_call_changes_nothing(real_cluster, tmp_path):
-    generator = SHARED / "bench" / "gen_trec.py"
+    generator = GENERATOR
     data = tmp_path / "data"
     subprocess.run([sys.executable, str(generator), "--out", str(data), "--queries", "4000", "--runs", "4",
                     "--depth", "100", "--seed", "7"], check=True, capture_output=True)

@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 import reference as ref
-from conftest import SHARED, run_cli, write
+from conftest import DL19, run_cli, write
 from hypothesis import HealthCheck, given, settings
 from test_properties import collections, write_files
 
@@ -94,7 +94,7 @@ def test_rpp_matches_the_plain_reference(tmp_path_factory, collection):
 
 def test_real_runs_against_the_reference():
     """DL 2019 passage runs (graded 0-3, top 20): every pair and query at -l 2."""
-    real = SHARED / "data" / "real" / "dl19-passage-top20"
+    real = DL19
     runs = sorted((real / "runs").glob("*.gz"))[:4]
     qrels, rankings = ref.read_collection(real / "qrels.txt", runs)
     ev = evaluate(str(real / "qrels.txt"), [str(p) for p in runs], ["recall_paired", "graded_rpp"], level=2,
