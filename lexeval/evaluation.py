@@ -30,7 +30,7 @@ from .measures.zscores import to_zscores
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
 from .stats.aggregation import AGGREGATE
-from .stats.gate import GateFailure, gate_failures
+from .stats.gate import GateFailure, GateVerdict, failures_of, gate_verdicts
 from .stats.pairs import (
     MetricPairs,
     PairSummary,
@@ -179,10 +179,16 @@ class Evaluation:
         score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
+    def gate_verdicts(self, gates: list[str], margin: float = 0.0) -> list[GateVerdict]:
+        """A verdict per candidate run and each of ``gates`` (printed measure
+        names): failed where worse than the baseline by more than ``margin``
+        with p < alpha."""
+        return gate_of(self, gates, margin)
+
     def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
         """Runs significantly worse than the baseline on each of ``gates``
         (printed measure names) by more than ``margin``."""
-        return gate_failures(self.tests, self.pairs, self.run_names, self.options, gates, margin)
+        return failures_of(self.gate_verdicts(gates, margin))
 
     def reevaluate(self, rankings: Rankings) -> Evaluation:
         """The same measures and preferences on other rankings (e.g. with
@@ -227,6 +233,14 @@ class Evaluation:
         is significantly better than). See :func:`lexeval.output.frame.comparison`."""
         from .output.frame import comparison
         return comparison(self, library)
+
+
+def gate_of(result, gates: list[str], margin: float) -> list[GateVerdict]:
+    """The gate's verdicts of a result (one machine's or the cluster's),
+    with each metric's summary values beside them."""
+    run_values = {column.name: result.summary(column) for column in result.columns if column.name in gates}
+    return gate_verdicts(result.tests, result.totals, result.pairs, result.run_names, result.options, gates,
+                         margin, run_values)
 
 
 def compute_columns(rankings: Rankings, requests) -> list[Column]:

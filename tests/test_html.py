@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DL19, EXAMPLES, ROOT, run_cli, write
+from conftest import EXAMPLES, ROOT, run_cli, write
 
 from lexeval import evaluate
 

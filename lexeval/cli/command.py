@@ -111,6 +111,10 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "on MEASURE (repeatable, e.g. --gate map --gate LP).")
 @click.option("--gate-margin", type=Real(0, None), default=0.0, show_default=True,
               metavar="D", help="Tolerate drops smaller than D on gate measures.")
+@click.option("--gate-report", "gate_report", metavar="FILE", default=None,
+              help="With --gate: write the verdicts as a JUnit XML report to FILE (a test case per candidate run "
+                   "and gate measure; GitHub, GitLab and Jenkins read it). Where GITHUB_STEP_SUMMARY is set, the "
+                   "gate also appends a Markdown table to that file.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
               help="Print an analysis instead of the measures (repeatable): ties, agreement, "
                    "discrimination, stability, degradation. Needs 2+ runs.")
@@ -200,7 +204,7 @@ def run(call: Call) -> None:
                               call.printing.format == "html",
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
-        failures = evaluation.gate_failures(gate_names, call.gate.margin) if gate_names else []
+        verdicts = evaluation.gate_verdicts(gate_names, call.gate.margin) if gate_names else []
         report_lines = []
         if reports.names:
             from ..reports import run_reports
@@ -211,6 +215,8 @@ def run(call: Call) -> None:
         if client is not None:
             _close(client)
     printing = call.printing
+    if verdicts:            # CI's reports first: a report that cannot be written leaves stdout empty
+        _write_gate_reports(verdicts, call.gate.report)
     pipe_closed = False
     try:
         with timed(timings, "output"):
@@ -220,21 +226,46 @@ def run(call: Call) -> None:
                 _write_measures(evaluation, printing.format, False, printing.summary)
                 _write_parts(evaluation, printing)
             else:
-                _write_measures(evaluation, printing.format, printing.per_query, printing.summary)
+                _write_measures(evaluation, printing.format, printing.per_query, printing.summary, verdicts)
     except BrokenPipeError:
         # the reader stopped early (| head): the gate still decides the status
         pipe_closed = True
     if timings is not None:
         click.echo(f"lexeval: {timings.line()}", err=True)
-    if reports.names:
-        return
-    for failure in failures:
-        click.echo(f"lexeval: gate failed: {failure.run} is worse than {tests.baseline} on {failure.measure}: "
-                   f"difference {failure.difference:+.4f}, p = {failure.p:.4g}", err=True)
-    if failures:
-        raise GateFailed()
+    if verdicts:
+        from ..output.gate_report import failure_line, passed_line
+        failed = [verdict for verdict in verdicts if not verdict.passed]
+        for verdict in failed:
+            click.echo(f"lexeval: {failure_line(verdict)}", err=True)
+        if failed:
+            raise GateFailed()
+        click.echo(f"lexeval: {passed_line(verdicts)}", err=True)
     if pipe_closed:
         raise PipeClosed()
+
+
+def _write_gate_reports(verdicts, junit_path: str | None) -> None:
+    """--gate-report's JUnit XML (to a temporary name, then renamed: whole or
+    absent), and GitHub's job summary where GITHUB_STEP_SUMMARY names one."""
+    import os
+
+    from ..output.gate_report import junit_xml, markdown_summary
+    if junit_path:
+        partial = f"{junit_path}.partial"
+        try:
+            with open(partial, "w", encoding="utf-8") as out:
+                out.write(junit_xml(verdicts))
+            os.replace(partial, junit_path)
+        except OSError as exc:
+            raise OutputError(f"--gate-report {junit_path}: cannot write ({exc.strerror or exc})") from None
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as out:
+                out.write(markdown_summary(verdicts))
+        except OSError as exc:
+            raise OutputError(f"GITHUB_STEP_SUMMARY {summary}: cannot append the gate's summary "
+                              f"({exc.strerror or exc})") from None
 
 
 def _note(text: str) -> None:
@@ -264,10 +295,11 @@ def _close(client) -> None:
         cluster.close()
 
 
-def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool) -> None:
-    """Runs' and pairs' lines (text, json, csv: written as produced), a
-    table of summary values (table, latex, markdown), or the page (html,
-    made whole before a byte is written)."""
+def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool, verdicts=()) -> None:
+    """Runs' and pairs' lines (text, json, csv: written as produced; json and
+    csv end with the gate's verdicts), a table of summary values (table,
+    latex, markdown), or the page (html, made whole before a byte is
+    written)."""
     if output_format == "html":
         page = evaluation.to_html()
         _emit(lambda out: out.write(page))
@@ -280,9 +312,14 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
         else:
             _emit(lambda out: out.write((latex if output_format == "latex" else markdown)(table)))
         return
+    from itertools import chain
+
     from ..output.records import all_blocks, write
-    _emit(lambda out: write(all_blocks(evaluation, per_query, summary), output_format, out,
-                            len(evaluation.run_names) > 1))
+    blocks = all_blocks(evaluation, per_query, summary)
+    if verdicts and output_format in ("json", "csv"):
+        from ..output.gate_report import verdict_blocks
+        blocks = chain(blocks, verdict_blocks(verdicts))
+    _emit(lambda out: write(blocks, output_format, out, len(evaluation.run_names) > 1))
 
 
 def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None) -> None:

@@ -143,10 +143,11 @@ class Reading:
 
 @dataclass(frozen=True)
 class Gate:
-    """--gate measures and --gate-margin."""
+    """--gate measures, --gate-margin and --gate-report."""
 
     measures: tuple[str, ...]
     margin: float
+    report: str | None = None       # --gate-report: a JUnit XML file
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def collect(params: dict) -> Call:
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
                             resamples=params["resamples"]),
-        Gate(tuple(params["gates"]), params["gate_margin"]),
+        Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"]),
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
                 params["samples"], params["label_policy"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
@@ -246,6 +247,10 @@ def check(call: Call) -> None:
         raise UsageError("--gate compares runs with the baseline: give two or more runs")
     if gate.measures and tests.test == "none":
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
+    if gate.report and not gate.measures:
+        raise UsageError("--gate-report writes the gate's verdicts: add --gate MEASURE (and --baseline RUN)")
+    if gate.report:
+        check_writable(gate.report, "--gate-report")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:
@@ -264,3 +269,17 @@ def check(call: Call) -> None:
         from ..output.plots import check_matplotlib, make_directory
         check_matplotlib()
         make_directory(printing.plot_dir)
+
+
+def check_writable(path: str, option: str) -> None:
+    """A file the command will write at the end: refused now if it cannot be
+    (a folder, a missing or read-only folder), so that nothing is printed
+    before the error."""
+    import os
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path}: is a directory, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option} {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"{option} {path}: cannot be written (permission denied)")

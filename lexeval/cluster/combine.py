@@ -65,9 +65,13 @@ class Combined:
         score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
+    def gate_verdicts(self, gates: list[str], margin: float = 0.0):
+        from ..evaluation import gate_of
+        return gate_of(self, gates, margin)
+
     def gate_failures(self, gates: list[str], margin: float = 0.0):
-        from ..stats.gate import gate_failures
-        return gate_failures(self.tests, self.pairs, self.run_names, self.options, gates, margin)
+        from ..stats.gate import failures_of
+        return failures_of(self.gate_verdicts(gates, margin))
 
     def compared_values(self, column) -> np.ndarray:
         return column.values[:, self.compared]

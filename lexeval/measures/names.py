@@ -50,6 +50,12 @@ _RANX_RBP = re.compile(r"rbp\.(?P<p>[0-9]+)(?:-l(?P<level>[0-9]+))?")
 _NDEVAL_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z-]*)(?:@(?P<cutoff>[0-9]+))?")
 _RANX_SYNTAX = re.compile(r"(?P<name>[a-z][a-z0-9_-]*?)(?:@(?P<cutoff>[0-9]+))?(?:-l(?P<level>[0-9]+))?")
 
+# ir_measures' measures whose definition has no rel parameter: their values do not depend on the
+# relevance level, so rel= would be printed and ignored; it is refused instead
+_IR_WITHOUT_REL = frozenset({"bpm", "err", "insq", "inst", "judged", "ndcg", "nerr8", "nerr9", "nerr10", "nerr11",
+                             "numq", "sdcg"})
+_QUOTES = "'\""
+
 _IR_SYNTAX = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?")
 
 
@@ -71,14 +77,69 @@ class Selection:
         return any(req.measure.subtopics for req in self.metrics)
 
 
+# preferences and their sets in any case (lp, RRLP, Lexiprecision): no measure's name differs from one by case only
+_PREFERENCES_ANY_CASE = {**{name.lower(): [name] for name in PREFERENCE_NAMES},
+                         **{alias.lower(): [name] for alias, name in PREFERENCE_ALIASES.items()},
+                         **{name.lower(): list(names) for name, names in PREFERENCE_SETS.items()}}
+
+
 def _unknown(text: str):
-    return UsageError(f"unknown measure '{text}' (lexeval --list-measures shows them all)")
+    close = suggestions(text)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return UsageError(f"unknown measure '{text}' ({hint}lexeval --list-measures shows them all)")
+
+
+def _known_names() -> set[str]:
+    """Every name a measure, set or preference is asked by (without parameters)."""
+    names = set(m.MEASURE_BY_NAME) | set(m.MEASURE_SETS) | set(PREFERENCE_SETS) | set(PREFERENCE_NAMES) | \
+        set(PREFERENCE_ALIASES)
+    for measure in m.MEASURES:
+        names.update(measure.ir_names + measure.ranx_names + measure.ndeval_names + measure.pref_eval_names)
+    return names
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance, with a swap of two neighbours counted as one edit (ndgc -> ndcg)."""
+    previous2, previous = None, list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            if previous2 is not None and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                cost = min(cost, previous2[j - 2] + 1)
+            current.append(cost)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def suggestions(text: str, most: int = 3) -> list[str]:
+    """Up to ``most`` known names closest to ``text`` by edit distance (its
+    parameters kept: ndgc_cut.10 -> ndcg_cut.10, nDGC@10 -> nDCG@10)."""
+    split = min((index for index in (text.find("."), text.find("@"), text.find("(")) if index > 0),
+                default=len(text))
+    base, rest = text[:split], text[split:]
+    if not base:
+        return []
+    limit = max(1, len(base) // 3)
+    scored = sorted((distance, _edit_distance(base, name), name) for name in _known_names()
+                    if (distance := _edit_distance(base.lower(), name.lower())) <= limit)
+    chosen: dict[str, str] = {}
+    for _, _, name in scored:                   # one spelling of each name: the closest in case (map, not MAP)
+        chosen.setdefault(name.lower(), name)
+    return [name + rest for name in list(chosen.values())[:most]]
 
 
 def parse_measure(text: str) -> list:
     """The requests one -m value names: MeasureRequests, or preference names
-    (str). Raises UsageError for anything else."""
+    (str). Several names separated by spaces (ir_measures' habit, "nDCG@10
+    P@5") are read one by one. Raises UsageError for anything else."""
     text = text.strip()
+    if not text:
+        raise UsageError("an empty measure name (lexeval --list-measures shows them all)")
+    if len(text.split()) > 1:                                   # "nDCG@10 P@5 AP" (spaces inside parameters stay)
+        parts = _split_outside_parentheses(text)
+        if len(parts) > 1:
+            return [item for part in parts for item in parse_measure(part)]
     if text in m.MEASURE_SETS:
         return [m.request(name) for name in m.MEASURE_SETS[text]]
     if text in PREFERENCE_SETS:
@@ -87,6 +148,8 @@ def parse_measure(text: str) -> list:
         return [text]
     if text in PREFERENCE_ALIASES:                              # pref_eval: lexiprecision, invrpp
         return [PREFERENCE_ALIASES[text]]
+    if text not in m.MEASURE_BY_NAME and text.lower() in _PREFERENCES_ANY_CASE:    # lp, RRLR
+        return list(_PREFERENCES_ANY_CASE[text.lower()])
     if text in m.MEASURE_BY_NAME:                              # trec_eval: NAME
         return [m.request(text)]
     found = _pref_eval_measure(text) or _ranx_rbp(text)         # pref_eval: rp, p@10, rbp@0.8,10
@@ -111,9 +174,27 @@ def parse_measure(text: str) -> list:
         if measure.params in (m.CUTOFFS, m.FRACTIONS):
             return [m.request(base, raw)]
     if "(" in text or "@" in text:
+        close = suggestions(text)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UsageError(f"unknown measure '{text}': not a measure lexeval knows in ir_measures' syntax "
-                         "(lexeval --list-measures shows them all)")
+                         f"({hint}lexeval --list-measures shows them all)")
     raise _unknown(text)
+
+
+def _split_outside_parentheses(text: str) -> list[str]:
+    """Names separated by white space, parameters kept whole: "nDCG(dcg=log2, judged_only=True)@10 AP"."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        depth += (char in "({") - (char in ")}")
+        if char.isspace() and depth == 0:
+            if current:
+                parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if current:
+        parts.append("".join(current))
+    return parts
 
 
 def _ir_measure(text: str):
@@ -145,10 +226,17 @@ def _ir_measure(text: str):
         else:
             raw_params.append(",".join(f"{grade.strip()}={gain.strip()}" for grade, gain in pairs))
         params = params[:gains.start()] + params[gains.end():]
+    name = match["name"].lower()
+    cutoff_text = match["cutoff"]
     for part in filter(None, (piece.strip() for piece in params.split(","))):
         key, equals, value = (piece.strip() for piece in part.partition("="))
         if not equals:
             raise UsageError(f"measure '{text}': parameters are name=value, got '{part}'")
+        if len(value) > 1 and value[0] in _QUOTES and value[-1] == value[0]:      # dcg='exp-log2'
+            value = value[1:-1]
+        if key == "rel" and name in _IR_WITHOUT_REL:
+            raise UsageError(f"measure '{text}': {match['name']} takes no rel (its value does not depend on the "
+                             "relevance level)")
         if key == "rel":
             try:
                 level = int(value)
@@ -160,10 +248,14 @@ def _ir_measure(text: str):
             raw_params.append(f"p={value}")
         elif key == "beta" and plain == "set_F":
             raw_params.append(value)
+        elif key == "relative" and name in ("setp", "setrelp"):                   # SetP(relative=True)
+            plain = "set_relative_P" if _boolean(text, key, value) else "set_P"
+        elif key == "recall" and with_cutoff == "iprec_at_recall":                # IPrec(recall=0.3)
+            if cutoff_text:
+                raise UsageError(f"measure '{text}': give the recall level once, as recall= or as @")
+            cutoff_text = value
         elif key == "judged_only":
-            if value not in ("True", "False", "true", "false", "1", "0"):
-                raise UsageError(f"measure '{text}': judged_only is True or False")
-            judged_only = value in ("True", "true", "1")
+            judged_only = _boolean(text, key, value)
         elif plain is not None and key in m.MEASURE_BY_NAME[plain].param_names:    # INST(T=2,max_rel=3)
             raw_params.append(f"{key}={_number(text, key, value)}")
         elif any(key in row.option_names for row in rows):                        # alpha_nDCG(alpha=0.75)
@@ -176,20 +268,28 @@ def _ir_measure(text: str):
                 plain, with_cutoff = None, "ndcg_exp"
         else:
             raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
+    if plain == "num_ret" and level is not None:    # NumRet(rel=N): retrieved documents of grade N or more
+        plain = "num_rel_ret"
     cutoff_param = m.MEASURE_BY_NAME[plain].cutoff_param if plain is not None else None
-    if match["cutoff"] and cutoff_param:            # RBP@10, SDCG@10: a named parameter of its own
-        cutoff = match["cutoff"]
+    if cutoff_text and cutoff_param:            # RBP@10, SDCG@10: a named parameter of its own
+        cutoff = cutoff_text
         if not cutoff.isdigit() or int(cutoff) < 1:
             raise UsageError(f"measure '{text}': the cutoff is a positive number of documents")
         raw_params.insert(0, f"{cutoff_param}={int(cutoff)}")
-    elif match["cutoff"]:
+    elif cutoff_text:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return replace(m.request(with_cutoff, match["cutoff"], level), judged_only=judged_only,
+        return replace(m.request(with_cutoff, cutoff_text, level), judged_only=judged_only,
                        options=tuple(sorted(options)))
     if plain is None:
         raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
     return replace(_ir_plain(text, plain, raw_params, level), judged_only=judged_only, options=tuple(sorted(options)))
+
+
+def _boolean(text: str, key: str, value: str) -> bool:
+    if value not in ("True", "False", "true", "false", "1", "0"):
+        raise UsageError(f"measure '{text}': {key} is True or False")
+    return value in ("True", "true", "1")
 
 
 def _number(text: str, key: str, value: str) -> str:

@@ -249,6 +249,9 @@ MEASURES: tuple[Measure, ...] = (
     _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
          ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), origin="ir_measures"),
     _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",), origin="ir_measures"),
+    _row("judged_ret", whole_ranking(judged), cutoff_form="judged", ir_names=("Judged",), origin="ir_measures",
+         help="judged_ret: fraction of the retrieved documents that is in the qrels (ir_measures' Judged "
+              "without a cutoff)."),
     # exponential gains, as gdeval and learning-to-rank papers compute them
     _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True,
          origin="gdeval"),
