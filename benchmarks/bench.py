@@ -35,7 +35,7 @@ reference measured in the same run:
 - growth: the default call as runs, queries and depth double.
 
 Bytecode is compiled first, as an installed package has it. Data sets are
-made with ../shared/bench/gen_trec.py into benchmarks/data/ (ignored by git).
+made with benchmarks/gen_trec.py into benchmarks/data/ (ignored by git).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = HERE / "data"
-GENERATOR = ROOT.parent / "shared" / "bench" / "gen_trec.py"
+GENERATOR = ROOT / "benchmarks" / "gen_trec.py"
 LEXEVAL = [sys.executable, "-m", "lexeval"]
 
 SHAPES = {   # name: gen_trec.py arguments

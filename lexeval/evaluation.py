@@ -17,6 +17,7 @@ import numpy as np
 from .errors import UsageError
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, read_qrels
+from .io.irds import irds_qrels, is_irds
 from .io.source import Source
 from .io.sources import check_names, check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
@@ -362,9 +363,15 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
         raise UsageError("-l (relevance level) must be 0 or more")
-    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels, kind="qrels")
     by_subtopic = None
-    if subtopics:          # qid subtopic docno grade: ordinary judgements are each document's highest grade
+    if is_irds(qrels):     # irds:ID: the dataset's qrels, through ir_datasets
+        if rel_format != "qrels":
+            raise UsageError(f"-R {rel_format} judgements are read from a file, not by ir_datasets id")
+        read = irds_qrels(qrels, subtopics)
+        by_subtopic, keep_rows = (read, True) if subtopics else (None, keep_rows)
+        qrels = Source(read.table() if subtopics else read, name=qrels, kind="qrels")
+    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels, kind="qrels")
+    if subtopics and by_subtopic is None:   # qid subtopic docno grade: ordinary judgements, each document's highest
         if not qrels_source.is_file or qrels_source.path == "-":
             raise UsageError("subtopic judgements are read from a qrels file (not standard input or a table)")
         by_subtopic = read_subtopic_qrels(qrels_source.path)

@@ -19,7 +19,7 @@ LAYERS = {
     "io": 1,
     "rankings": 2,
     "measures": 3, "preferences": 3,
-    "stats": 4,
+    "stats": 4, "citations": 4,
     "evaluation": 5,
     "reports": 6, "output": 6, "cluster": 6,
     "api": 7,

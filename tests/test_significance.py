@@ -167,30 +167,28 @@ def test_gate_needs_a_baseline():
     assert result.code == 2 and "--gate needs --baseline" in result.err
 
 
-def run_gate_script(*args):
+def run_gate_script(folder, *args):
     import os
     import subprocess
     import sys
 
     from conftest import ROOT
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    return subprocess.run(["bash", str(ROOT / "examples" / "ci" / "gate.sh"), *args],
-                          capture_output=True, text=True, env=env)
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return subprocess.run(["bash", str(ROOT / "examples" / "ci" / "gate.sh"), *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=folder)
 
 
-def test_ci_example_passes_a_better_candidate_and_fails_a_worse_one():
-    passed = run_gate_script()
+def test_ci_example_passes_a_better_candidate_and_fails_a_worse_one(tmp_path):
+    runs = EXAMPLES / "cranfield" / "runs"
+    passed = run_gate_script(tmp_path, CRANFIELD_QRELS, runs / "bm25okapi.gz", runs / "bm25plus.gz")
     assert passed.returncode == 0, passed.stderr
-    assert "gate passed" in passed.stdout
-    failed = run_gate_script("examples/cranfield/runs/bm25okapi.gz", "examples/cranfield/runs/tfidf_title.gz")
+    assert passed.stderr.startswith("lexeval: gate passed: 1 run x 3 measures (map, ndcg_cut_10, LP) against "
+                                    "bm25okapi")
+    failed = run_gate_script(tmp_path, CRANFIELD_QRELS, runs / "bm25okapi.gz", runs / "tfidf_title.gz")
     assert failed.returncode == 1
     assert "gate failed: tfidf_title is worse than bm25okapi on map" in failed.stderr
-
-
-def test_github_workflow_runs_the_gate_script():
-    from conftest import ROOT
-    workflow = (ROOT / "examples" / "ci" / "github-actions.yml").read_text()
-    assert "bash examples/ci/gate.sh" in workflow and "pip install ." in workflow
+    assert (tmp_path / "lexeval-gate.xml").exists()
 
 
 def test_t_and_binomial_tails_equal_scipy():

@@ -19,8 +19,8 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 
 @click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
                                             "max_content_width": 100})
-@click.argument("qrels", metavar="QRELS")
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.argument("qrels", metavar="QRELS", required=False)
+@click.argument("runs", nargs=-1, metavar="RUN...")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Measure to compute (repeatable): trec_eval names and parameters "
                    "(P.5,10  ndcg_cut.10  ndcg.1=3,2=9  recip_rank.10), ir_measures' names (nDCG@10  AP  "
@@ -154,14 +154,32 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=list_measures, help="List every measure with its syntax, defaults and a description, "
                                             "and exit.")
+@click.option("--cite", is_flag=True,
+              help="Print BibTeX entries for lexeval and the papers and tools behind the measures asked with -m "
+                   "(or behind the default call), and exit; QRELS and RUN may be left out.")
 @click.version_option(__version__, "--version", prog_name="lexeval")
 def command(**params):
+    if params.pop("cite"):
+        from ..citations import bibtex, keys_for
+        runs = len(params["runs"]) + (params["qrels"] is not None)
+        click.echo(bibtex(keys_for(params["measures"], max(runs - 1, 2) if runs else 2), __version__), nl=False)
+        return
+    # QRELS and RUN are required but for --cite: click's own message where they are missing
+    context = click.get_current_context()
+    if params["qrels"] is None:
+        raise click.MissingParameter(ctx=context, param=_parameter(context, "qrels"))
+    if not params["runs"]:
+        raise click.MissingParameter(ctx=context, param=_parameter(context, "runs"))
     try:
         run(collect(params))
     except BrokenPipeError:
         # click's main turns an EPIPE into exit 1, the status of a failed
         # gate; a reader that stops early (| head) is a success
         raise PipeClosed() from None
+
+
+def _parameter(context, name: str):
+    return next(param for param in context.command.params if param.name == name)
 
 
 def run(call: Call) -> None:

@@ -39,9 +39,14 @@ and every difference is tested: <measure>_p lines (paired t-test, or
 
 \b
 CI gate:
-  lexeval qrels base.run new.run --baseline base --gate map --gate LP
+  lexeval qrels base.run new.run --baseline base --gate map --gate LP --gate-report gate.xml
 fails (exit 1, one line per failure on stderr) when new.run is worse than
-base on a gate measure with p < --alpha.
+base on a gate measure with p < --alpha, and writes a JUnit report for CI.
+
+\b
+Qrels by ir_datasets id, and what to cite:
+  lexeval irds:msmarco-passage/trec-dl-2019/judged run.txt
+  lexeval --cite -m LP -m map       BibTeX of the papers behind the measures
 
 Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input,
 3 an internal error (a bug in lexeval: please report it).

@@ -179,7 +179,10 @@ def html_page(evaluation: Evaluation, report_lines=None, title: str | None = Non
     # inside <script>, "</" would end the element; "<\/" is the same JSON string
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False, default=_plain).replace("</", "<\\/")
     page = _asset("page.html")
+    from ..citations import keys_of, references
+    cited = references(keys_of([column.measure for column in evaluation.columns], evaluation.preference_names()))
     return (page.replace("{{TITLE}}", _escape(title))
+                .replace("{{CITATIONS}}", "".join(f"<li>{_escape(reference)}</li>" for reference in cited))
                 .replace("/*{{STYLE}}*/", _asset("page.css"))
                 .replace("/*{{SCRIPT}}*/", _asset("page.js"))
                 .replace("{{DATA}}", payload))
