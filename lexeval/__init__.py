@@ -12,8 +12,9 @@ Names are imported on first use, so that ``lexeval --version`` and
 
 __version__ = "0.5.0"
 
-_LAZY = {"evaluate": "api", "load": "evaluation", "Evaluation": "evaluation",
-         "select_measures": "measures.names", "SignificanceOptions": "stats.pairs", "Timings": "timings"}
+_LAZY = {"evaluate": "api", "load": "evaluation", "Evaluation": "evaluation", "LexevalNote": "evaluation",
+         "select_measures": "measures.names", "SignificanceOptions": "stats.pairs", "Timings": "timings",
+         "UsageError": "errors", "InputError": "errors"}
 
 __all__ = [*_LAZY, "__version__"]
 

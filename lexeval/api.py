@@ -3,28 +3,122 @@
 does not know the cluster), so that the cluster's partitions can run the
 one-machine code without an import circle."""
 
-from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
-def evaluate(qrels, runs, measures=None, *, client=None, per_query: bool = True, output_dir: str | None = None,
-             output_format: str = "text", **options):
-    """Evaluate runs against qrels: trec_eval's measures for each run, and
-    with two or more runs the pair preferences and significance tests.
+def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
+             baseline: str | None = None, test: str = "t", correction: str | None = None, alpha: float = 0.05,
+             ci: bool = False, confidence: float = 0.95, resamples: int = 2000, permutations: int = 10_000,
+             seed: int | None = 0, hsd: bool = False,
+             level: int = 1, depth: int | None = None, complete: bool = False, judged_only: bool = False,
+             subtopics: bool = False, rel_format: str = "qrels", zscores: str | None = None, num_docs: int = 0,
+             rarity_weight: float = 0.5, aggregate: str = "mean", pair_metrics: bool = False,
+             options=None, jobs: int | None = None, verbose: bool = False,
+             warn: Callable[[str], Any] | None = None, progress: Callable[[int, int], Any] | None = None,
+             timings=None, client=None, per_query: bool | None = None, output_dir: str | None = None,
+             output_format: str | None = None):
+    """Evaluate runs against qrels: trec_eval's measures for each run and,
+    with two or more runs, the pair preferences and every difference's test.
 
-    The arguments are those of :func:`lexeval.evaluation.evaluate` (paths,
-    tables, pytrec_eval/ranx dicts, ranx objects, ir_measures tuples; the
-    command line's options as keywords). ``client`` (a dask.distributed
-    Client) evaluates on that cluster instead (paths and fsspec URLs only;
-    see :mod:`lexeval.cluster`) and returns a
-    :class:`lexeval.cluster.Combined` with the same summaries and tests
-    (with ``per_query``, the per-query values too; with ``output_dir`` each
-    partition writes its per-query lines there instead, as part files in
-    ``output_format``).
+    Inputs
+        ``qrels``: a path (any compression; ``irds:ID`` for an ir_datasets
+        dataset), a DataFrame or pyarrow Table (qid, docno, relevance),
+        pytrec_eval's or ranx's dict, ranx's Qrels, ir_measures' Qrel tuples.
+        ``runs``: one run or a list of them (paths, tables, dicts, ranx Runs,
+        ScoredDoc tuples), or a dict {name: run}.
+        ``measures``: None (trec_eval's official set, plus LP, rrLP and LR
+        with two or more runs), a name (``"map"``, or ``"nDCG@10 P@5"``), or
+        any iterable of names or ir_measures measure objects (``[nDCG@10,
+        AP]``), in any tool's spelling; the result keeps their order.
+
+    Significance (the command line's --baseline, --test, ...)
+        ``baseline`` (a run's name: test each run against it only),
+        ``test`` (t, randomization or none), ``correction`` (None, holm,
+        holm-sidak, bonferroni, bh), ``alpha``, ``ci`` (intervals and effect
+        sizes, at ``confidence``; ``resamples`` for the bootstrap),
+        ``permutations`` and ``seed`` (randomization test, resampling),
+        ``hsd`` (Tukey HSD). ``options``: a
+        :class:`~lexeval.stats.pairs.SignificanceOptions` instead of these.
+
+    Reading and measuring (-l, -M, -c, -J, ...)
+        ``level`` (a document is relevant at grade >= level), ``depth``
+        (the top documents of each ranking), ``complete`` (every qrels
+        query counts; a query a run lacks scores as an empty ranking),
+        ``judged_only`` (unjudged documents removed), ``subtopics``
+        (diversity qrels), ``rel_format`` (trec_eval's -R: qrels, prefs,
+        qrels_prefs, qrels_jg), ``zscores`` (-Z: a file of qid measure mean
+        sd), ``num_docs`` (-N), ``rarity_weight``, ``aggregate`` (mean,
+        borda, mc4: how runs are ranked by a preference), ``pair_metrics``
+        (every metric as a preference too), ``jobs`` (processes reading).
+
+    Notes and progress
+        ``warn(text)`` receives notes on the inputs (dropped queries, a file
+        read as MS MARCO); by default they are :class:`LexevalNote`
+        warnings pointing at the caller's line. ``verbose`` lists every
+        run's dropped queries; ``progress(done, total)`` follows reading;
+        ``timings`` (a :class:`~lexeval.timings.Timings`) the phases.
+
+    On a Dask cluster
+        ``client`` (a dask.distributed Client) evaluates there (paths and
+        fsspec URLs); ``per_query`` brings the per-query values back
+        (default True), ``output_dir`` has each partition write its
+        per-query lines there instead, in ``output_format`` (text, json,
+        csv). These three need a client.
+
+    Returns an :class:`~lexeval.evaluation.Evaluation` (with ``client``, the
+    cluster's result with the same summaries and tests). Raises
+    :class:`~lexeval.errors.UsageError` for a bad argument and
+    :class:`~lexeval.errors.InputError` for bad data (both ValueError; a
+    missing file is also a FileNotFoundError).
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
-    >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
-    >>> ev.to_frame()                    # run, pair, measure, qid, value  # doctest: +SKIP
+    >>> ev.summary_frame().pivot(index="run", columns="measure", values="value")  # doctest: +SKIP
     """
+    from . import parameters as check
+    from .errors import UsageError
+    names = check.measure_names(measures)
+    keywords = check.reading(level, depth, complete, judged_only, subtopics, rel_format, num_docs, rarity_weight,
+                             aggregate, pair_metrics, jobs, verbose, zscores)
+    tests = check.significance(test, permutations, seed, correction, hsd, alpha, baseline, ci, confidence, resamples)
+    from .stats.pairs import SignificanceOptions
+    if options is not None:
+        if not isinstance(options, SignificanceOptions):
+            raise UsageError(f"options must be a SignificanceOptions, got {type(options).__name__}; or give "
+                             "baseline=, test=, correction=, ... as keywords")
+        if SignificanceOptions(**tests) != SignificanceOptions():
+            raise UsageError("give the tests either as options= or as keywords (baseline=, test=, ...), not both")
+    else:
+        options = SignificanceOptions(**tests)
+    if warn is not None and not callable(warn) or progress is not None and not callable(progress):
+        raise UsageError("warn and progress must be callables (or None)")
+    if client is None:
+        for name, value in (("per_query", per_query), ("output_dir", output_dir), ("output_format", output_format)):
+            if value is not None:
+                raise UsageError(f"{name} is for a cluster's call (client=...); on this machine every per-query "
+                                 "value is in the result")
+    cluster = {} if client is None else {
+        "per_query": True if per_query is None else check.boolean("per_query", per_query),
+        "output_dir": check.text("output_dir", output_dir),
+        "output_format": check.choice("output_format", output_format or "text", ("text", "json", "csv"))}
+    evaluation = run_evaluation(qrels, runs, names, client=client, options=options, warn=warn, progress=progress,
+                                timings=timings, **keywords, **cluster)
+    if names and len(evaluation.run_names) < 2:
+        from .measures.names import select_measures
+        asked = select_measures(names, 1).preferences
+        if asked:
+            from .evaluation import note
+            (warn or note)(f"{', '.join(asked)} compare{'s' * (len(asked) == 1)} two runs: with one run there is "
+                           "nothing to compare, and no preference is computed")
+    return evaluation.in_order(names) if names else evaluation
+
+
+def run_evaluation(qrels, runs, measures=None, *, client=None, per_query: bool = True, output_dir: str | None = None,
+                   output_format: str = "text", **options):
+    """:func:`evaluate` for callers whose values are checked already (the
+    command line): the keywords of :func:`lexeval.evaluation.evaluate`, and
+    of :func:`lexeval.cluster.evaluate_on_cluster` with ``client``."""
     if client is not None:
         from .cluster import evaluate_on_cluster
         # the workers read with one process each, and what was read stays on them

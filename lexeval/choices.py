@@ -9,6 +9,9 @@ CORRECTION_TITLES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "
                      "bh": "Benjamini-Hochberg"}
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
 FORMATS = ("text", "json", "csv", "table", "latex", "markdown", "html")
+#: trec_eval's judgement formats (-R): a qrels, or judgements with a group per line.
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
+GROUPED_FORMATS = REL_FORMATS[1:]
 TABLE_FORMATS = ("table", "latex", "markdown")
 #: Formats of summary values only: -q and -n mean nothing there.
 SUMMARY_FORMATS = TABLE_FORMATS + ("html",)

@@ -1,7 +1,13 @@
-"""Errors that reach the user: bad input (exit 2) and failed gates (exit 1)."""
+"""Errors that reach the user: bad input (exit 2) and failed gates (exit 1).
+
+From Python they are the exceptions a caller already catches: a bad
+argument is a :class:`UsageError`, bad data an :class:`InputError`, both
+``ValueError``; a path that is missing, a folder or unreadable is also a
+``FileNotFoundError``, ``IsADirectoryError`` or ``PermissionError``.
+"""
 
 
-class InputError(Exception):
+class InputError(ValueError):
     """A problem with an input file, reported as ``path:line: message``.
 
     ``line`` is 1-based, or None when the problem concerns the whole file.
@@ -21,8 +27,20 @@ class InputError(Exception):
         return type(self), (str(self.path), self.message, self.line), self.__dict__ | {"path": str(self.path)}
 
 
-class UsageError(Exception):
-    """A bad option value or measure name (exit 2)."""
+class MissingFileError(InputError, FileNotFoundError):
+    """An input path that does not exist."""
+
+
+class DirectoryGivenError(InputError, IsADirectoryError):
+    """An input path that is a folder, not a file."""
+
+
+class UnreadableFileError(InputError, PermissionError):
+    """An input file this process may not read."""
+
+
+class UsageError(ValueError):
+    """A bad option value, keyword argument or measure name (exit 2)."""
 
     exit_status = 2
 

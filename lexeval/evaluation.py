@@ -30,6 +30,7 @@ from .measures.prefs import PreferenceIndex
 from .measures.zscores import to_zscores
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
+from .result import ResultViews
 from .stats.aggregation import AGGREGATE
 from .stats.gate import GateFailure, GateVerdict, failures_of, gate_verdicts
 from .stats.pairs import (
@@ -56,8 +57,8 @@ class Column:
     values: np.ndarray
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@dataclass(frozen=True, eq=False, repr=False)      # equal only to itself: arrays have no one truth value
+class Evaluation(ResultViews):
     """Per-run measure values for every run and qrels query, and the
     comparisons between runs; made once by :func:`evaluate_rankings`.
 
@@ -104,28 +105,6 @@ class Evaluation:
     @property
     def qids(self) -> list[str]:
         return self.rankings.qids
-
-    def column(self, name: str) -> Column:
-        """The column of a measure by any accepted name: printed (``ndcg_cut_10``),
-        trec_eval's (``ndcg_cut.10``), ir_measures' (``nDCG@10``), ranx's, pref_eval's."""
-        printed = self.printed_name(name)
-        for column in self.columns:
-            if column.name == printed:
-                return column
-        raise KeyError(name)
-
-    def printed_name(self, name: str) -> str:
-        """The printed name of the one measure ``name`` stands for (itself if printed)."""
-        if any(column.name == name for column in self.columns) or name in self.preference_names():
-            return name
-        from .measures.names import output_names
-        try:
-            names = output_names(name)
-        except UsageError:
-            raise KeyError(name) from None
-        if len(names) != 1:
-            raise KeyError(f"{name} stands for {len(names)} measures ({', '.join(names)}): name one of them")
-        return ("Z" if self.zscores is not None else "") + names[0]
 
     def values(self, name: str) -> np.ndarray:
         """(R, Q) per-query values of a measure (any accepted name), NaN
@@ -177,6 +156,9 @@ class Evaluation:
     def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(R,) score and rank (1 = best) for ``name``, aggregated from the
         per-query scores as ``aggregate`` says (mean, borda, mc4)."""
+        name = self.printed_name(name)
+        if name not in self.preference_names():
+            raise KeyError(f"{name} is not a preference; computed here: {', '.join(self.preference_names())}")
         score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
@@ -199,47 +181,14 @@ class Evaluation:
                                  options=SignificanceOptions(test="none"), aggregate=self.aggregate,
                                  zscores=self.zscores)
 
-    def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None,
-                 measures=None):
-        """The results as a tidy table, one row per printed value: columns
-        run (None on pair rows), pair ("A:B", None on run rows), measure,
-        qid ("all" for summaries) and value; ``measures`` (any accepted
-        names) keeps their rows and their tests' only; see
-        :func:`lexeval.output.frame.to_frame`."""
-        from .output.frame import (
-            to_frame,  # the upward imports: output reads an Evaluation
-        )
-        return to_frame(self, per_query, summary, library, measures)
-
-    def to_html(self, report_lines=None) -> str:
-        """``--format html``: one self-contained page of the evaluation
-        (summary table, pair matrices, per-query differences, and the
-        ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
-        from .output.frame import html
-        return html(self, report_lines)
-
-    def _repr_html_(self) -> str:
-        """The page in a notebook, in a frame of its own (its script and
-        styles stay inside it)."""
-        import html
-        return (f'<iframe srcdoc="{html.escape(self.to_html(), quote=True)}" style="width: 100%; height: 720px; '
-                'border: 1px solid #d5dae2" sandbox="allow-scripts" title="lexeval"></iframe>')
-
-    def compare(self, library: str | None = None):
-        """ranx's compare report as a DataFrame: a row per run, a column per
-        real-valued measure and preference score (summary values), and the
-        significance of each: with a baseline, ``<measure>_p`` against it
-        and ``<measure>_vs_baseline`` (+1 better, -1 worse, 0 not
-        significantly); without one, ``<measure>_better_than`` (the runs it
-        is significantly better than). See :func:`lexeval.output.frame.comparison`."""
-        from .output.frame import comparison
-        return comparison(self, library)
 
 
 def gate_of(result, gates: list[str], margin: float) -> list[GateVerdict]:
     """The gate's verdicts of a result (one machine's or the cluster's),
     with each metric's summary values beside them."""
-    run_values = {column.name: result.summary(column) for column in result.columns if column.name in gates}
+    tested = result.tests.p if result.tests is not None else {}
+    run_values = {column.name: result.summary(column) for column in result.columns
+                  if column.name in gates and column.name in tested}
     return gate_verdicts(result.tests, result.totals, result.pairs, result.run_names, result.options, gates,
                          margin, run_values)
 
@@ -424,9 +373,16 @@ class LexevalNote(UserWarning):
 
 
 def note(text: str) -> None:
-    """The library's default for notes: a :class:`LexevalNote` warning."""
+    """The library's default for notes: a :class:`LexevalNote` warning,
+    pointing at the caller's line (the first frame outside lexeval)."""
+    import os
+    import sys
     import warnings
-    warnings.warn(text, LexevalNote, stacklevel=4)
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, LexevalNote, stacklevel=level)
 
 
 #: The measures computed when none are named, per judgement format (-R): trec_eval's.

@@ -10,7 +10,7 @@ from conftest import EXAMPLES, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexeval import evaluate
+from lexeval.evaluation import evaluate
 from lexeval.stats.aggregation import borda, mc4
 
 

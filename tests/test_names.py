@@ -147,7 +147,7 @@ def test_dataframes_give_the_numbers_files_give():
         np.testing.assert_array_equal(from_files.preferences.values[name], from_tables.preferences.values[name])
     np.testing.assert_array_equal(from_files.tests.p["map"], from_tables.tests.p["map"])
     frame = from_tables.to_frame()
-    assert list(frame.columns) == ["run", "pair", "measure", "qid", "value"]
+    assert list(frame.columns) == ["run", "pair", "measure", "qid", "value", "text"]
     row = frame[(frame.run == "bm25okapi") & (frame.measure == "map") & (frame.qid == "all")]
     assert row.value.iloc[0] == pytest.approx(from_files.summary(from_files.column("map"))[1], abs=1e-15)
     assert set(frame.pair.dropna()) == {"bm25l:bm25okapi", "bm25l:bm25plus", "bm25okapi:bm25plus"}

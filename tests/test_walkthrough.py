@@ -54,3 +54,31 @@ def test_shown_command(command, expected):
     for line in shown:                     # shown lines appear, in order
         assert line in actual[position:], f"missing: {line!r}"
         position = actual.index(line, position) + 1
+
+
+def python_blocks():
+    """The README's ```python blocks, in order (they build on each other)."""
+    text = (ROOT / "README.md").read_text()
+    blocks, block = [], None
+    for line in text.split("\n"):
+        if block is None and line.startswith("```python"):
+            block = []
+        elif block is not None and line.startswith("```"):
+            blocks.append("\n".join(block))
+            block = None
+        elif block is not None:
+            block.append(line)
+    return blocks
+
+
+def test_the_readmes_python_runs(monkeypatch):
+    """Every Python example of the README runs as written, from the checkout,
+    and its asserts hold."""
+    pytest.importorskip("pandas")
+    pytest.importorskip("ir_measures")
+    monkeypatch.chdir(ROOT)
+    blocks = python_blocks()
+    assert len(blocks) >= 4
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)      # noqa: S102 - the README's own examples

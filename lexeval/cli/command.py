@@ -11,7 +11,16 @@ import sys
 import click
 
 from .. import __version__
-from ..choices import AGGREGATES, CORRECTIONS, FORMATS, LABEL_POLICIES, REPORTS, TABLE_FORMATS, TESTS
+from ..choices import (
+    AGGREGATES,
+    CORRECTIONS,
+    FORMATS,
+    LABEL_POLICIES,
+    REL_FORMATS,
+    REPORTS,
+    TABLE_FORMATS,
+    TESTS,
+)
 from ..errors import OutputError
 from .help import HELP, list_measures, progress_reporter
 from .options import Call, Depth, JudgementFormat, Real, collect, fractions_option
@@ -47,7 +56,7 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 @click.option("-N", "num_docs", type=click.IntRange(min=0), default=0, show_default=True, metavar="NUM",
               help="Documents in the collection (trec_eval's -N), for utility's non-relevant unretrieved term.")
 @click.option("-R", "rel_format", default="qrels", show_default=True, metavar="FORMAT",
-              type=JudgementFormat(("qrels", "prefs", "qrels_prefs", "qrels_jg")),
+              type=JudgementFormat(REL_FORMATS),
               help="trec_eval's judgement format of QRELS: qrels; prefs ('qid group subgroup docno level', "
                    "preference judgements, for the prefs_* measures); qrels_prefs (a qrels read as preferences, "
                    "its second column the judgement group); qrels_jg (a qrels whose second column names the "
@@ -184,7 +193,7 @@ def _parameter(context, name: str):
 
 def run(call: Call) -> None:
     """Evaluate, then print; a failed gate raises :class:`GateFailed`."""
-    from ..api import evaluate
+    from ..api import run_evaluation
     from ..measures.names import output_names
     from ..timings import Timings, timed
     reading, tests, reports = call.reading, call.tests, call.reports
@@ -204,7 +213,7 @@ def run(call: Call) -> None:
         if reading.cluster:
             from ..cluster import connect
             client = connect(reading.cluster)
-        evaluation = evaluate(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
+        evaluation = run_evaluation(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
                               depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
                               pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,

@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..result import ResultViews
 from .partition import PartitionResult
 
 # ---------------------------------------------------------------- client side: combining
 
 
-@dataclass
-class Combined:
+@dataclass(eq=False, repr=False)
+class Combined(ResultViews):
     """The cluster's results, offered to the output layer as an
     :class:`~lexeval.evaluation.Evaluation` offers them: summaries, pairs
     and tests from the added totals; with ``-q`` the per-query values put
@@ -41,13 +42,6 @@ class Combined:
     @property
     def compared_qids(self) -> list[str]:
         return [q for q, on in zip(self.qids, self.compared.tolist()) if on] if self.compared is not None else []
-
-    def column(self, name: str):
-        """The column of a printed measure (its ``values`` only with per-query values)."""
-        for column in self.columns:
-            if column.name == name:
-                return column
-        raise KeyError(name)
 
     def num_queries(self) -> np.ndarray:
         """(R,) queries evaluated per run."""
@@ -88,10 +82,6 @@ class Combined:
         from ..stats.totals import run_scores_of
         return run_scores_of(self.preferences)[name]
 
-    def to_html(self, report_lines=None) -> str:
-        """``--format html``: the page, from the gathered per-query values."""
-        from ..output.frame import html
-        return html(self, report_lines)
 
 
 class _GatheredPreferences:

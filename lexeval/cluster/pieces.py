@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, MissingFileError
 
 BLOCK_BYTES = 32 << 20            # text read in byte ranges of this size
 LOCAL_BYTES = 128 << 20           # a local file's pieces: mapped, not read (fewer tasks: 0.25 -> 0.16 s on 0.9 GB)
@@ -62,10 +62,12 @@ def pieces_of(path: str, blocksize: int | None, kind: str) -> list[Piece]:
         compressed = fsspec.utils.infer_compression(path) or _compression_by_magic(path)
         _, blocks = read_bytes(path, delimiter=b"\n", blocksize=None if compressed else blocksize or BLOCK_BYTES,
                                compression=compressed, sample=False)
+    except InputError:
+        raise
     except (OSError, ValueError) as exc:
         raise InputError(path, f"cannot read ({exc})") from None
     if not blocks or not blocks[0]:
-        raise InputError(path, "no such file")
+        raise MissingFileError(path, "no such file")
     return [Piece(path, i, kind, source=path, block=block) for i, block in enumerate(blocks[0])]
 
 

@@ -14,7 +14,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 
-from ..errors import InputError
+from ..errors import DirectoryGivenError, InputError, MissingFileError, UnreadableFileError
 
 BLOCK_BYTES = 64 << 20
 BOM = b"\xef\xbb\xbf"
@@ -22,11 +22,11 @@ BOM = b"\xef\xbb\xbf"
 def read_error(path: str, exc: OSError) -> InputError:
     """What an operating system error means for the user."""
     if isinstance(exc, FileNotFoundError):
-        return InputError(path, "no such file")
+        return MissingFileError(path, "no such file")
     if isinstance(exc, IsADirectoryError):
-        return InputError(path, "is a directory, not a file")
+        return DirectoryGivenError(path, "is a directory, not a file")
     if isinstance(exc, PermissionError):
-        return InputError(path, "cannot read: permission denied")
+        return UnreadableFileError(path, "cannot read: permission denied")
     return InputError(path, f"cannot read: {exc.strerror or exc}")
 
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..choices import GROUPED_FORMATS
 from ..errors import InputError
 from .strings import judgement_table
 from .textfile import small_file_fields
 
-FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+FORMATS = GROUPED_FORMATS
 COLUMNS = {"prefs": "qid group subgroup docno level", "qrels_prefs": "qid group docno level",
            "qrels_jg": "qid group docno grade"}
 MAX_GRADE = 32767

@@ -144,8 +144,10 @@ class Source:
         as it reads; ``into`` has it write numbers, codes and rows in place
         (see kernel.scan)."""
         if not self.is_text:
-            yield _scanned(table_columns(self.table(), "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
-                                         layouts[0]))
+            piece = _scanned(table_columns(self.table(), "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
+                                           layouts[0]))
+            if len(piece.docno_hash):           # an empty table has no lines, as an empty file has none
+                yield piece
             return
         chosen: list[Layout] = []
         use_kernel = kernel.enabled()

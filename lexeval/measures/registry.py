@@ -446,6 +446,8 @@ def parse_params(measure: Measure, raw: str) -> tuple:
                                      f"got '{part}'")
                 pairs.append((name, float(value)))
             return tuple(pairs)
+    except UsageError:
+        raise
     except ValueError:
         raise UsageError(f"measure '{measure.name}': cannot read parameters '{raw}'") from None
     if len(set(values)) != len(values):

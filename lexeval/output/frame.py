@@ -1,33 +1,37 @@
 """Results for Python: DataFrames of the same record stream the text
 writers print (:func:`to_frame`), ranx's compare report (:func:`comparison`)
-and the HTML page (:func:`html`). Evaluation's methods reach the output
-layer through this module only."""
+and the HTML page (:func:`html`). A result's Python views
+(:mod:`lexeval.result`) reach the output layer through this module only."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..evaluation import Evaluation
+from ..interface import Result
 from .records import all_blocks, records
 
 #: What a measure's printed name gains on the lines that test or count it.
 DERIVED = ("_p", "_hsd_p", "_ci_low", "_ci_high", "_effect", "_win", "_loss", "_tie", "_score", "_rank")
 
 
-def to_frame(evaluation: Evaluation, per_query: bool = True, summary: bool = True, library: str | None = None,
-             measures=None):
-    """One row per printed value: columns run (None on pair rows), pair
-    ("A:B", None on run rows), measure, qid ("all" for summaries) and value.
-    ``measures`` (any accepted names: ``nDCG@10``, ``ndcg_cut.10``, ``LP``)
-    keeps those measures' rows and their tests'. Per-query rows are those
-    the text prints: a query a run's average leaves out has none. A pandas
-    DataFrame, or a polars one (``library="polars"``, or when pandas is not
-    installed); neither is a dependency of lexeval."""
-    wanted = None
-    if measures is not None:
-        printed = [evaluation.printed_name(name) for name in ([measures] if isinstance(measures, str) else measures)]
-        wanted = set(printed) | {name + suffix for name in printed for suffix in DERIVED}
-    columns: dict[str, list] = {"run": [], "pair": [], "measure": [], "qid": [], "value": []}
+def to_frame(evaluation: Result, per_query: bool = True, summary: bool = True, library: str | None = None,
+             measures=None, kind: str = "records"):
+    """A tidy frame of ``kind`` (see :mod:`lexeval.output.notebook` for
+    "summary", "per_query" and "pairs"). "records": one row per printed
+    line, columns run (None on pair rows), pair ("A:B", None on run rows),
+    measure, qid ("all" for summaries), value (a number; NaN on runid's and
+    relstring's lines) and text (their text; None elsewhere). ``measures``
+    (any accepted names: ``nDCG@10``, ``ndcg_cut.10``, ``LP``) keeps those
+    measures' rows and their tests'; a name not computed is a KeyError. Per-query
+    rows are those the text prints: a query a run's average leaves out has
+    none."""
+    from .notebook import frame_of, make_frame, wanted_names
+    wanted = wanted_names(evaluation, measures)
+    if kind != "records":
+        return frame_of(evaluation, kind, wanted, library, per_query, summary)
+    if wanted is not None:
+        wanted = wanted | {name + suffix for name in wanted for suffix in DERIVED}
+    columns: dict[str, list] = {"run": [], "pair": [], "measure": [], "qid": [], "value": [], "text": []}
     runs = set(evaluation.run_names)
     for record in records(all_blocks(evaluation, per_query, summary)):
         if wanted is not None and record.measure.strip() not in wanted:
@@ -38,18 +42,62 @@ def to_frame(evaluation: Evaluation, per_query: bool = True, summary: bool = Tru
         columns["measure"].append(record.measure)
         columns["qid"].append(record.qid)
         value = record.value
-        columns["value"].append(value.item() if isinstance(value, np.generic) else value)
-    return _frame(columns, library)
+        value = value.item() if isinstance(value, np.generic) else value
+        is_text = isinstance(value, str)
+        columns["value"].append(float("nan") if is_text else float(value))
+        columns["text"].append(value if is_text else None)
+    return make_frame(columns, library)
 
 
-def comparison(evaluation: Evaluation, library: str | None = None):
-    """ranx's compare report: one row per run (column ``run``), per
+def in_order(evaluation, names: list[str]):
+    """``evaluation`` with its columns in the order ``names`` asked for them
+    (the library keeps the caller's order; the command line, trec_eval's)."""
+    from dataclasses import replace
+
+    from ..errors import UsageError
+    from ..measures.names import output_names
+    prefix = "Z" if evaluation.zscores is not None else ""
+    place: dict[str, int] = {}
+    for name in names:
+        try:
+            printed = output_names(name)
+        except UsageError:
+            continue
+        for one in printed:
+            place.setdefault(prefix + one, len(place))
+    columns = sorted(evaluation.columns, key=lambda column: place.get(column.name, len(place)))
+    return replace(evaluation, columns=columns)
+
+
+def paper_table(evaluation, output_format: str) -> str:
+    """``--format latex`` or ``markdown``: the summary table for a paper."""
+    from .tables import latex, markdown, summary_table
+    table = summary_table(evaluation, for_paper=True)
+    return latex(table) if output_format == "latex" else markdown(table)
+
+
+def short_repr(evaluation) -> str:
+    from .notebook import short_repr as shown
+    return shown(evaluation)
+
+
+def comparison(evaluation: Result, library: str | None = None, baseline: str | None = None,
+               correction: str | None = None):
+    """With ``baseline``, PyTerrier's (:func:`lexeval.output.notebook.baseline_comparison`).
+    Without one, ranx's compare report: one row per run (column ``run``), per
     real-valued measure and preference score its summary value, and its
     significance (the tests and correction of the evaluation, at its alpha):
     with a baseline, ``<measure>_p`` (against the baseline; NaN on the
     baseline's row) and ``<measure>_vs_baseline`` (+1 significantly better,
     -1 worse, 0 neither); without one, ``<measure>_better_than`` (the names
     of the runs it is significantly better than, comma-separated)."""
+    from .notebook import baseline_comparison, make_frame
+    if baseline is not None:
+        return baseline_comparison(evaluation, baseline, correction, library)
+    if correction is not None:
+        from ..errors import UsageError
+        raise UsageError("correction= adjusts the p-values against a baseline: give baseline= too (the "
+                         "evaluation's own correction applies to its pairs)")
     from .tables import summary_table
     table = summary_table(evaluation, for_paper=True)
     runs = evaluation.run_names
@@ -74,27 +122,12 @@ def comparison(evaluation: Evaluation, library: str | None = None):
         else:
             columns[f"{measure}_better_than"] = [",".join(runs[other] for other in sorted(cell.better_than))
                                                  for cell in cells]
-    return _frame(columns, library)
+    return make_frame(columns, library)
 
 
-def html(evaluation: Evaluation, report_lines=None) -> str:
+def html(evaluation: Result, report_lines=None) -> str:
     """The page of ``--format html`` (see :mod:`lexeval.output.html_page`):
     the library's conveniences (frames, the compare report, the page) enter
     the output layer here, through the one upward import the layers allow."""
     from .html_page import html_page
     return html_page(evaluation, report_lines)
-
-
-def _frame(columns: dict[str, list], library: str | None):
-    if library in (None, "pandas"):
-        try:
-            import pandas
-            return pandas.DataFrame(columns)
-        except ImportError:
-            if library == "pandas":
-                raise
-    try:
-        import polars
-    except ImportError:
-        raise ImportError("to_frame() and compare() need pandas or polars: pip install pandas") from None
-    return polars.DataFrame(columns, strict=False)

@@ -29,7 +29,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..evaluation import Evaluation
+from ..interface import Result
 from ..preferences import pair_rows
 from ..stats.pairs import testable
 from .tables import summary_table
@@ -56,7 +56,7 @@ def _pair_index(num_runs: int) -> np.ndarray:
     return index
 
 
-def page_data(evaluation: Evaluation, report_lines=None) -> dict:
+def page_data(evaluation: Result, report_lines=None) -> dict:
     """Everything the page shows, as JSON-ready values."""
     runs = evaluation.run_names
     table = summary_table(evaluation, for_paper=False)
@@ -171,7 +171,7 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("web", name).read_text(encoding="utf-8")
 
 
-def html_page(evaluation: Evaluation, report_lines=None, title: str | None = None) -> str:
+def html_page(evaluation: Result, report_lines=None, title: str | None = None) -> str:
     """The whole page: the template with its style, script and the data inline."""
     data = page_data(evaluation, report_lines)
     title = title or f"lexeval: {len(data['runs'])} run{'s' * (len(data['runs']) != 1)}, " \

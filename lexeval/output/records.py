@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..choices import SIGN_PREFERENCES
-from ..evaluation import Evaluation
+from ..interface import Result
 from ..preferences import pair_rows
 
 FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
@@ -96,7 +96,7 @@ def _style(column) -> str:
 # ---------------------------------------------------------------- blocks
 
 
-def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
+def run_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[Block]:
     """Per-run blocks in command-line order: per-query lines (trec_eval's
     query order), then the summary under qid 'all'."""
     qids = evaluation.qids
@@ -124,7 +124,7 @@ def run_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterat
             yield Block([run], ["all"], names, values, styles)
 
 
-def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
+def pair_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[Block]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
     if there is one): per-query preferences (and, with --pair-metrics, metric
     differences), then their means (with wins, losses and ties for LP and LR,
@@ -168,7 +168,7 @@ def pair_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Itera
                         every.styles, [[t[pair_index]] for t in every_texts])
 
 
-def _pair_summary_block(evaluation: Evaluation, indices: range) -> Block:
+def _pair_summary_block(evaluation: Result, indices: range) -> Block:
     """The 'all' lines of the pairs ``indices`` (into ``evaluation.pairs``):
     each preference's mean (with wins, losses and ties for LP and LR) and
     p-values, then every metric's p."""
@@ -212,7 +212,7 @@ def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
     return lines
 
 
-def all_blocks(evaluation: Evaluation, per_query: bool, summary: bool) -> Iterator[Block]:
+def all_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[Block]:
     """Run blocks, then pair blocks (the order trec_eval users expect: runs in command-line order, then pairs)."""
     yield from run_blocks(evaluation, per_query, summary)
     yield from pair_blocks(evaluation, per_query, summary)

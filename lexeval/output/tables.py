@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..choices import CORRECTION_TITLES, TEST_TITLES
-from ..evaluation import Evaluation
+from ..interface import Result
 from ..measures.registry import SUMMARY_NONE
 from ..stats.pairs import testable
 from .records import formatted
@@ -70,7 +70,7 @@ class SummaryTable:
         return " ".join(part for part in parts if part)
 
 
-def summary_table(evaluation: Evaluation, for_paper: bool) -> SummaryTable:
+def summary_table(evaluation: Result, for_paper: bool) -> SummaryTable:
     """The table of an evaluation: for papers, the real-valued measures and
     preference scores; for the screen, every summary value."""
     runs = evaluation.run_names
@@ -110,7 +110,7 @@ def _mark_best(cells: list[Cell], values: np.ndarray) -> None:
             cell.best = bool(value == best)
 
 
-def _mark_significance(evaluation: Evaluation, cells: dict[str, list[Cell]], tested: dict[str, str],
+def _mark_significance(evaluation: Result, cells: dict[str, list[Cell]], tested: dict[str, str],
                        baseline: int | None) -> None:
     tests, pairs = evaluation.tests, evaluation.pairs
     if tests is None or pairs is None:
@@ -132,7 +132,7 @@ def _mark_significance(evaluation: Evaluation, cells: dict[str, list[Cell]], tes
                 cells[label][other].half_width = float(high - low) / 2
 
 
-def caption(evaluation: Evaluation, baseline: int | None, screen: bool = False) -> str:
+def caption(evaluation: Result, baseline: int | None, screen: bool = False) -> str:
     """What the marks mean: the tests, the correction, alpha, the letters
     (``screen``: the arrows of the table for people)."""
     options = evaluation.options

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..choices import CORRECTIONS, PREFERENCE_NAMES, SIGN_PREFERENCES, TESTS
+from ..choices import PREFERENCE_NAMES, SIGN_PREFERENCES
 from ..errors import UsageError
 from ..measures.registry import REAL, Measure
 from ..preferences import run_pairs
@@ -44,14 +44,11 @@ class SignificanceOptions:
     resamples: int = 2000           # bootstrap resamples for the intervals
 
     def __post_init__(self):
-        if self.test not in TESTS:
-            raise UsageError(f"unknown test '{self.test}' (one of {', '.join(TESTS)})")
-        if self.correction not in CORRECTIONS:
-            raise UsageError(f"unknown correction '{self.correction}' (one of {', '.join(CORRECTIONS)})")
-        if not 0.0 <= self.alpha <= 1.0:                       # also refuses NaN
-            raise UsageError(f"alpha must be in [0, 1], got {self.alpha}")
-        if not 0.0 < self.confidence < 1.0:
-            raise UsageError(f"confidence must be in (0, 1), got {self.confidence}")
+        from ..parameters import significance  # every value checked where evaluate's keywords are
+        checked = significance(self.test, self.permutations, self.seed, self.correction, self.hsd, self.alpha,
+                               self.baseline, self.ci, self.confidence, self.resamples)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
 
 # ---------------------------------------------------------------- which test
@@ -145,21 +142,22 @@ class PairTests:
     ci_low: dict[str, np.ndarray] = field(default_factory=dict)     # with --ci
     ci_high: dict[str, np.ndarray] = field(default_factory=dict)
     effect: dict[str, np.ndarray] = field(default_factory=dict)
+    raw_p: dict[str, np.ndarray] = field(default_factory=dict)      # before the correction
 
 
 def compute_pair_tests(totals: Totals, plan: Plan, summary: PairSummary | None,
                        options: SignificanceOptions) -> PairTests:
     """Every tested measure's p-values for the printed pairs, corrected per
     measure, from the totals."""
-    p, hsd_p, difference = {}, {}, {}
+    p, hsd_p, difference, raw_p = {}, {}, {}, {}
     ci_low, ci_high, effect = {}, {}, {}
     t_tested = [name for name, kind in plan.tested.items() if kind != "randomization"]
     t_raw = dict(zip(t_tested, t_tests([totals.metrics[name] for name in t_tested])))
     for name, kind in plan.tested.items():
         moments = totals.metrics[name]
         difference[name] = moments.mean()
-        raw = randomization_p(moments, totals.randomized[name]) if kind == "randomization" else t_raw[name]
-        p[name] = sig.correct(raw, options.correction)
+        raw_p[name] = randomization_p(moments, totals.randomized[name]) if kind == "randomization" else t_raw[name]
+        p[name] = sig.correct(raw_p[name], options.correction)
         if options.ci:
             ci_low[name], ci_high[name] = t_interval(moments, options.confidence) if kind == "t" else \
                 bootstrap_interval(moments, totals.resampled[name], totals.weights, options.confidence)
@@ -169,13 +167,14 @@ def compute_pair_tests(totals: Totals, plan: Plan, summary: PairSummary | None,
     if summary is not None:
         for name in summary.mean:
             difference[name] = summary.mean[name]
-            p[name] = sig.correct(summary.raw_p[name], options.correction)
+            raw_p[name] = summary.raw_p[name]
+            p[name] = sig.correct(raw_p[name], options.correction)
             if options.hsd:
                 hsd_p[name] = totals.anova[name].tukey_hsd(plan.pairs)
             if options.ci:
                 ci_low[name], ci_high[name], effect[name] = \
                     summary.ci_low[name], summary.ci_high[name], summary.effect[name]
-    return PairTests(p, hsd_p, difference, ci_low, ci_high, effect)
+    return PairTests(p, hsd_p, difference, ci_low, ci_high, effect, raw_p)
 
 
 @dataclass(frozen=True)

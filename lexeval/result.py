@@ -1,0 +1,108 @@
+"""What every result offers a Python user, one machine's
+(:class:`~lexeval.evaluation.Evaluation`) and a cluster's alike: tidy
+frames, the baseline comparison, the paper's tables, the page, a short
+repr. Each hands the result to the output layer (``lexeval.output.frame``,
+its one entry), reading only what both kinds of result hold."""
+
+from __future__ import annotations
+
+
+class ResultViews:
+    """Methods over a result's run names, columns, summaries, pairs and tests."""
+
+    zscores = None          # -Z's reference means and sds, where the values are z-scores
+
+    def column(self, name: str):
+        """The column of a measure by any accepted name: printed (``ndcg_cut_10``),
+        trec_eval's (``ndcg_cut.10``), ir_measures' (``nDCG@10``), ranx's, pref_eval's."""
+        printed = self.printed_name(name)
+        for column in self.columns:
+            if column.name == printed:
+                return column
+        raise KeyError(f"{name}: a preference, not a column (see run_preference_summary and pair_frame)")
+
+    def printed_name(self, name: str) -> str:
+        """The printed name of the one measure ``name`` stands for (itself if printed)."""
+        if any(column.name == name for column in self.columns) or name in self.preference_names():
+            return name
+        from .errors import UsageError
+        from .measures.names import output_names
+        computed = ", ".join([column.name for column in self.columns] + self.preference_names())
+        try:
+            names = output_names(name)
+        except UsageError as error:
+            raise KeyError(f"{error}; computed here: {computed}") from None
+        if len(names) != 1:
+            raise KeyError(f"{name} stands for {len(names)} measures ({', '.join(names)}): name one of them")
+        printed = ("Z" if self.zscores is not None else "") + names[0]
+        if not any(column.name == printed for column in self.columns) and printed not in self.preference_names():
+            raise KeyError(f"{name} ({printed}) was not computed; computed here: {computed}")
+        return printed
+
+    def to_frame(self, kind: str = "records", *, per_query: bool = True, summary: bool = True,
+                 library: str | None = None, measures=None):
+        """A tidy frame. ``kind``: "records" (every printed line: run or
+        pair, measure, qid, a numeric value, and text for runid), "summary"
+        (run, measure, value), "per_query" (run, qid, measure, value),
+        "pairs" (pair, a, b, measure, mean, win, loss, tie, p, ...).
+        ``measures`` keeps those (and their tests); ``library``: pandas,
+        polars or numpy. See :mod:`lexeval.output.frame`."""
+        from .output.frame import to_frame  # the upward imports: output reads an Evaluation
+        return to_frame(self, per_query, summary, library, measures, kind)
+
+    def summary_frame(self, measures=None, library: str | None = None):
+        """run, measure, value: ``.pivot(index="run", columns="measure", values="value")``."""
+        return self.to_frame("summary", measures=measures, library=library)
+
+    def query_frame(self, measures=None, library: str | None = None):
+        """run, qid, measure, value: every per-query value a run's average counts."""
+        return self.to_frame("per_query", measures=measures, library=library)
+
+    def pair_frame(self, measures=None, library: str | None = None):
+        """pair, a, b, measure, mean, win, loss, tie, p, raw_p, ci_low, ci_high, effect."""
+        return self.to_frame("pairs", measures=measures, library=library)
+
+    def in_order(self, names):
+        """The same result with its columns in the order ``names`` asked for them."""
+        from .output.frame import in_order
+        return in_order(self, names)
+
+    def to_latex(self) -> str:
+        """``--format latex``: the summary table for a paper (booktabs)."""
+        from .output.frame import paper_table
+        return paper_table(self, "latex")
+
+    def to_markdown(self) -> str:
+        """``--format markdown``: the summary table as GitHub Markdown."""
+        from .output.frame import paper_table
+        return paper_table(self, "markdown")
+
+    def __repr__(self) -> str:
+        from .output.frame import short_repr
+        return short_repr(self)
+
+    def to_html(self, report_lines=None) -> str:
+        """``--format html``: one self-contained page of the evaluation
+        (summary table, pair matrices, per-query differences, and the
+        ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
+        from .output.frame import html
+        return html(self, report_lines)
+
+    def _repr_html_(self) -> str:
+        """The page in a notebook, in a frame of its own (its script and
+        styles stay inside it)."""
+        import html
+        return (f'<iframe srcdoc="{html.escape(self.to_html(), quote=True)}" style="width: 100%; height: 720px; '
+                'border: 1px solid #d5dae2" sandbox="allow-scripts" title="lexeval"></iframe>')
+
+    def compare(self, baseline: str | None = None, correction: str | None = None, library: str | None = None):
+        """With ``baseline`` (a run's name), PyTerrier's Experiment: a row per
+        run with each measure's value, its difference from the baseline,
+        queries better/worse/tied, p and (with ``correction`` over the runs
+        against the baseline) the corrected p, and each preference of the
+        run against the baseline. Without one, ranx's compare report: a row
+        per run, each measure's value and the runs it is significantly
+        better than (or, if the evaluation had a baseline, its p and
+        ``_vs_baseline``). See :mod:`lexeval.output.frame`."""
+        from .output.frame import comparison
+        return comparison(self, library, baseline, correction)
