@@ -382,7 +382,15 @@ def note(text: str) -> None:
     frame, level = sys._getframe(0), 1
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
-    warnings.warn(text, LexevalNote, stacklevel=level)
+    warnings.warn(in_keywords(text), LexevalNote, stacklevel=level)
+
+
+def in_keywords(text: str) -> str:
+    """A note's options as the library's keywords (-c: complete=True)."""
+    import re
+
+    from .parameters import KEYWORD_OF_FLAG
+    return re.sub(r"(?<![\w-])(--?[A-Za-z][\w-]*)\b", lambda found: KEYWORD_OF_FLAG.get(found[1], found[1]), text)
 
 
 #: The measures computed when none are named, per judgement format (-R): trec_eval's.

@@ -15,6 +15,10 @@ from numbers import Integral, Real
 from .choices import AGGREGATES, CORRECTIONS, REL_FORMATS, TESTS
 from .errors import UsageError
 
+#: What the notes' options are called from Python.
+KEYWORD_OF_FLAG = {"-c": "complete=True", "--verbose": "verbose=True", "-l": "level", "-M": "depth",
+                   "-J": "judged_only=True", "--subtopics": "subtopics=True", "-R": "rel_format"}
+
 
 def _shown(value) -> str:
     text = repr(value)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -142,10 +141,10 @@ def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> Inpu
     if exc.path not in local:
         return exc
     index = local.index(exc.path)
-    error = InputError(files[index], exc.message)
+    error = exc.moved(path=files[index])
     if exc.line is None:
         return error
-    named = [exc.line] + [int(n) for n in re.findall(r"\(first on line (\d+)\)", exc.message)]
+    named = [exc.line] + ([exc.first_line] if exc.first_line is not None else [])
     places = [_position(maps[index], line - 1) for line in named]
     if all(piece >= 0 for piece, _ in places):
         error.located = (index, places)

@@ -4,7 +4,6 @@ results gathered, and trec_eval's means folded in range order."""
 from __future__ import annotations
 
 import os
-import re
 import time
 
 import numpy as np
@@ -25,8 +24,12 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     ``output_dir`` (a folder every worker can write, or an fsspec URL) has
     each partition write them as a part file in ``output_format``;
     ``progress(done, total)`` follows the partitions."""
+    from ..io.irds import is_irds
     from ..io.source import Source
     from ..io.sources import check_name, check_sources, sources_of
+    if is_irds(qrels):
+        raise UsageError(f"{qrels}: qrels by ir_datasets id are read on one machine; with --cluster give a file "
+                         "or URL the workers can read (ir_datasets keeps it under IR_DATASETS_HOME)")
     sources = sources_of(runs)
     if not all(source.is_file for source in sources) or not isinstance(qrels, (str, os.PathLike)):
         raise UsageError("--cluster reads files or URLs (not tables in memory)")
@@ -208,7 +211,7 @@ def _located(exc: InputError, lines: list[list[int]], pieces, files: list[str]) 
     """A worker's error as one machine words it: the lines it names (its
     own, and a first occurrence) counted from the start of the file, or
     Parquet rows."""
-    located = getattr(exc, "located", None)
+    located = exc.located
     if located is None:
         return exc
     file_index, places = located
@@ -218,11 +221,10 @@ def _located(exc: InputError, lines: list[list[int]], pieces, files: list[str]) 
     numbers = [int(counts[piece]) + line for piece, line in places]
     rows = [of_file[piece].first_row + line for piece, line in places]     # rows count from 1, as lines
     path = files[file_index]
+    related = len(places) > 1
     if of_file[places[0][0]].row_group >= 0:
-        message = re.sub(r"\(first on line \d+\)", f"(first in row {rows[-1]})", exc.message)
-        return InputError(path, f"row {rows[0]}: {message}")
-    message = re.sub(r"\(first on line \d+\)", f"(first on line {numbers[-1]})", exc.message)
-    return InputError(path, message, numbers[0])
+        return exc.moved(path=path, line=rows[0], first_line=rows[-1] if related else None, unit="row")
+    return exc.moved(path=path, line=numbers[0], first_line=numbers[-1] if related else None)
 
 
 def bucket(split_result, k: int):

@@ -30,6 +30,27 @@ def read_error(path: str, exc: OSError) -> InputError:
     return InputError(path, f"cannot read: {exc.strerror or exc}")
 
 
+def failure(path: str, exc: BaseException, kind: str | None = None) -> InputError:
+    """Any failure to read ``path`` as the user is told it, one machine's
+    reader and a cluster's alike: an operating system error as
+    :func:`read_error` says it, a broken compressed stream as "not a valid
+    gzip file (...)" (``kind``, or the file's first bytes, name it)."""
+    if isinstance(exc, InputError):
+        return exc
+    if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+        return read_error(path, exc)
+    if kind is None:
+        try:
+            with open(path, "rb") as handle:
+                kind = compression(handle.read(MAGIC_BYTES))
+        except OSError:
+            kind = None
+    if kind is not None and isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError, ValueError,
+                                             _ZstdError)):
+        return InputError(path, f"not a valid {kind} file ({exc})")
+    return InputError(path, f"cannot read ({exc})")
+
+
 def _open_binary(path: str):
     if path == "-":
         return sys.stdin.buffer
@@ -141,7 +162,7 @@ def iter_blocks(path: str, block_bytes: int | None = None) -> Iterator[memoryvie
                     # text whose first bytes look like a compressed stream's (a strange first qid): text
                     yield from _mapped_blocks(raw, os.path.getsize(path), block_bytes)
                     return
-                raise InputError(path, f"not a valid {kind} file ({exc})") from None
+                raise failure(path, exc, kind) from None
             if first and data.startswith(BOM):
                 data = data[len(BOM):]
             first = False

@@ -181,9 +181,9 @@ def read_qrels(origin) -> Qrels:
         _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
     except InputError as error:
         # the usual cause: judgements with a second column that means something (ndeval's subtopics)
-        raise InputError(error.path, f"{error.message}; diversity judgements ('qid subtopic docno grade', a "
-                                     "document once per subtopic) are read with --subtopics or a diversity measure, "
-                                     "judgement groups with -R qrels_jg", error.line) from None
+        raise error.moved(hint="diversity judgements ('qid subtopic docno grade', a document once per subtopic) "
+                               "are read with --subtopics or a diversity measure, judgement groups with -R "
+                               "qrels_jg") from None
     del groups, group
     # sorted by query, then by the hash's top bits (all the index looks at)
     query_bits = max(int(len(distinct_qids)).bit_length(), 1)

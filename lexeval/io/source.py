@@ -185,8 +185,8 @@ class Source:
         seen: dict[tuple[bytes, bytes], int] = {}
         for row, key in enumerate(zip(columns["qid"].to_list(), columns["docno"].to_list()), start=1):
             if key in seen:
-                raise InputError(self.path, f"row {row}: document '{shown(key[1])}' {verb} for query "
-                                            f"'{shown(key[0])}' (first in row {seen[key]})")
+                raise InputError(self.path, f"document '{shown(key[1])}' {verb} for query '{shown(key[0])}'", row,
+                                 first_line=seen[key], unit="row")
             seen[key] = row
 
 
@@ -272,7 +272,7 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
         elif name == "score":
             scores = numbers(pc.cast(data, pa.float64()))
             if np.isnan(scores).any():
-                raise InputError(where, f"row {int(np.flatnonzero(np.isnan(scores))[0]) + 1}: score is NaN")
+                raise InputError(where, "score is NaN", int(np.flatnonzero(np.isnan(scores))[0]) + 1, unit="row")
             values[name] = scores
         else:
             try:
@@ -379,8 +379,8 @@ def _first_repeat(path: str, layouts: list[Layout], qid_field: int, docno_field:
             return
         key = (fields[qid_field], fields[docno_field])
         if key in seen:
-            raise InputError(path, f"document '{shown(key[1])}' {verb} for query "
-                                   f"'{shown(key[0])}' (first on line {seen[key]})", number)
+            raise InputError(path, f"document '{shown(key[1])}' {verb} for query '{shown(key[0])}'", number,
+                             first_line=seen[key])
         seen[key] = number
     find_line(path, layouts, test)
     raise InputError(path, f"a document {verb} for one query")
