@@ -32,7 +32,9 @@ reference measured in the same run:
 - q5000 (one 211 MB run of 5,000 queries x 1,000 with a 153 MB qrels) and
   deep (one 2.2 GB run: 5,000 queries x 10,000): the default call, peak
   memory beside the largest run file;
-- growth: the default call as runs, queries and depth double.
+- growth: the default call as runs, queries and depth double;
+- library: ``lexeval.evaluate`` on the 12 Cranfield runs from ranx's objects
+  beside the same from files (each in a fresh process).
 
 Bytecode is compiled first, as an installed package has it. Data sets are
 made with benchmarks/gen_trec.py into benchmarks/data/ (ignored by git).
@@ -175,6 +177,39 @@ def startup(repeat: int) -> None:
                           str(cranfield / "runs" / "lsi200.gz")])):
         wall, peak = measure(LEXEVAL + args, repeat)
         row(label, f"{wall:.2f} s", f"Python interpreter alone: {python:.2f} s")
+
+
+LIBRARY_CALL = """
+import glob, gzip, os, sys, tempfile, time
+import lexeval, ranx
+cranfield = sys.argv[1]
+folder = tempfile.mkdtemp()
+qrels = os.path.join(folder, "qrels.txt")
+open(qrels, "wb").write(gzip.decompress(open(os.path.join(cranfield, "qrels.txt.gz"), "rb").read()))
+runs = []
+for path in sorted(glob.glob(os.path.join(cranfield, "runs", "*.gz"))):
+    runs.append(os.path.join(folder, os.path.basename(path)[:-3] + ".trec"))
+    open(runs[-1], "wb").write(gzip.decompress(open(path, "rb").read()))
+inputs = {"files": (qrels, runs),
+          "ranx": (ranx.Qrels.from_file(qrels, kind="trec"), [ranx.Run.from_file(r, kind="trec") for r in runs])}
+start = time.perf_counter()
+lexeval.evaluate(*inputs[sys.argv[2]], ["map", "ndcg_cut.10", "P.10", "recip_rank", "LP"])
+print(time.perf_counter() - start)
+"""
+
+
+def library(repeat: int) -> None:
+    """lexeval.evaluate on the 12 Cranfield runs from files and from ranx's
+    objects (the call only: building the ranx objects is not timed), each in
+    a fresh process; the first ranx call of a machine compiles the reader."""
+    cranfield = str(ROOT / "examples" / "cranfield")
+    seconds = {}
+    for kind in ("files", "ranx"):
+        seconds[kind] = statistics.median(float(subprocess.run(
+            [sys.executable, "-c", LIBRARY_CALL, cranfield, kind], capture_output=True, text=True,
+            check=True).stdout) for _ in range(repeat))
+    row("`lexeval.evaluate` on 12 Cranfield runs from ranx's Qrels and Runs (5 measures, 66 pairs)",
+        f"{seconds['ranx']:.3f} s", f"the same from files: {seconds['files']:.3f} s")
 
 
 def trec_eval_908(source: str) -> str | None:
@@ -385,14 +420,14 @@ def growth(repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
-                                                  "cluster20k cluster cluster20kgz q5000 deep docno growth "
+                                                  "cluster20k cluster cluster20kgz q5000 deep docno growth library "
                                                   "(default: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
     options = parser.parse_args()
     chosen = options.shapes or ["startup", "robust04", "html", "blank", "many300", "many1000", "msmarco", "recsys",
-                                "cluster20k", "cluster", "cluster20kgz", "q5000", "deep", "docno", "growth"]
+                                "cluster20k", "cluster", "cluster20kgz", "q5000", "deep", "docno", "growth", "library"]
     print(f"| what (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}) | lexeval | "
           "reference, same run |")
     print("|---|---|---|")
@@ -416,6 +451,7 @@ def main() -> None:
         "deep": lambda: big_file("deep", "one 2.2 GB run (5,000 queries x 10,000)", repeat),
         "docno": lambda: huge_docno(repeat),
         "growth": lambda: growth(repeat),
+        "library": lambda: library(repeat),
     }
     for shape in chosen:
         if shape not in runners:

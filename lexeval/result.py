@@ -62,6 +62,14 @@ class ResultViews:
         """pair, a, b, measure, mean, win, loss, tie, p, raw_p, ci_low, ci_high, effect."""
         return self.to_frame("pairs", measures=measures, library=library)
 
+    def pair(self, name: str, measures=None) -> dict[str, dict[str, float]]:
+        """One tested pair's values, ``"A:B"`` in either order: per measure its
+        mean (A minus B, or A's mean preference over B), win, loss, tie, p,
+        raw_p, ci_low, ci_high and effect, seen from the first run named
+        (``"B:A"`` gives the signs flipped, wins and losses swapped)."""
+        from .output.notebook import pair_values
+        return pair_values(self, name, measures)
+
     def in_order(self, names):
         """The same result with its columns in the order ``names`` asked for them."""
         from .output.frame import in_order

@@ -267,3 +267,18 @@ def test_a_table_of_runs_written_by_hand(tmp_path):
     assert at_two.summary_of("P@1").tolist() == [0.0] and at_two.summary_of("map").tolist() == [0.25]
     at_one = evaluate(str(qrels), str(run), "P@1", level=1, depth=1)
     assert at_one.summary_of("P@1").tolist() == [0.5]
+
+
+def test_a_pair_in_either_order(ev):
+    forward, backward = ev.pair("bm25okapi:lsi200"), ev.pair("lsi200:bm25okapi")
+    assert set(forward) == {"LP", "ndcg_cut_10", "map"}
+    assert (forward["LP"]["win"], forward["LP"]["loss"], forward["LP"]["tie"]) == (110, 103, 12)
+    assert (backward["LP"]["win"], backward["LP"]["loss"]) == (103, 110)
+    for measure in forward:
+        assert backward[measure]["mean"] == -forward[measure]["mean"]
+        assert backward[measure]["p"] == forward[measure]["p"]
+    assert forward["map"]["mean"] == pytest.approx(0.2842 - 0.3043, abs=1e-4)
+    with pytest.raises(KeyError, match="not a pair"):
+        ev.pair("bm25okapi:nope")
+    with pytest.raises(KeyError, match="was not tested"):
+        ev.pair("lsi200:tfidf_title")

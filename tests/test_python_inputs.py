@@ -158,3 +158,36 @@ def test_compare_is_rankx_compare_report(from_files):
     assert np.isnan(table.loc[0, "map_p"]) and table.loc[1, "map_p"] == pytest.approx(p, rel=1e-3)
     assert table["map_vs_baseline"].tolist() == [0, 1]
     assert "LP_score" in table.columns and "LP_score_p" in table.columns
+
+
+def test_ranx_objects_are_read_from_their_arrays(tmp_path):
+    """ranx's typed dicts are read without to_dict(): identifiers of every
+    length and script (ranx holds short ones as fixed-size characters),
+    grades and scores equal to the same data from files."""
+    ranx = pytest.importorskip("ranx")
+    from lexeval.io.python_inputs import is_ranx
+    qids = ["1", "q-22", "ü", "文3", "\U0001f600x"]
+    docs = ["a", "dé", "長い文書の名前", "\U0001f4c4", "d" * 40, "x y"]
+    qrels_dict = {q: {d: (i + j) % 3 for j, d in enumerate(docs)} for i, q in enumerate(qids)}
+    run_dict = {q: {d: float((i * 7 + j * 3) % 11) / 10 + j / 1000 for j, d in enumerate(docs[::-1])}
+                for i, q in enumerate(qids)}
+    qrels, run = ranx.Qrels(qrels_dict), ranx.Run(run_dict, name="mixed")
+    assert is_ranx(qrels) and is_ranx(run) and not is_ranx(run_dict)
+    from_objects = evaluate(qrels, run, ["map", "P.3", "ndcg"], warn=lambda text: None)
+    from_dicts = evaluate(qrels_dict, {"mixed": run_dict}, ["map", "P.3", "ndcg"], warn=lambda text: None)
+    assert from_objects.run_names == ["mixed"] and from_objects.qids == from_dicts.qids
+    for name in ("map", "P_3", "ndcg"):
+        np.testing.assert_array_equal(from_objects.column(name).values, from_dicts.column(name).values)
+
+
+def test_ranx_files_read_as_the_files_themselves(tmp_path):
+    """ranx.Run.from_file holds docnos as fixed-size character arrays."""
+    ranx = pytest.importorskip("ranx")
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "bm25okapi.trec"
+    qrels_path.write_bytes(gzip.decompress((EXAMPLES / "cranfield" / "qrels.txt.gz").read_bytes()))
+    run_path.write_bytes(gzip.decompress((EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz").read_bytes()))
+    by_ranx = evaluate(ranx.Qrels.from_file(str(qrels_path), kind="trec"),
+                       ranx.Run.from_file(str(run_path), kind="trec"), ["map", "recip_rank", "num_rel_ret"])
+    by_file = evaluate(str(qrels_path), str(run_path), ["map", "recip_rank", "num_rel_ret"])
+    for name in ("map", "recip_rank", "num_rel_ret"):
+        np.testing.assert_array_equal(by_ranx.column(name).values, by_file.column(name).values)

@@ -33,6 +33,12 @@ def is_nested_dict(value) -> bool:
     return all(isinstance(number, Number) for number in itertools.islice(inner.values(), 5))
 
 
+def is_ranx(origin) -> bool:
+    """A ranx Qrels or Run (its numba typed dict in ``qrels`` or ``run``)."""
+    held = getattr(origin, "qrels", getattr(origin, "run", None))
+    return (type(origin).__module__ or "").startswith("ranx.") and type(held).__name__ == "Dict"
+
+
 def is_tuple_stream(value) -> bool:
     """Whether ``value`` is an iterable of ir_measures' Qrel or ScoredDoc
     tuples (or a list whose first item is one)."""
@@ -54,6 +60,9 @@ def as_table(origin, where: str, kind: str):
     score for runs or relevance for qrels), or ``origin`` itself when it is
     a path or a table already."""
     value_column = "score" if kind == "run" else "relevance"
+    if is_ranx(origin):                             # read from ranx's own arrays, not through to_dict()
+        from .ranx_inputs import ranx_table
+        return ranx_table(origin, value_column)
     if hasattr(origin, "to_dict") and not hasattr(origin, "columns") and not hasattr(origin, "column_names"):
         origin = origin.to_dict()                  # ranx's Qrels and Run
     if is_nested_dict(origin) or (isinstance(origin, Mapping) and not origin):

@@ -128,6 +128,30 @@ def pair_columns(evaluation, wanted: set[str] | None) -> dict[str, list]:
     return columns
 
 
+def pair_values(evaluation, name: str, measures) -> dict[str, dict[str, float]]:
+    """See :meth:`lexeval.result.ResultViews.pair`."""
+    first, colon, second = name.partition(":") if isinstance(name, str) else ("", "", "")
+    runs = evaluation.run_names
+    if not colon or first not in runs or second not in runs or first == second:
+        raise KeyError(f"{name!r} is not a pair 'A:B' of two runs ({', '.join(runs)})")
+    columns = pair_columns(evaluation, wanted_names(evaluation, measures))
+    found, flipped = f"{first}:{second}", False
+    if found not in columns["pair"]:
+        found, flipped = f"{second}:{first}", True
+    rows = [index for index, key in enumerate(columns["pair"]) if key == found]
+    if not rows:
+        raise KeyError(f"{name!r} was not tested (with a baseline, only its pairs are)")
+    values = {}
+    for index in rows:
+        entry = {key: columns[key][index] for key in ("mean", "win", "loss", "tie", "p", "raw_p", "ci_low",
+                                                       "ci_high", "effect")}
+        if flipped:
+            entry.update(mean=-entry["mean"], win=entry["loss"], loss=entry["win"], ci_low=-entry["ci_high"],
+                         ci_high=-entry["ci_low"], effect=-entry["effect"])
+        values[columns["measure"][index]] = entry
+    return values
+
+
 def frame_of(evaluation, kind: str, wanted, library, per_query: bool, summary: bool):
     if kind == "summary":
         return make_frame(summary_columns(evaluation, wanted), library)
