@@ -102,8 +102,16 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         "per_query": True if per_query is None else check.boolean("per_query", per_query),
         "output_dir": check.text("output_dir", output_dir),
         "output_format": check.choice("output_format", output_format or "text", ("text", "json", "csv"))}
-    evaluation = run_evaluation(qrels, runs, names, client=client, options=options, warn=warn, progress=progress,
-                                timings=timings, **keywords, **cluster)
+    from .errors import InputError
+    from .evaluation import in_keywords
+    try:
+        evaluation = run_evaluation(qrels, runs, names, client=client, options=options, warn=warn, progress=progress,
+                                    timings=timings, **keywords, **cluster)
+    except UsageError as error:             # said as the library's keywords, not the command's flags
+        raise UsageError(in_keywords(str(error))) from None
+    except InputError as error:
+        raise error.moved(message=in_keywords(error.message),
+                          hint=in_keywords(error.hint) if error.hint else None) from None
     if names and len(evaluation.run_names) < 2:
         from .measures.names import select_measures
         asked = select_measures(names, 1).preferences

@@ -17,7 +17,11 @@ from .errors import UsageError
 
 #: What the notes' options are called from Python.
 KEYWORD_OF_FLAG = {"-c": "complete=True", "--verbose": "verbose=True", "-l": "level", "-M": "depth",
-                   "-J": "judged_only=True", "--subtopics": "subtopics=True", "-R": "rel_format"}
+                   "-J": "judged_only=True", "--subtopics": "subtopics=True", "-R": "rel_format",
+                   "--baseline": "baseline", "-Z": "zscores", "-N": "num_docs", "--test": "test",
+                   "--correction": "correction", "--alpha": "alpha", "--aggregate": "aggregate",
+                   "--rarity-weight": "rarity_weight", "--permutations": "permutations", "--ci": "ci=True",
+                   "--pair-metrics": "pair_metrics=True", "--jobs": "jobs"}
 
 
 def _shown(value) -> str:

@@ -89,6 +89,7 @@ def test_the_errors_are_exported_value_errors():
     ({"measures": [10]}, "measures[0] must be a measure name, got 10 (int)"),
     ({"measures": []}, "measures is empty"),
     ({"measures": "mapp"}, "did you mean map"),
+    ({"baseline": "nope"}, "baseline 'nope' is not one of the runs: bm25okapi, lsi200, tfidf_title"),
 ])
 def test_bad_keywords_are_usage_errors_that_name_the_keyword(keywords, message):
     measures = keywords.pop("measures", "map")
