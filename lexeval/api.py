@@ -123,15 +123,17 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
 
 
 def run_evaluation(qrels, runs, measures=None, *, client=None, per_query: bool = True, output_dir: str | None = None,
-                   output_format: str = "text", **options):
+                   output_format: str = "text", for_reports=None, **options):
     """:func:`evaluate` for callers whose values are checked already (the
     command line): the keywords of :func:`lexeval.evaluation.evaluate`, and
-    of :func:`lexeval.cluster.evaluate_on_cluster` with ``client``."""
+    of :func:`lexeval.cluster.evaluate_on_cluster` with ``client``
+    (``for_reports``: the reports' options, when reports will read the
+    cluster's result)."""
     if client is not None:
         from .cluster import evaluate_on_cluster
         # the workers read with one process each, and what was read stays on them
         cluster_options = {key: value for key, value in options.items() if key not in ("jobs", "on_read")}
         return evaluate_on_cluster(client, qrels, runs, measures, per_query=per_query, output_dir=output_dir,
-                                   output_format=output_format, **cluster_options)
+                                   output_format=output_format, for_reports=for_reports, **cluster_options)
     from .evaluation import evaluate as on_this_machine
     return on_this_machine(qrels, runs, measures, **options)

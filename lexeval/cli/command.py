@@ -208,7 +208,8 @@ def run(call: Call) -> None:
                                        fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
                                        alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
                                        permutations=tests.permutations, correction=tests.correction,
-                                       label_policy=reports.label_policy)
+                                       label_policy=reports.label_policy,
+                                       degradation="degradation" in reports.names)
     try:
         if reading.cluster:
             from ..cluster import connect
@@ -224,11 +225,11 @@ def run(call: Call) -> None:
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
                               # the page shows per-query differences: a cluster brings them back for it
-                              # the reports' matrices (and the degradation's counts, made where the rankings are)
-                              per_query=("reports", report_options if "degradation" in reports.names else None)
-                              if client is not None and reports.names else
-                              (call.printing.per_query and not call.printing.output_dir) or
+                              per_query=(call.printing.per_query and not call.printing.output_dir) or
                               call.printing.format == "html",
+                              # a cluster brings back the reports' matrices (and the degradation's counts, made
+                              # where the rankings are)
+                              for_reports=report_options if client is not None and reports.names else None,
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
         verdicts = evaluation.gate_verdicts(gate_names, call.gate.margin) if gate_names else []

@@ -33,12 +33,12 @@ class PartitionResult:
 
 
 def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
-                        per_query: bool | str, writing: tuple | None = None):
+                        per_query: bool, for_reports=None, writing: tuple | None = None):
     """Evaluate partition k: its bucket of every piece, in file order, read
     by the one-machine code: a local file's ranges where they lie (the
     qrels, and any file the reader must open by name, written out to local
-    files). ``per_query``: bring back -q's values, or with "reports" what
-    the reports need too."""
+    files). ``per_query``: bring back -q's values; ``for_reports`` (the
+    reports' options): those and what the reports need too."""
     from ..io.sources import keep_freed_memory
     keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
@@ -48,11 +48,11 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
             return None, None
         try:
             return _evaluate_local(k, _local_files(folder, parts, maps, in_place=True), maps, files, names,
-                                   measures, options, per_query, writing)
+                                   measures, options, per_query, for_reports, writing)
         except (InputError, OSError):      # what the reader opens by name, or bad input: from files, as written
             pass
         return _evaluate_local(k, _local_files(folder, parts, maps, in_place=False), maps, files, names,
-                               measures, options, per_query, writing)
+                               measures, options, per_query, for_reports, writing)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         keep_freed_memory(False)     # the worker lives on: its memory goes back
@@ -96,7 +96,7 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
 
 
 def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: list[str], measures, options: dict,
-                    per_query, writing):
+                    per_query, for_reports, writing):
     """A partition's result from its local files (see evaluate_partition)."""
     from ..evaluation import evaluate
     if all(len(segments) == 0 for _, _, segments in maps[0]):
@@ -130,7 +130,7 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
                             for path, origin, run in zip(local[1:], maps[1:], parsed)],
                            [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
                            [run.format for run in parsed],
-                           _per_query_values(evaluation, per_query) if per_query else None,
+                           _per_query_values(evaluation, for_reports) if per_query or for_reports else None,
                            part), summed
 
 
@@ -217,13 +217,13 @@ def _last_line(maps_of_file) -> tuple[int, int]:
     return -1, -1
 
 
-def _per_query_values(evaluation, per_query=True) -> dict:
+def _per_query_values(evaluation, for_reports=None) -> dict:
     """Everything ``-q`` prints, per query: every column's values (R, Q),
     included (R, Q), compared (Q,), and the printed pairs' preferences
-    (P, compared Q); for the reports (``per_query`` ("reports", options)),
+    (P, compared Q); for the reports (``for_reports``, their options),
     every pair's preferences and deciding levels, LP's ties per recall level
-    as counts, and with the degradation's options its counts (all add up)."""
-    reports = isinstance(per_query, tuple)
+    as counts, and with the degradation report its counts (all add up)."""
+    reports = for_reports is not None
     out = {"qids": list(evaluation.qids),
            "columns": {c.name: c.values for c in evaluation.columns if c.measure.per_query},
            "included": evaluation.included, "compared": evaluation.compared, "preferences": {}}
@@ -240,7 +240,7 @@ def _per_query_values(evaluation, per_query=True) -> dict:
             out["all_preferences"] = dict(evaluation.preferences.values)
             out["levels"] = dict(evaluation.preferences.levels)
             out["level_ties"] = level_tie_counts(evaluation.comparison)
-    if reports and per_query[1] is not None and evaluation.compared.any():
+    if reports and for_reports.degradation and evaluation.compared.any():
         from ..reports.degradation import degradation_counts
-        out["degradation"] = degradation_counts(evaluation, per_query[1])
+        out["degradation"] = degradation_counts(evaluation, for_reports)
     return out

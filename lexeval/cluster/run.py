@@ -16,11 +16,13 @@ from .ship import ship
 
 
 def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
-                        per_query: bool = False, output_dir: str | None = None, output_format: str = "text",
+                        per_query: bool = False, for_reports=None, output_dir: str | None = None,
+                        output_format: str = "text",
                         warn=None, verbose: bool = False, timings=None, progress=None, **options):
     """:func:`lexeval.evaluation.evaluate` on a cluster: the same arguments
     (paths or fsspec URLs only), the same summaries and tests, as a
-    :class:`Combined`; ``per_query`` also brings back -q's values, or
+    :class:`Combined`; ``per_query`` also brings back -q's values
+    (``for_reports``, the reports' options: and what the reports read), or
     ``output_dir`` (a folder every worker can write, or an fsspec URL) has
     each partition write them as a part file in ``output_format``;
     ``progress(done, total)`` follows the partitions."""
@@ -76,7 +78,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     # client, the values its summaries add stay on its worker
     writing = (output_dir, output_format) if output_dir else None
     evaluated = [client.submit(evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
-                               writing, pure=False)
+                               for_reports, writing, pure=False)
                  for k in range(partitions)]
     futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
     summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
@@ -99,7 +101,8 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         client.cancel(evaluated + futures + summed + folds[1:])      # stop the work left (a gate or ^C)
         raise
     del evaluated, futures, summed, buckets, folds            # released: the workers let go of the buckets
-    combined = combine([r for r in results if r is not None], files, names, options, per_query, warn, verbose,
+    combined = combine([r for r in results if r is not None], files, names, options,
+                       per_query or for_reports is not None, warn, verbose,
                         in_order)
     if timings is not None:
         timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started

@@ -25,6 +25,7 @@ class ReportOptions:
     permutations: int = 10_000
     correction: str = "none"
     label_policy: str = "random"    # degradation: random, or pool (the most retrieved labels kept)
+    degradation: bool = False       # the degradation report is asked for (a cluster counts its labels where they are)
 
 
 @dataclass
