@@ -381,12 +381,13 @@ class MeasureRequest:
             rankings = floored(rankings, self.level)
         elif self.level is not None and self.level != rankings.level:
             rankings = replace(rankings, level=self.level)
+        # one calling convention: kernel(rankings, parameter values, **keyword options)
+        options = dict(self.options)
         if self.measure.needs_documents:
-            values = self.measure.compute(rankings, self.values, self.rarity_weight)
-        elif self.measure.uses_num_docs:
-            values = self.measure.compute(rankings, self.values, self.num_docs)
-        else:
-            values = self.measure.compute(rankings, self.values, **dict(self.options))
+            options["rarity_weight"] = self.rarity_weight
+        if self.measure.uses_num_docs:
+            options["num_docs"] = self.num_docs
+        values = self.measure.compute(rankings, self.values, **options)
         return values.reshape(len(values), -1)
 
 
