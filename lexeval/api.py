@@ -77,6 +77,7 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
     >>> ev.summary_frame().pivot(index="run", columns="measure", values="value")  # doctest: +SKIP
     """
     from . import parameters as check
+    from .choices import RECORD_FORMATS
     from .errors import UsageError
     names = check.measure_names(measures)
     keywords = check.reading(level, depth, complete, judged_only, subtopics, rel_format, num_docs, rarity_weight,
@@ -101,7 +102,7 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
     cluster = {} if client is None else {
         "per_query": True if per_query is None else check.boolean("per_query", per_query),
         "output_dir": check.text("output_dir", output_dir),
-        "output_format": check.choice("output_format", output_format or "text", ("text", "json", "csv"))}
+        "output_format": check.choice("output_format", output_format or "text", RECORD_FORMATS)}
     from .errors import InputError
     from .evaluation import in_keywords
     try:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .choices import AGGREGATES
 from .errors import UsageError
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, read_qrels
@@ -28,10 +29,10 @@ from .measures.groups import JudgementGroups
 from .measures.names import select_measures
 from .measures.prefs import PreferenceIndex
 from .measures.zscores import to_zscores
+from .parameters import choice
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
 from .result import ResultViews
-from .stats.aggregation import AGGREGATE
 from .stats.gate import GateFailure, GateVerdict, failures_of, gate_verdicts
 from .stats.pairs import (
     MetricPairs,
@@ -235,8 +236,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
     wins, losses, ties per pair). ``timings`` (a :class:`Timings`) receives
     the seconds spent on measures and on pairs (preferences and tests)."""
     options = options or SignificanceOptions()
-    if aggregate not in AGGREGATE:
-        raise UsageError(f"unknown aggregate '{aggregate}' (one of {', '.join(AGGREGATE)})")
+    choice("aggregate", aggregate, AGGREGATES)
     if options.baseline is not None and options.baseline not in rankings.run_names:
         raise UsageError(f"--baseline '{options.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()

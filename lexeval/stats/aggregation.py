@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..choices import AGGREGATES
+
 
 def mean(scores: np.ndarray) -> np.ndarray:
     """(R,) mean over queries, added left to right as the per-query lines read."""
@@ -93,4 +95,4 @@ def markov_limit(majority_counts: np.ndarray) -> np.ndarray:
     return np.round(np.full(runs, 1.0 / runs) @ transition, 12)
 
 
-AGGREGATE = {"mean": mean, "borda": borda, "mc4": mc4}
+AGGREGATE = dict(zip(AGGREGATES, (mean, borda, mc4)))     # each choice of --aggregate, spelled in choices
