@@ -1,8 +1,8 @@
 """What every result offers a Python user, one machine's
 (:class:`~lexeval.evaluation.Evaluation`) and a cluster's alike: tidy
 frames, the baseline comparison, the paper's tables, the page, a short
-repr. Each hands the result to the output layer (``lexeval.output.frame``,
-its one entry), reading only what both kinds of result hold."""
+repr. Each hands the result to the output layer below, which reads it
+through :class:`lexeval.interface.Result` only."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class ResultViews:
         "pairs" (pair, a, b, measure, mean, win, loss, tie, p, ...).
         ``measures`` keeps those (and their tests); ``library``: pandas,
         polars or numpy. See :mod:`lexeval.output.frame`."""
-        from .output.frame import to_frame  # the upward imports: output reads an Evaluation
+        from .output.frame import to_frame
         return to_frame(self, per_query, summary, library, measures, kind)
 
     def summary_frame(self, measures=None, library: str | None = None):
@@ -86,15 +86,15 @@ class ResultViews:
         return paper_table(self, "markdown")
 
     def __repr__(self) -> str:
-        from .output.frame import short_repr
+        from .output.notebook import short_repr
         return short_repr(self)
 
     def to_html(self, report_lines=None) -> str:
         """``--format html``: one self-contained page of the evaluation
         (summary table, pair matrices, per-query differences, and the
         ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
-        from .output.frame import html
-        return html(self, report_lines)
+        from .output.html_page import html_page
+        return html_page(self, report_lines)
 
     def _repr_html_(self) -> str:
         """The page in a notebook, in a frame of its own (its script and

@@ -1,7 +1,7 @@
 """Results for Python: DataFrames of the same record stream the text
-writers print (:func:`to_frame`), ranx's compare report (:func:`comparison`)
-and the HTML page (:func:`html`). A result's Python views
-(:mod:`lexeval.result`) reach the output layer through this module only."""
+writers print (:func:`to_frame`), ranx's and PyTerrier's compare reports
+(:func:`comparison`), a result's columns in the caller's order, the paper's
+tables; :mod:`lexeval.result`'s views call these."""
 
 from __future__ import annotations
 
@@ -76,11 +76,6 @@ def paper_table(evaluation, output_format: str) -> str:
     return latex(table) if output_format == "latex" else markdown(table)
 
 
-def short_repr(evaluation) -> str:
-    from .notebook import short_repr as shown
-    return shown(evaluation)
-
-
 def comparison(evaluation: Result, library: str | None = None, baseline: str | None = None,
                correction: str | None = None):
     """With ``baseline``, PyTerrier's (:func:`lexeval.output.notebook.baseline_comparison`).
@@ -123,11 +118,3 @@ def comparison(evaluation: Result, library: str | None = None, baseline: str | N
             columns[f"{measure}_better_than"] = [",".join(runs[other] for other in sorted(cell.better_than))
                                                  for cell in cells]
     return make_frame(columns, library)
-
-
-def html(evaluation: Result, report_lines=None) -> str:
-    """The page of ``--format html`` (see :mod:`lexeval.output.html_page`):
-    the library's conveniences (frames, the compare report, the page) enter
-    the output layer here, through the one upward import the layers allow."""
-    from .html_page import html_page
-    return html_page(evaluation, report_lines)
