@@ -1,7 +1,7 @@
 """The papers and tools behind each measure, as BibTeX (``lexeval --cite``,
 the README's and the man page's *Citing*, the HTML page's footer).
 
-A measure is cited by its row's ``origin`` (the tool whose definition
+A measure is cited by its row's ``defined_by`` (the tool whose definition
 lexeval follows), by its name where a paper defines it, and a preference by
 the paper that introduced it. lexeval itself is cited from CITATION.cff.
 """
@@ -154,7 +154,7 @@ CITATIONS: dict[str, tuple[str, str]] = {
 # measures defined by a paper rather than by the tool they come from
 _BY_MEASURE = {"tse": "lexirecall", "P_rare": "rareness", "P_rare_norm": "rareness", "map_rare": "rareness",
                "rbp": "rbp", "rbp_resid": "rbp", "bpref": "bpref", "gm_bpref": "bpref"}
-_BY_ORIGIN = {"trec_eval": "trec_eval", "ir_measures": "ir_measures", "ranx": "ranx", "gdeval": "gdeval",
+_BY_TOOL = {"trec_eval": "trec_eval", "ir_measures": "ir_measures", "ranx": "ranx", "gdeval": "gdeval",
               "ndeval": "ndeval", "cwl_eval": "cwl_eval", "seeds": None}
 _BY_PREFERENCE = {"LP": "lexiprecision", "rrLP": "lexiprecision", "LR": "lexirecall", "rrLR": "lexirecall",
                   **dict.fromkeys(RPP_WEIGHTS, "rpp")}
@@ -170,11 +170,11 @@ def keys_for(measure_names: list[str] | tuple[str, ...] = (), num_runs: int = 2)
 
 
 def keys_of(measures, preference_names) -> list[str]:
-    """The citation keys behind measure rows (their origin, or the paper that
+    """The citation keys behind measure rows (the tool that defines them, or the paper that
     defines them) and preferences."""
     keys = ["lexeval"]
     for measure in measures:
-        for key in (_BY_ORIGIN.get(measure.origin), _BY_MEASURE.get(measure.name)):
+        for key in (_BY_TOOL.get(measure.defined_by), _BY_MEASURE.get(measure.name)):
             if key and key not in keys:
                 keys.append(key)
     for name in preference_names:

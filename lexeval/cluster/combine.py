@@ -104,7 +104,7 @@ class _Runs:
     num_runs: int
 
 
-def combine(results: list[PartitionResult], files, names, options: dict, per_query: bool, warn, verbose,
+def combine(results: list[PartitionResult], files, names, keywords: dict, per_query: bool, warn, verbose,
              in_order: dict):
     """Add the partitions' totals and conclude, as one machine does."""
     from ..evaluation import Column, conclude
@@ -116,26 +116,26 @@ def combine(results: list[PartitionResult], files, names, options: dict, per_que
     for result in results[1:]:
         totals = totals + result.totals
     totals.in_order = in_order
-    significance = options.get("options") or SignificanceOptions()
-    aggregate = options.get("aggregate", "mean")
+    significance = keywords.get("options") or SignificanceOptions()
+    aggregate = keywords.get("aggregate", "mean")
     for index in range(len(names)):
         if all(r.last[index] == (-1, -1) for r in everything):
             raise InputError(files[index + 1], "empty run: no result lines")
     tags = [max(everything, key=lambda r: r.last[index]).tags[index] for index in range(len(names))]
     combined = Combined(names, tags, [Column(name, measure, None) for name, measure in results[0].columns],
-                        totals, significance, bool(options.get("complete")), aggregate, tuple(totals.preferences))
+                        totals, significance, bool(keywords.get("complete")), aggregate, tuple(totals.preferences))
     if len(names) > 1:
         pairs = selected_pairs(names, significance.baseline)
         by_name = {column.name: (column.measure, None) for column in combined.columns}
-        plan = plan_for(by_name, pairs, significance, bool(options.get("pair_metrics")))
+        plan = plan_for(by_name, pairs, significance, bool(keywords.get("pair_metrics")))
         combined.pairs = pairs
         combined.pair_summary, combined.tests, combined.metric_pairs = \
-            conclude(totals, plan, significance, aggregate, bool(options.get("pair_metrics")))
+            conclude(totals, plan, significance, aggregate, bool(keywords.get("pair_metrics")))
     combined.parts = sorted(r.part for r in results if r.part)
-    combined.level = int(options.get("level", 1))
+    combined.level = int(keywords.get("level", 1))
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
         _put_back(combined, results)
-    _notes(results, everything, names, verbose, warn, bool(options.get("complete")))
+    _notes(results, everything, names, verbose, warn, bool(keywords.get("complete")))
     return combined
 
 

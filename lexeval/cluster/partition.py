@@ -32,7 +32,7 @@ class PartitionResult:
     part: str | None = None                   # with an output folder: the part file written
 
 
-def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, options: dict,
+def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, keywords: dict,
                         per_query: bool, for_reports=None, writing: tuple | None = None):
     """Evaluate partition k: its bucket of every piece, in file order, read
     by the one-machine code: a local file's ranges where they lie (the
@@ -43,28 +43,28 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
     keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
-        maps = [_origin(file_parts) for file_parts in parts]
-        if all(len(segments) == 0 for origin in maps for _, _, segments in origin):
+        maps = [_piece_map(file_parts) for file_parts in parts]
+        if all(len(segments) == 0 for piece_map in maps for _, _, segments in piece_map):
             return None, None
         try:
             return _evaluate_local(k, _local_files(folder, parts, maps, in_place=True), maps, files, names,
-                                   measures, options, per_query, for_reports, writing)
+                                   measures, keywords, per_query, for_reports, writing)
         except (InputError, OSError):      # what the reader opens by name, or bad input: from files, as written
             pass
         return _evaluate_local(k, _local_files(folder, parts, maps, in_place=False), maps, files, names,
-                               measures, options, per_query, for_reports, writing)
+                               measures, keywords, per_query, for_reports, writing)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         keep_freed_memory(False)     # the worker lives on: its memory goes back
 
 
-def _origin(file_parts) -> list:
+def _piece_map(file_parts) -> list:
     """[(piece, first local line, segments)] of one file's parts, in order."""
-    origin, lines = [], 0
+    piece_map, lines = [], 0
     for _, segments, piece in file_parts:
-        origin.append((piece, lines, segments))
+        piece_map.append((piece, lines, segments))
         lines += int(segments[:, 1].sum())
-    return origin
+    return piece_map
 
 
 def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
@@ -74,7 +74,7 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
     judged query."""
     from ..io.blocks import SpannedPath, iter_blocks
     local = []
-    for index, (file_parts, origin) in enumerate(zip(parts, maps)):
+    for index, (file_parts, piece_map) in enumerate(zip(parts, maps)):
         path = os.path.join(folder, f"{index}")
         texts = []                                    # (file, ranges) or bytes
         for data, segments, piece in file_parts:
@@ -82,7 +82,7 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
                 texts.append((piece.path, piece.start + segments[:, 2:]))
             if data:
                 texts.append(data)
-        if index and not any(len(segments) for _, _, segments in origin):
+        if index and not any(len(segments) for _, _, segments in piece_map):
             texts.append(f"{NO_LINES} Q0 - 0 0 -\n".encode())
         spanned = SpannedPath(path, texts)
         if in_place and index:
@@ -95,7 +95,7 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
     return local
 
 
-def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: list[str], measures, options: dict,
+def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: list[str], measures, keywords: dict,
                     per_query, for_reports, writing):
     """A partition's result from its local files (see evaluate_partition)."""
     from ..evaluation import evaluate
@@ -105,12 +105,12 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
     try:
         evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
                               jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
-                              **options)
+                              **keywords)
     except InputError as exc:
         raise _remapped(exc, local, maps, files) from None
     judgements, parsed = read[0]
     from ..io.sources import Coverage
-    coverage = Coverage.of(judgements, parsed, options.get("level", 1))
+    coverage = Coverage.of(judgements, parsed, keywords.get("level", 1))
     for run, path in zip(coverage.runs, files[1:]):
         run.path = path
         if NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query
@@ -126,8 +126,8 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
     return PartitionResult(evaluation.totals, [(c.name, c.measure) for c in evaluation.columns],
                            coverage,
                            [_last_line(m) for m in maps[1:]], list(rankings.run_tags),
-                           [_first_unknown(path, origin, [q for q in run.unknown_qids if q != NO_LINES][:1])
-                            for path, origin, run in zip(local[1:], maps[1:], parsed)],
+                           [_first_unknown(path, piece_map, [q for q in run.unknown_qids if q != NO_LINES][:1])
+                            for path, piece_map, run in zip(local[1:], maps[1:], parsed)],
                            [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
                            [run.format for run in parsed],
                            _per_query_values(evaluation, for_reports) if per_query or for_reports else None,
@@ -169,17 +169,17 @@ def _qids_in_order(path: str) -> dict[str, int]:
     return seen
 
 
-def _first_unknown(path: str, origin, qids: list[str]) -> list:
+def _first_unknown(path: str, piece_map, qids: list[str]) -> list:
     """[((piece, line), qid)] of the run's first query here the qrels lack, or []."""
     if not qids:
         return []
     local_line = _qids_in_order(path).get(qids[0], 0)
-    return [(_position(origin, local_line), qids[0])]
+    return [(_position(piece_map, local_line), qids[0])]
 
 
-def _position(origin, local_line: int) -> tuple[int, int]:
+def _position(piece_map, local_line: int) -> tuple[int, int]:
     """(piece, line in piece) of a local file's line (0-based)."""
-    for piece, first, segments in origin:
+    for piece, first, segments in piece_map:
         counts = np.cumsum(segments[:, 1])
         if first <= local_line < first + (int(counts[-1]) if len(counts) else 0):
             offset = local_line - first
@@ -192,11 +192,11 @@ def _position(origin, local_line: int) -> tuple[int, int]:
 def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> PartitionResult:
     """A partition without judgements: its run lines are queries the qrels lack."""
     unknown, counts = [], []
-    for path, origin in zip(local[1:], maps[1:]):
+    for path, piece_map in zip(local[1:], maps[1:]):
         seen = _qids_in_order(path)
         counts.append(len(seen))
         first = min(seen.items(), key=lambda item: item[1]) if seen else None
-        unknown.append([(_position(origin, first[1]), first[0])] if first else [])
+        unknown.append([(_position(piece_map, first[1]), first[0])] if first else [])
     from ..io.sources import Coverage, RunCoverage
     coverage = Coverage([RunCoverage(path, 0, 0, None, count, None) for path, count in zip(files[1:], counts)])
     return PartitionResult(None, [], coverage, [_last_line(m) for m in maps[1:]],

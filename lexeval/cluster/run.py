@@ -18,7 +18,7 @@ from .ship import ship
 def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
                         per_query: bool = False, for_reports=None, output_dir: str | None = None,
                         output_format: str = "text",
-                        warn=None, verbose: bool = False, timings=None, progress=None, **options):
+                        warn=None, verbose: bool = False, timings=None, progress=None, **keywords):
     """:func:`lexeval.evaluation.evaluate` on a cluster: the same arguments
     (paths or fsspec URLs only), the same summaries and tests, as a
     :class:`Combined`; ``per_query`` also brings back -q's values
@@ -43,8 +43,8 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     for source in sources:          # one machine's names: standard input by its tag, each name once
         name = (_last_tag(standard_input) or "stdin") if source.path == "-" and source.named_by_tag else source.name
         check_name(runs, name, source.path)
-    if options.get("zscores") is not None:
-        options["zscores"] = os.path.abspath(options["zscores"])
+    if keywords.get("zscores") is not None:
+        keywords["zscores"] = os.path.abspath(keywords["zscores"])
     ship(client)                   # every worker runs the client's lexeval, or the call stops here
     started = time.perf_counter()
     cpu_before = client.run(_processor_seconds) if timings is not None else {}
@@ -77,7 +77,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
     # client, the values its summaries add stay on its worker
     writing = (output_dir, output_format) if output_dir else None
-    evaluated = [client.submit(evaluate_partition, k, buckets[k], files, names, measures, options, per_query,
+    evaluated = [client.submit(evaluate_partition, k, buckets[k], files, names, measures, keywords, per_query,
                                for_reports, writing, pure=False)
                  for k in range(partitions)]
     futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
@@ -101,7 +101,7 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         client.cancel(evaluated + futures + summed + folds[1:])      # stop the work left (a gate or ^C)
         raise
     del evaluated, futures, summed, buckets, folds            # released: the workers let go of the buckets
-    combined = combine([r for r in results if r is not None], files, names, options,
+    combined = combine([r for r in results if r is not None], files, names, keywords,
                        per_query or for_reports is not None, warn, verbose,
                         in_order)
     if timings is not None:

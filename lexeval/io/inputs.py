@@ -150,10 +150,10 @@ class Qrels:
                              self.index.hash, self.docnos.take(self.line_of_row), self.row_codes)
 
 
-def read_qrels(origin) -> Qrels:
+def read_qrels(given) -> Qrels:
     """Parse qrels: a file (``qid iter docno grade``, exactly four columns)
     or a table (columns qid, docno, relevance or grade)."""
-    source = origin if isinstance(origin, Source) else Source(origin, kind="qrels")
+    source = given if isinstance(given, Source) else Source(given, kind="qrels")
     path = source.path
     seen: dict[bytes, int] = {}
     # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost
@@ -252,7 +252,7 @@ class ReadOptions:
     ties_ascending: bool = False    # tied scores by docno ascending (trec_eval's order for preference judgements)
 
 
-def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
+def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
     """Parse a run against qrels: a file (``qid iter docno rank score [tag]``,
     or MS MARCO's ``qid docid rank``, where score = -rank keeps the order) or
     a table (columns qid, docno, score).
@@ -263,7 +263,7 @@ def read_run(origin, qrels: Qrels, options: ReadOptions = ReadOptions(), name: s
     what is kept per line (query, score, judgement row, docno hash and bytes)
     is what the ordering and the check for repeated documents need.
     """
-    source = origin if isinstance(origin, Source) else Source(origin, name)
+    source = given if isinstance(given, Source) else Source(given, name)
     path, size = source.path, source.size()
     unknown: dict[bytes, int] = {}              # qids the qrels lack, first seen first
     # room for every line the file can hold (its shortest line has 6 bytes): reserved, only used pages cost

@@ -15,9 +15,9 @@ from .subtopics import SubtopicJudgements
 PREFIX = "irds:"
 
 
-def is_irds(origin) -> bool:
-    """Whether ``origin`` names a dataset (``irds:ID``), not a file."""
-    return isinstance(origin, str) and origin.startswith(PREFIX)
+def is_irds(given) -> bool:
+    """Whether ``given`` names a dataset (``irds:ID``), not a file."""
+    return isinstance(given, str) and given.startswith(PREFIX)
 
 
 def _dataset(name: str):

@@ -33,10 +33,10 @@ def is_nested_dict(value) -> bool:
     return all(isinstance(number, Number) for number in itertools.islice(inner.values(), 5))
 
 
-def is_ranx(origin) -> bool:
+def is_ranx(given) -> bool:
     """A ranx Qrels or Run (its numba typed dict in ``qrels`` or ``run``)."""
-    held = getattr(origin, "qrels", getattr(origin, "run", None))
-    return (type(origin).__module__ or "").startswith("ranx.") and type(held).__name__ == "Dict"
+    held = getattr(given, "qrels", getattr(given, "run", None))
+    return (type(given).__module__ or "").startswith("ranx.") and type(held).__name__ == "Dict"
 
 
 def is_tuple_stream(value) -> bool:
@@ -55,19 +55,19 @@ def _is_record(item) -> bool:
         (hasattr(item, "score") or hasattr(item, "relevance"))
 
 
-def as_table(origin, where: str, kind: str):
-    """``origin`` as a pyarrow Table with lexeval's columns (qid, docno, and
-    score for runs or relevance for qrels), or ``origin`` itself when it is
+def as_table(given, where: str, kind: str):
+    """``given`` as a pyarrow Table with lexeval's columns (qid, docno, and
+    score for runs or relevance for qrels), or ``given`` itself when it is
     a path or a table already."""
     value_column = "score" if kind == "run" else "relevance"
-    if is_ranx(origin):                             # read from ranx's own arrays, not through to_dict()
+    if is_ranx(given):                             # read from ranx's own arrays, not through to_dict()
         from .ranx_inputs import ranx_table
-        return ranx_table(origin, value_column)
-    if hasattr(origin, "to_dict") and not hasattr(origin, "columns") and not hasattr(origin, "column_names"):
-        origin = origin.to_dict()                  # ranx's Qrels and Run
-    if is_nested_dict(origin) or (isinstance(origin, Mapping) and not origin):
+        return ranx_table(given, value_column)
+    if hasattr(given, "to_dict") and not hasattr(given, "columns") and not hasattr(given, "column_names"):
+        given = given.to_dict()                  # ranx's Qrels and Run
+    if is_nested_dict(given) or (isinstance(given, Mapping) and not given):
         qids, docnos, values = [], [], []
-        for qid, documents in origin.items():
+        for qid, documents in given.items():
             if not isinstance(documents, Mapping):
                 raise InputError(where, f"query {qid!r} holds a {type(documents).__name__}, not "
                                         "{docno: " + ("score}" if kind == "run" else "grade}"))
@@ -76,16 +76,16 @@ def as_table(origin, where: str, kind: str):
                 docnos.append(str(docno))
                 values.append(value)
         return _table(qids, docnos, values, value_column)
-    if is_tuple_stream(origin):
+    if is_tuple_stream(given):
         qids, docnos, values = [], [], []
-        for number, record in enumerate(origin, start=1):
+        for number, record in enumerate(given, start=1):
             if not _is_record(record):
                 raise InputError(where, f"item {number}: a {type(record).__name__}, not a Qrel or ScoredDoc")
             qids.append(str(record.query_id))
             docnos.append(str(record.doc_id))
             values.append(record.score if kind == "run" else record.relevance)
         return _table(qids, docnos, values, value_column)
-    return origin
+    return given
 
 
 def _table(qids: list, docnos: list, values: list, value_column: str):
@@ -94,7 +94,7 @@ def _table(qids: list, docnos: list, values: list, value_column: str):
                      value_column: values})
 
 
-def run_name_of(origin) -> str | None:
+def run_name_of(given) -> str | None:
     """The name an object gives its run (a ranx Run's ``name``), if any."""
-    name = getattr(origin, "name", None)
-    return name if isinstance(name, str) and name and not isinstance(origin, (str, os.PathLike)) else None
+    name = getattr(given, "name", None)
+    return name if isinstance(name, str) and name and not isinstance(given, (str, os.PathLike)) else None

@@ -75,12 +75,12 @@ def flatten(nested):
     return query_text, query_offsets, counts, doc_text, doc_offsets, values
 
 
-def ranx_table(origin, value_column: str):
+def ranx_table(given, value_column: str):
     """A ranx Qrels or Run as a pyarrow Table (qid, docno, ``value_column``)."""
     import warnings
 
     import pyarrow as pa
-    nested = origin.qrels if hasattr(origin, "qrels") else origin.run
+    nested = given.qrels if hasattr(given, "qrels") else given.run
     with warnings.catch_warnings():           # numba's notes (a cache folder it cannot write: no cache)
         warnings.simplefilter("ignore")
         query_text, query_offsets, counts, doc_text, doc_offsets, values = flatten(nested)

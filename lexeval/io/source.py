@@ -106,14 +106,14 @@ class Source:
     """Where lines come from: a file (path, or '-' for standard input), or
     a table in memory (pandas, polars or pyarrow) with named columns."""
 
-    def __init__(self, origin, name: str | None = None, kind: str = "run"):
+    def __init__(self, given, name: str | None = None, kind: str = "run"):
         from .python_inputs import as_table, run_name_of
-        self.is_file = isinstance(origin, (str, os.PathLike))
-        name = name or run_name_of(origin)
-        self.path = os.fspath(origin) if self.is_file else f"<{'table' if _is_table(origin) else kind} " \
+        self.is_file = isinstance(given, (str, os.PathLike))
+        name = name or run_name_of(given)
+        self.path = os.fspath(given) if self.is_file else f"<{'table' if _is_table(given) else kind} " \
                                                             f"{name or 'in memory'}>"
         # dictionaries, ranx objects and ir_measures tuples become tables
-        self.origin = origin if self.is_file else as_table(origin, self.path, kind)
+        self.data = given if self.is_file else as_table(given, self.path, kind)
         self.name = name or (run_name(self.path) if self.is_file else "run")
         # a run from a pipe or standard input is named by its tag column (trec_eval's runid)
         self.named_by_tag = name is None and self.is_file and is_stream(self.path)
@@ -133,7 +133,7 @@ class Source:
                 return pq.read_table(self.path)
             except (pa.ArrowException, OSError) as exc:
                 raise InputError(self.path, f"not a readable Parquet file ({exc})") from None
-        return self.origin
+        return self.data
 
     def blocks(self, layouts: list[Layout], look_up: tuple | None = None, into: dict | None = None
                ) -> Iterator[kernel.Scanned]:
@@ -190,9 +190,9 @@ class Source:
             seen[key] = row
 
 
-def _is_table(origin) -> bool:
+def _is_table(given) -> bool:
     """A DataFrame (pandas, polars) or a pyarrow Table."""
-    return hasattr(origin, "column_names") or (hasattr(origin, "columns") and hasattr(origin, "dtypes"))
+    return hasattr(given, "column_names") or (hasattr(given, "columns") and hasattr(given, "dtypes"))
 
 
 def _is_parquet(path: str) -> bool:

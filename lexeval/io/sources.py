@@ -24,10 +24,10 @@ def sources_of(runs) -> list[Source]:
     ScoredDocs), a list of them, or a dict {run name: any of them}."""
     from .python_inputs import is_nested_dict, is_tuple_stream
     if isinstance(runs, dict) and not is_nested_dict(runs):
-        return [Source(origin, str(name)) for name, origin in runs.items()]
+        return [Source(given, str(name)) for name, given in runs.items()]
     if isinstance(runs, (str, os.PathLike, dict)) or is_tuple_stream(runs) or not isinstance(runs, (list, tuple)):
         runs = [runs]
-    sources = [origin if isinstance(origin, Source) else Source(origin) for origin in runs]
+    sources = [given if isinstance(given, Source) else Source(given) for given in runs]
     unnamed = [source for source in sources if source.name == "run" and not source.is_file]
     if len(unnamed) > 1:            # several runs in memory without names: run1, run2, ...
         for number, source in enumerate(unnamed, start=1):

@@ -125,7 +125,7 @@ class Measure:
     cutoff_param: str | None = None    # the named parameter that another tool's @k sets (RBP@10: depth=10)
     option_names: tuple[str, ...] = ()  # keyword options of its kernel another tool's syntax sets (alpha, beta)
     check: Callable | None = field(default=None, compare=False)   # check(pairs): UsageError for bad parameters
-    origin: str = "trec_eval"         # where its definition comes from (--list-measures)
+    defined_by: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     help: str = field(default="", compare=False)
 
@@ -158,7 +158,7 @@ class Measure:
         parts = [f"{tool} {', '.join(name + cutoff for name in names)}" for tool, names in
                  (("ir_measures", self.ir_names), ("ranx", self.ranx_names), ("ndeval", self.ndeval_names),
                   ("pref_eval", self.pref_eval_names)) if names]
-        return f"(from {self.origin}" + ("; " + "; ".join(parts) if parts else "") + ")"
+        return f"(from {self.defined_by}" + ("; " + "; ".join(parts) if parts else "") + ")"
 
     def description(self) -> str:
         """The help of --list-measures: the row's, or the kernel's docstring's
@@ -247,67 +247,67 @@ MEASURES: tuple[Measure, ...] = (
     _row("unj", unjudged, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
     _row("recip_rank_cut", recip_rank_cut, params=CUTOFFS, defaults=(10,), label="recip_rank",
-         ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), origin="ir_measures"),
-    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",), origin="ir_measures"),
-    _row("judged_ret", whole_ranking(judged), cutoff_form="judged", ir_names=("Judged",), origin="ir_measures",
+         ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), defined_by="ir_measures"),
+    _row("judged", judged, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",), defined_by="ir_measures"),
+    _row("judged_ret", whole_ranking(judged), cutoff_form="judged", ir_names=("Judged",), defined_by="ir_measures",
          help="judged_ret: fraction of the retrieved documents that is in the qrels (ir_measures' Judged "
               "without a cutoff)."),
     # exponential gains, as gdeval and learning-to-rank papers compute them
     _row("err", expected_reciprocal_rank, params=CUTOFFS, defaults=(20,), ir_names=("ERR",), graded=True,
-         origin="gdeval"),
-    _row("ndcg_burges", whole_ranking(ndcg_exponential), ranx_names=("ndcg_burges",), graded=True, origin="ranx",
+         defined_by="gdeval"),
+    _row("ndcg_burges", whole_ranking(ndcg_exponential), ranx_names=("ndcg_burges",), graded=True, defined_by="ranx",
          help="ndcg_burges: nDCG of the whole ranking with gains 2^grade - 1 (ranx's ndcg_burges without a cutoff)."),
-    _row("dcg_burges", whole_ranking(dcg_exponential), ranx_names=("dcg_burges",), graded=True, origin="ranx",
+    _row("dcg_burges", whole_ranking(dcg_exponential), ranx_names=("dcg_burges",), graded=True, defined_by="ranx",
          help="dcg_burges: DCG of the whole ranking with gains 2^grade - 1 (ranx's dcg_burges without a cutoff)."),
     _row("dcg_exp", dcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("dcg_burges",), graded=True,
-         origin="ranx"),
+         defined_by="ranx"),
     _row("ndcg_exp", ndcg_exponential, params=CUTOFFS, defaults=(20,), ranx_names=("ndcg_burges",), graded=True,
-         origin="gdeval"),
+         defined_by="gdeval"),
     # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
     _row("alpha_ndcg", alpha_ndcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("alpha_nDCG", "α_nDCG"), ndeval_names=("alpha-nDCG",), origin="ndeval", option_names=("alpha",)),
+         ir_names=("alpha_nDCG", "α_nDCG"), ndeval_names=("alpha-nDCG",), defined_by="ndeval", option_names=("alpha",)),
     _row("alpha_dcg", alpha_dcg, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("alpha_DCG", "α_DCG"), origin="ndeval", option_names=("alpha",)),
+         ir_names=("alpha_DCG", "α_DCG"), defined_by="ndeval", option_names=("alpha",)),
     _row("err_ia", err_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-        ir_names=("ERR_IA",), ndeval_names=("ERR-IA",), origin="ndeval"),
+        ir_names=("ERR_IA",), ndeval_names=("ERR-IA",), defined_by="ndeval"),
     _row("nerr_ia", nerr_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-        ir_names=("nERR_IA",), ndeval_names=("nERR-IA",), origin="ndeval"),
-    _row("nrbp", nrbp, subtopics=True, ir_names=("NRBP",), ndeval_names=("NRBP",), origin="ndeval",
+        ir_names=("nERR_IA",), ndeval_names=("nERR-IA",), defined_by="ndeval"),
+    _row("nrbp", nrbp, subtopics=True, ir_names=("NRBP",), ndeval_names=("NRBP",), defined_by="ndeval",
          option_names=("alpha", "beta")),
-    _row("nnrbp", nnrbp, subtopics=True, ir_names=("nNRBP",), ndeval_names=("nNRBP",), origin="ndeval",
+    _row("nnrbp", nnrbp, subtopics=True, ir_names=("nNRBP",), ndeval_names=("nNRBP",), defined_by="ndeval",
          option_names=("alpha", "beta")),
     _row("p_ia", p_ia, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-        ir_names=("P_IA",), ndeval_names=("P-IA",), origin="ndeval"),
-    _row("ap_ia", ap_ia, subtopics=True, ir_names=("AP_IA", "MAP_IA"), ndeval_names=("MAP-IA",), origin="ndeval"),
+        ir_names=("P_IA",), ndeval_names=("P-IA",), defined_by="ndeval"),
+    _row("ap_ia", ap_ia, subtopics=True, ir_names=("AP_IA", "MAP_IA"), ndeval_names=("MAP-IA",), defined_by="ndeval"),
     _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
-         ir_names=("StRecall",), ndeval_names=("strec",), origin="ndeval"),
+         ir_names=("StRecall",), ndeval_names=("strec",), defined_by="ndeval"),
     # ranx's and recommender systems' cutoff measures
-    _row("hits", whole_ranking(hits), cutoff_form="hits_cut", ranx_names=("hits",), origin="ranx",
+    _row("hits", whole_ranking(hits), cutoff_form="hits_cut", ranx_names=("hits",), defined_by="ranx",
          help="hits: relevant documents retrieved, averaged over queries (ranx's hits without a cutoff)."),
-    _row("hits_cut", hits, params=CUTOFFS, defaults=(10,), label="hits", ranx_names=("hits",), origin="ranx"),
-    _row("hit_rate", whole_ranking(success), cutoff_form="success", ranx_names=("hit_rate",), origin="ranx",
+    _row("hits_cut", hits, params=CUTOFFS, defaults=(10,), label="hits", ranx_names=("hits",), defined_by="ranx"),
+    _row("hit_rate", whole_ranking(success), cutoff_form="success", ranx_names=("hit_rate",), defined_by="ranx",
          help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
-    _row("dcg_cut", dcg_cut, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True, origin="ranx"),
-    _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), origin="ranx"),
+    _row("dcg_cut", dcg_cut, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True, defined_by="ranx"),
+    _row("F1", f1, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",), defined_by="ranx"),
     # ir_measures' own: compatibility with an ideal ranking, accuracy of the order of pairs
-    _row("compat", compat, params=GAINS, ir_names=("Compat",), origin="ir_measures", syntax="compat.p=0.8",
+    _row("compat", compat, params=GAINS, ir_names=("Compat",), defined_by="ir_measures", syntax="compat.p=0.8",
          param_names=("p", "normalize"), check=lambda pairs: _named_only("compat", pairs, ("p", "normalize"))),
     _row("accuracy", whole_ranking(accuracy), cutoff_form="accuracy_cut", ir_names=("Accuracy",),
-         origin="ir_measures", help="accuracy: accuracy.k over the whole ranking (ir_measures' Accuracy)."),
+         defined_by="ir_measures", help="accuracy: accuracy.k over the whole ranking (ir_measures' Accuracy)."),
     _row("accuracy_cut", accuracy, params=CUTOFFS, defaults=(10,), label="accuracy", ir_names=("Accuracy",),
-         origin="ir_measures"),
+         defined_by="ir_measures"),
     # cwl_eval's C/W/L measures (ir_measures' INST, INSQ, BPM, SDCG, NERR8-11)
-    *(_row(name, cwl_measure(name), params=GAINS, ir_names=(name.upper(),), graded=True, origin="cwl_eval",
+    *(_row(name, cwl_measure(name), params=GAINS, ir_names=(name.upper(),), graded=True, defined_by="cwl_eval",
            param_names=CONTINUATIONS[name][1], cutoff_param="k" if "k" in CONTINUATIONS[name][1] else None,
            check=lambda pairs, name=name: cwl_check(name, pairs),
            syntax=f"{name}." + ",".join(f"{key}={value}" for key, value in CWL_EXAMPLES[name]), help=CWL_HELP[name])
       for name in CONTINUATIONS),
     # measures from the seeds that trec_eval lacks
-    _row("tse", total_search_efficiency, origin="seeds"),
-    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True, origin="seeds"),
+    _row("tse", total_search_efficiency, defined_by="seeds"),
+    _row("P_rare", rare_precision, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, needs_documents=True, defined_by="seeds"),
     _row("P_rare_norm", rare_precision_bounded, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
-         needs_documents=True, origin="seeds"),
-    _row("map_rare", rare_average_precision, needs_documents=True, origin="seeds"),
+         needs_documents=True, defined_by="seeds"),
+    _row("map_rare", rare_average_precision, needs_documents=True, defined_by="seeds"),
 )
 
 MEASURE_BY_NAME = {measure.name: measure for measure in MEASURES}
