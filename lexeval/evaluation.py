@@ -19,8 +19,8 @@ from .errors import UsageError
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, read_qrels
 from .io.irds import irds_qrels, is_irds
+from .io.runs import check_names, check_sources, coverage_notes, read_runs, sources_of
 from .io.source import Source
-from .io.sources import check_names, check_sources, coverage_notes, read_runs, sources_of
 from .io.subtopics import read_subtopic_qrels
 from .io.zscores import read_zscores
 from .measures import registry as m

@@ -177,7 +177,7 @@ def _notes(results, everything, names, verbose: bool, warn, complete: bool = Fal
     """The one-machine notes on dropped and missing queries, from the
     partitions' coverages (ranges in query order; a run's first unknown
     query is the one earliest in its file)."""
-    from ..io.sources import Coverage, notes
+    from ..io.runs import Coverage, notes
     if warn is None:
         from ..evaluation import note as warn
     first_unknown = [min((first for r in everything for first in r.unknown[index]), default=(None, None))[1]

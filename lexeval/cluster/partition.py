@@ -22,7 +22,7 @@ class PartitionResult:
 
     totals: object
     columns: list                             # (name, measure) of every column
-    coverage: object                          # what the runs left out here (lexeval.io.sources.Coverage)
+    coverage: object                          # what the runs left out here (lexeval.io.runs.Coverage)
     last: list[tuple[int, int]]               # per run: (piece, line) of its last line here
     tags: list[str]                           # per run: the tag of that line
     unknown: list[list]                       # per run: ((piece, line), qid) of the first query here the qrels lack
@@ -39,7 +39,7 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
     qrels, and any file the reader must open by name, written out to local
     files). ``per_query``: bring back -q's values; ``for_reports`` (the
     reports' options): those and what the reports need too."""
-    from ..io.sources import keep_freed_memory
+    from ..io.runs import keep_freed_memory
     keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
     try:
@@ -109,7 +109,7 @@ def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: lis
     except InputError as exc:
         raise _remapped(exc, local, maps, files) from None
     judgements, parsed = read[0]
-    from ..io.sources import Coverage
+    from ..io.runs import Coverage
     coverage = Coverage.of(judgements, parsed, keywords.get("level", 1))
     for run, path in zip(coverage.runs, files[1:]):
         run.path = path
@@ -197,7 +197,7 @@ def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> Par
         counts.append(len(seen))
         first = min(seen.items(), key=lambda item: item[1]) if seen else None
         unknown.append([(_position(piece_map, first[1]), first[0])] if first else [])
-    from ..io.sources import Coverage, RunCoverage
+    from ..io.runs import Coverage, RunCoverage
     coverage = Coverage([RunCoverage(path, 0, 0, None, count, None) for path, count in zip(files[1:], counts)])
     return PartitionResult(None, [], coverage, [_last_line(m) for m in maps[1:]],
                            [_last_tag(path) for path in local[1:]], unknown, counts, ["run"] * len(names))

@@ -10,13 +10,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import InputError, MissingFileError
-from ..io.blocks import failure
+from ..io.blocks import BOM, failure
+from ..io.source import parquet_ends
 
 BLOCK_BYTES = 32 << 20            # text read in byte ranges of this size
 LOCAL_BYTES = 128 << 20           # a local file's pieces: mapped, not read (fewer tasks: 0.25 -> 0.16 s on 0.9 GB)
 PARTITION_BYTES = 256 << 20       # about this much input text per partition (and two per worker at least)
 NO_LINES = "lexeval:partition-without-lines"   # the qid of a placeholder line (the reader refuses an empty run)
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -100,7 +100,7 @@ def _local_pieces(path: str, blocksize: int, kind: str, source: str) -> list[Pie
     ending after a line feed (a leading byte-order mark left out). The
     workers map them where they lie (the file must be where they see it, as
     for any path given to a cluster)."""
-    from ..io.blocks import BOM, read_error
+    from ..io.blocks import read_error
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -127,10 +127,7 @@ def _is_parquet(path: str) -> bool:
         if size < 12 or fsspec.utils.infer_compression(path):
             return False
         with fs.open(inner, "rb") as handle:
-            head = handle.read(4)
-            handle.seek(size - 8)
-            tail = handle.read(8)
-        return head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size
+            return parquet_ends(handle, size)
     except (OSError, ValueError):
         return False
 
@@ -159,32 +156,26 @@ def _piece_text(piece: Piece):
         return memoryview(mapped)[piece.start:piece.stop]
     if piece.row_group < 0:
         data = piece.block.compute(scheduler="sync") if hasattr(piece.block, "compute") else piece.block
-        if piece.index == 0 and data.startswith(_BOM):
-            data = data[len(_BOM):]
+        if piece.index == 0 and data.startswith(BOM):
+            data = data[len(BOM):]
         return data
     import fsspec
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.source import TABLE_COLUMNS
+    from ..io.source import table_column
     with fsspec.open(piece.path, "rb") as handle:
         table = pq.ParquetFile(handle).read_row_group(piece.row_group)
     wanted = ("qid", "docno", "score") if piece.kind == "run" else ("qid", "docno", "grade")
     text = []
     for name in wanted:
-        column = next((c for c in TABLE_COLUMNS[name] if c in table.column_names), None)
-        if column is None:
-            raise InputError(piece.source, f"no column {' or '.join(repr(c) for c in TABLE_COLUMNS[name])} "
-                                         f"(columns: {', '.join(table.column_names)})")
-        data = table.column(column)
-        if data.null_count:
-            raise InputError(piece.source, f"column '{column}' has missing values")
+        column, data = table_column(table, name, piece.source)
         if name == "score":
             data = pc.cast(data, pa.float64())     # printed shortest, so it reads back to the same float
             if pc.any(pc.is_nan(data)).as_py():
                 row = piece.first_row + int(pc.index(pc.is_nan(data), True).as_py()) + 1
-                raise InputError(piece.source, f"row {row}: score is NaN")
+                raise InputError(piece.source, "score is NaN", row, unit="row")
         elif name == "grade":
             data = pc.cast(data, pa.int64())
         text.append(pc.cast(data, pa.string()))
@@ -209,9 +200,7 @@ def _runs_of_lines(piece: Piece, bounds: list[bytes], by_qid: bool):
         raise failure(piece.source or piece.path, exc) from None
     from ..io import kernel
     if kernel.enabled():
-        lengths = np.cumsum([0, *map(len, bounds)]).astype(np.int64)
-        packed, lines = kernel._kernel.split_lines(text, b"".join(bounds), lengths.tobytes(), by_qid)
-        return text, np.frombuffer(packed, dtype=np.int64).reshape(-1, 7), lines
+        return (text, *kernel.split_lines(text, bounds, by_qid))
     return (text, *_numpy_runs(text, bounds, by_qid))
 
 
@@ -316,7 +305,7 @@ def _joined(text, ranges: np.ndarray) -> bytes:
     """The bytes of ``text`` in ``ranges`` (m, 2: start, stop), joined."""
     from ..io import kernel
     if kernel.enabled():
-        return kernel._kernel.gather_ranges(text, np.ascontiguousarray(ranges, dtype=np.int64))
+        return kernel.gather_ranges(text, ranges)
     view = memoryview(text)
     return b"".join(view[a:b] for a, b in ranges.tolist())
 

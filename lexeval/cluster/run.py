@@ -27,8 +27,8 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     each partition write them as a part file in ``output_format``;
     ``progress(done, total)`` follows the partitions."""
     from ..io.irds import is_irds
+    from ..io.runs import check_name, check_sources, sources_of
     from ..io.source import Source
-    from ..io.sources import check_name, check_sources, sources_of
     if is_irds(qrels):
         raise UsageError(f"{qrels}: qrels by ir_datasets id are read on one machine; with --cluster give a file "
                          "or URL the workers can read (ir_datasets keeps it under IR_DATASETS_HOME)")

@@ -22,9 +22,9 @@ from .order import trec_order
 from .source import (
     NOT_IN_QRELS,
     UNJUDGED,
+    Groups,
     Source,
-    _check_repeats,
-    _Groups,
+    check_repeats,
 )
 from .strings import (
     ArrayBuilder,
@@ -158,7 +158,7 @@ def read_qrels(given) -> Qrels:
     seen: dict[bytes, int] = {}
     # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost
     lines = source.size() // 8 + 16 if source.size() else 1 << 16
-    groups = _Groups(lines)
+    groups = Groups(lines)
     grade, docno_hash = ArrayBuilder(np.int16, lines), ArrayBuilder(np.uint64, lines)
     docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16), lines)
     for piece in source.blocks([QRELS_LAYOUT]):
@@ -178,7 +178,7 @@ def read_qrels(given) -> Qrels:
     rank[by_bytes] = np.arange(len(distinct_qids))
     query = rank[group]
     try:
-        _check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
+        check_repeats(source, query, docnos, groups, [QRELS_LAYOUT], 2, "is judged twice")
     except InputError as error:
         # the usual cause: judgements with a second column that means something (ndeval's subtopics)
         raise error.moved(hint="diversity judgements ('qid subtopic docno grade', a document once per subtopic) "
@@ -268,7 +268,7 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
     unknown: dict[bytes, int] = {}              # qids the qrels lack, first seen first
     # room for every line the file can hold (its shortest line has 6 bytes): reserved, only used pages cost
     lines = size // 6 + 16 if size else 1 << 16
-    groups = _Groups(lines)
+    groups = Groups(lines)
     score, code = ArrayBuilder(np.float64, lines), ArrayBuilder(np.int16, lines)
     row = ArrayBuilder(np.int32, lines) if options.keep_rows else None
     docno_chunks: list[ByteStrings] = []
@@ -296,7 +296,7 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         raise InputError(path, "empty run: no result lines")
     group = groups.group.build()
     docnos = ChunkedByteStrings(docno_chunks)
-    together = _check_repeats(source, group, docnos, groups, RUN_LAYOUTS, 2 if layout is RUN_LAYOUT else 1,
+    together = check_repeats(source, group, docnos, groups, RUN_LAYOUTS, 2 if layout is RUN_LAYOUT else 1,
                               "appears twice")
     num_lines = len(group)
     query = np.maximum(group, -1, out=group)

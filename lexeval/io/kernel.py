@@ -152,3 +152,18 @@ def scan(block, layout: int, look_up: tuple | None = None, into: dict | None = N
                    change_query[:changes].copy() if into else None, change_qid, all_change_qids, last_fields, flags,
                    newlines,
                    code[:lines] if into else None)
+
+
+def split_lines(text, bounds: list[bytes], by_qid: bool) -> tuple[np.ndarray, int]:
+    """The kernel's one pass over a cluster piece's text: (m, 7) int64 runs
+    of lines of one bucket (bucket, byte start, stop, first line, line
+    count, qid start, qid length), and the line count (see
+    lexeval.cluster.pieces)."""
+    lengths = np.cumsum([0, *map(len, bounds)]).astype(np.int64)
+    packed, lines = _kernel.split_lines(text, b"".join(bounds), lengths.tobytes(), by_qid)
+    return np.frombuffer(packed, dtype=np.int64).reshape(-1, 7), lines
+
+
+def gather_ranges(text, ranges: np.ndarray) -> bytes:
+    """The bytes of ``text`` in ``ranges`` (m, 2: start, stop), joined."""
+    return _kernel.gather_ranges(text, np.ascontiguousarray(ranges, dtype=np.int64))

@@ -208,19 +208,26 @@ def _is_parquet(path: str) -> bool:
         if size < 12:
             return False
         with open(path, "rb") as handle:
+            if parquet_ends(handle, size):
+                return True
+            handle.seek(0)
             head = handle.read(4)
-            handle.seek(size - 8)
-            tail = handle.read(8)
-        # PAR1 at both ends, and a footer that fits in the file: a text file
-        # whose first qid is "PAR1" is still text
-        if head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size:
-            return True
         if head == b"PAR1" and _binary(path):
             raise InputError(path, "starts as a Parquet file but does not end as one (PAR1 and its footer): "
                                    "truncated or damaged; write it again")
         return False
     except OSError:
         return False                # reading it as text says what is wrong
+
+
+def parquet_ends(handle, size: int) -> bool:
+    """Whether an open file of ``size`` bytes is Parquet: PAR1 at both ends,
+    and a footer that fits in the file (a text file whose first qid is
+    "PAR1" is still text). Local files and a cluster's fsspec files alike."""
+    head = handle.read(4)
+    handle.seek(size - 8)
+    tail = handle.read(8)
+    return head == b"PAR1" and tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 12 <= size
 
 
 def _binary(path: str) -> bool:
@@ -233,6 +240,20 @@ def _binary(path: str) -> bool:
 #: and ranx's (q_id, doc_id, score: ranx's qrels hold their grades in "score" too)
 TABLE_COLUMNS = {"qid": ("qid", "query_id", "q_id"), "docno": ("docno", "doc_id", "docid"), "score": ("score",),
                  "grade": ("relevance", "grade", "label", "rel", "score")}
+
+
+def table_column(table, name: str, where: str):
+    """(its name, the column) of a pyarrow Table's column for ``name`` (qid,
+    docno, score, grade) under any accepted name; none, or missing values,
+    is bad input."""
+    column = next((c for c in TABLE_COLUMNS[name] if c in table.column_names), None)
+    if column is None:
+        raise InputError(where, f"no column {' or '.join(repr(c) for c in TABLE_COLUMNS[name])} "
+                                f"(columns: {', '.join(table.column_names)})")
+    data = table.column(column)
+    if data.null_count:
+        raise InputError(where, f"column '{column}' has missing values")
+    return column, data
 
 
 def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
@@ -257,13 +278,7 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
     wanted = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "grade")
     values = {}
     for name in wanted:
-        column = next((c for c in TABLE_COLUMNS[name] if c in table.column_names), None)
-        if column is None:
-            raise InputError(where, f"no column {' or '.join(repr(c) for c in TABLE_COLUMNS[name])} "
-                                    f"(columns: {', '.join(table.column_names)})")
-        data = table.column(column)
-        if data.null_count:
-            raise InputError(where, f"column '{column}' has missing values")
+        column, data = table_column(table, name, where)
         if name in ("qid", "docno"):
             text = data if pa.types.is_string(data.type) or pa.types.is_large_string(data.type) \
                 or pa.types.is_binary(data.type) else pc.cast(data, pa.string())
@@ -297,7 +312,7 @@ def _scanned(columns: Columns) -> kernel.Scanned:
                           changed.__getitem__, lambda: changed, columns.last_fields)
 
 
-class _Groups:
+class Groups:
     """Each line's group (a number per qid) over a file's blocks, and what
     the kernel checked within groups: which groups may still repeat a docno
     (their lines span blocks, or lie apart, or a block was read by Python,
@@ -360,7 +375,7 @@ class _Groups:
         return not self.flags & (kernel.TIE_RISES if descending else kernel.TIE_FALLS)
 
 
-def _check_repeats(source: Source, group: np.ndarray, docnos, groups: _Groups, layouts: list[Layout],
+def check_repeats(source: Source, group: np.ndarray, docnos, groups: Groups, layouts: list[Layout],
                    docno_field: int, verb: str) -> bool:
     """Raise at the second line naming a (qid, docno), if any; returns
     whether each group's lines are together."""

@@ -87,7 +87,7 @@ def _discounted_gain(r: Rankings, gains: Gains) -> tuple[np.ndarray, np.ndarray]
     return gain, np.where(gain != 0, gain / np.log2(r.rank + 1.0), 0.0)
 
 
-def _gaining(r: Rankings, gains: Gains, positive_only: bool = False):
+def gaining(r: Rankings, gains: Gains, positive_only: bool = False):
     """(segment, rank, gain, gain / log2(rank + 1)) of the documents whose
     gain is non-zero (positive only, if asked), in segment and rank order."""
     gain = gains.of_codes(r.codes)
@@ -98,13 +98,13 @@ def _gaining(r: Rankings, gains: Gains, positive_only: bool = False):
 
 def dcg(r: Rankings, pairs) -> np.ndarray:
     """dcg: discounted cumulative gain (Jarvelin and Kekalainen 2002)."""
-    segment, _, _, discounted = _gaining(r, Gains(pairs))
+    segment, _, _, discounted = gaining(r, Gains(pairs))
     return np.bincount(segment, weights=discounted, minlength=r.num_segments)
 
 
 def dcg_cut(r: Rankings, cutoffs) -> np.ndarray:
     """dcg_cut.k: DCG of the top k; gains are the grades (ranx's dcg@k)."""
-    segment, rank, _, discounted = _gaining(r, Gains(), positive_only=True)
+    segment, rank, _, discounted = gaining(r, Gains(), positive_only=True)
 
     def at(cutoff):
         chosen = rank <= cutoff
@@ -126,7 +126,7 @@ def ndcg_cut(r: Rankings, cutoffs, gains=()) -> np.ndarray:
     """ndcg_cut.k: nDCG of the top k; gains are the grades, or what
     ``gains`` ((grade, gain) pairs: ir_measures' nDCG(gains={...})@k) maps them to."""
     table = Gains(tuple((str(grade), gain) for grade, gain in gains))
-    segment, rank, _, discounted = _gaining(r, table, positive_only=True)
+    segment, rank, _, discounted = gaining(r, table, positive_only=True)
     ideal = Ideal.of(r, table)
 
     def at(cutoff):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..rankings import Rankings, running_sum
 from .base import per_cutoff, ratio
-from .gains import Gains, Ideal, _gaining
+from .gains import Gains, Ideal, gaining
 
 #: gdeval's largest grade: ERR's stopping probability is (2^g - 1) / 2^4.
 MAX_GRADE = 4
@@ -46,7 +46,7 @@ def exponential_gains(r: Rankings) -> Gains:
 def dcg_exponential(r: Rankings, cutoffs) -> np.ndarray:
     """dcg_exp.k: DCG of the top k with gains 2^grade - 1 and a log2
     discount (ranx's dcg_burges@k)."""
-    segment, rank, _, discounted = _gaining(r, exponential_gains(r), positive_only=True)
+    segment, rank, _, discounted = gaining(r, exponential_gains(r), positive_only=True)
 
     def at(cutoff):
         chosen = rank <= cutoff
@@ -59,7 +59,7 @@ def ndcg_exponential(r: Rankings, cutoffs) -> np.ndarray:
     discount (gdeval's ndcg@k, ir_measures' nDCG(dcg=exp-log2)@k, ranx's
     ndcg_burges@k)."""
     gains = exponential_gains(r)
-    segment, rank, _, discounted = _gaining(r, gains, positive_only=True)
+    segment, rank, _, discounted = gaining(r, gains, positive_only=True)
     ideal = Ideal.of(r, gains)
 
     def at(cutoff):

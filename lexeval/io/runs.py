@@ -241,12 +241,14 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     if kernel.enabled():
         _ = qrels.kernel_tables   # made once, here, and inherited: not once per worker
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
-        futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
-        runs = []
-        for done, future in enumerate(futures, start=1):
-            runs.append(future.result())
-            if progress:
-                progress(done, len(sources))
-    _WORKER_QRELS = None
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
+            futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
+            runs = []
+            for done, future in enumerate(futures, start=1):
+                runs.append(future.result())
+                if progress:
+                    progress(done, len(sources))
+    finally:
+        _WORKER_QRELS = None            # a failed read keeps no qrels alive either
     return runs
