@@ -305,6 +305,10 @@ class Preferences:
         gathered.__dict__["values"], gathered.__dict__["levels"] = values, levels
         return gathered
 
+    def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
+        """(P, compared Q) preference ``name`` of ``pairs`` (a, b), a < b."""
+        return self.values[name][pair_rows(self.rankings.num_runs, pairs)]
+
     @property
     def block_size(self) -> int:
         """Pairs per block."""

@@ -11,6 +11,8 @@ class ResultViews:
     """Methods over a result's run names, columns, summaries, pairs and tests."""
 
     zscores = None          # -Z's reference means and sds, where the values are z-scores
+    parts = None            # a cluster's: the part files of per-query lines its partitions wrote (--output)
+    degradation_totals = None   # the degradation report's counts, where a cluster's partitions made them
 
     def column(self, name: str):
         """The column of a measure by any accepted name: printed (``ndcg_cut_10``),

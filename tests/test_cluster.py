@@ -591,6 +591,10 @@ def _bad_inputs(folder):
         paths[kind].write_bytes(data)
     paths["missing file"] = folder / "no-such-run"
     paths["directory"] = folder
+    if os.geteuid() != 0:                   # root reads any file
+        paths["permission"] = folder / "unreadable"
+        paths["permission"].write_bytes(run)
+        paths["permission"].chmod(0)
     return paths
 
 
@@ -604,7 +608,7 @@ def test_bad_input_says_the_same_on_a_cluster(cluster, tmp_path):
     assert len(kinds) >= 12
     for kind, path in kinds.items():
         for as_stdin in (False, True):
-            if as_stdin and not path.is_file():
+            if as_stdin and (not path.is_file() or kind == "permission"):
                 continue
             args = [qrels, "-" if as_stdin else path, good]
             stdin = path.read_bytes() if as_stdin else None

@@ -304,8 +304,8 @@ def _note(text: str) -> None:
 def _write_parts(evaluation, printing) -> None:
     """--output: the per-query lines as part files (the cluster's partitions
     wrote theirs; one machine writes one)."""
-    parts = getattr(evaluation, "parts", None)
-    if parts is None:
+    parts = evaluation.parts
+    if parts is None:                   # one machine: it writes its one part here
         from ..output.records import write_part
         try:
             parts = [write_part(evaluation, printing.output_dir, 0, printing.format)]

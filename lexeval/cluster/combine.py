@@ -94,6 +94,11 @@ class _GatheredPreferences:
         self.rankings = _Runs(num_runs)
         self.slot = {int(row): i for i, row in enumerate(pair_rows(num_runs, pairs).tolist())}
 
+    def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
+        """(P, compared Q) preference ``name`` of ``pairs``, among the printed ones."""
+        from ..preferences import pair_rows
+        return self.values[name][[self.slot[int(row)] for row in pair_rows(self.rankings.num_runs, pairs).tolist()]]
+
     def blocks(self, rows):
         index = np.array([self.slot[int(row)] for row in rows], dtype=np.int64)
         yield rows, {name: v[index] for name, v in self.values.items()}, {}

@@ -30,7 +30,6 @@ from importlib import resources
 import numpy as np
 
 from ..interface import Result
-from ..preferences import pair_rows
 from ..stats.pairs import testable
 from .tables import summary_table
 
@@ -86,7 +85,6 @@ def page_data(evaluation: Result, report_lines=None) -> dict:
         # the printed pairs' (with a baseline, its pairs only): one machine has every pair's preferences,
         # a cluster gathers the printed ones
         known = evaluation.pairs
-        rows = pair_rows(len(runs), known) if hasattr(evaluation.preferences, "pair_array") else None
         at = index[known[:, 0], known[:, 1]]
         size = int(index.max(initial=-1)) + 1
         best = int(np.argmax(evaluation.run_preference_summary(evaluation.preference_names()[0])[0])) \
@@ -94,8 +92,7 @@ def page_data(evaluation: Result, report_lines=None) -> dict:
         keep_all = size * max(len(compared), 1) <= PREFERENCE_CELLS
         kept = [i for i, (a, b) in enumerate(known.tolist()) if keep_all or best in (a, b)]
         for name in evaluation.preference_names():
-            values = evaluation.preferences.values[name]
-            values = values if rows is None else values[rows]
+            values = evaluation.preferences.of_pairs(name, known)
             mean, win, loss, tie = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(3))
             mean[at] = values.mean(axis=1) if values.shape[1] else 0.0
             win[at], loss[at], tie[at] = (values > 0).sum(axis=1), (values < 0).sum(axis=1), (values == 0).sum(axis=1)

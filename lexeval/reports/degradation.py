@@ -100,7 +100,7 @@ def degradation(evaluation, options: ReportOptions, progress: Callable | None = 
     """Re-evaluates the same measures on rankings with labels removed: the
     mean and sd over the samples of each fraction's tie and agreement rates."""
     # a cluster's partitions counted their queries already; one machine counts here
-    counts = getattr(evaluation, "degradation_totals", None) or degradation_counts(evaluation, options, progress)
+    counts = evaluation.degradation_totals or degradation_counts(evaluation, options, progress)
     lines = []
     for f, fraction in enumerate(options.fractions):
         for name, table in counts.items():
