@@ -7,6 +7,7 @@ and line; a partition sends back sums, not per-query values."""
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
 import random
 import subprocess
