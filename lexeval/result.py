@@ -41,8 +41,8 @@ class ResultViews:
             raise KeyError(f"{name} ({printed}) was not computed; computed here: {computed}")
         return printed
 
-    def to_frame(self, kind: str = "records", *, per_query: bool = True, summary: bool = True,
-                 library: str | None = None, measures=None):
+    def to_frame(self, per_query: bool = True, summary: bool = True, library: str | None = None, measures=None,
+                 *, kind: str = "records"):
         """A tidy frame. ``kind``: "records" (every printed line: run or
         pair, measure, qid, a numeric value, and text for runid), "summary"
         (run, measure, value), "per_query" (run, qid, measure, value),
@@ -54,15 +54,15 @@ class ResultViews:
 
     def summary_frame(self, measures=None, library: str | None = None):
         """run, measure, value: ``.pivot(index="run", columns="measure", values="value")``."""
-        return self.to_frame("summary", measures=measures, library=library)
+        return self.to_frame(measures=measures, library=library, kind="summary")
 
     def query_frame(self, measures=None, library: str | None = None):
         """run, qid, measure, value: every per-query value a run's average counts."""
-        return self.to_frame("per_query", measures=measures, library=library)
+        return self.to_frame(measures=measures, library=library, kind="per_query")
 
     def pair_frame(self, measures=None, library: str | None = None):
         """pair, a, b, measure, mean, win, loss, tie, p, raw_p, ci_low, ci_high, effect."""
-        return self.to_frame("pairs", measures=measures, library=library)
+        return self.to_frame(measures=measures, library=library, kind="pairs")
 
     def pair(self, name: str, measures=None) -> dict[str, dict[str, float]]:
         """One tested pair's values, ``"A:B"`` in either order: per measure its
