@@ -9,6 +9,8 @@ CORRECTION_TITLES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "
                      "bh": "Benjamini-Hochberg"}
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation")
 FORMATS = ("text", "json", "csv", "table", "latex", "markdown", "html")
+#: The gate's rules: fail where significantly worse, or pass only where shown not worse by the margin.
+GATE_TESTS = ("worse", "non-inferiority")
 #: The formats written record by record (and --output's part files).
 RECORD_FORMATS = FORMATS[:3]
 #: trec_eval's judgement formats (-R): a qrels, or judgements with a group per line.

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .choices import AGGREGATES
+from .choices import AGGREGATES, GATE_TESTS
 from .errors import UsageError
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, read_qrels
@@ -163,11 +163,10 @@ class Evaluation(ResultViews):
         score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
-    def gate_verdicts(self, gates: list[str], margin: float = 0.0) -> list[GateVerdict]:
+    def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse") -> list[GateVerdict]:
         """A verdict per candidate run and each of ``gates`` (printed measure
-        names): failed where worse than the baseline by more than ``margin``
-        with p < alpha."""
-        return gate_of(self, gates, margin)
+        names), by ``gate_test`` (see :func:`lexeval.stats.gate.gate_verdicts`)."""
+        return gate_of(self, gates, margin, gate_test)
 
     def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
         """Runs significantly worse than the baseline on each of ``gates``
@@ -184,14 +183,14 @@ class Evaluation(ResultViews):
 
 
 
-def gate_of(result, gates: list[str], margin: float) -> list[GateVerdict]:
+def gate_of(result, gates: list[str], margin: float, gate_test: str = "worse") -> list[GateVerdict]:
     """The gate's verdicts of a result (one machine's or the cluster's),
     with each metric's summary values beside them."""
     tested = result.tests.p if result.tests is not None else {}
     run_values = {column.name: result.summary(column) for column in result.columns
                   if column.name in gates and column.name in tested}
     return gate_verdicts(result.tests, result.totals, result.pairs, result.run_names, result.options, gates,
-                         margin, run_values)
+                         margin, run_values, choice("gate_test", gate_test, GATE_TESTS))
 
 
 def compute_columns(rankings: Rankings, requests) -> list[Column]:

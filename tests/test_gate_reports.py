@@ -15,6 +15,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import CRANFIELD, EXAMPLES, ROOT, run_cli
 
@@ -45,8 +46,8 @@ def test_junit_report(tmp_path, verdicts):
     assert root.tag == "testsuites" and root.get("tests") == "6" and root.get("failures") == "3"
     suite = root.find("testsuite")
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
-    assert properties == {"baseline": "bm25okapi", "test": "t", "alpha": "0.05", "correction": "holm",
-                          "margin": "0", "confidence": "0.95"}
+    assert properties == {"baseline": "bm25okapi", "gate test": "worse", "test": "t", "alpha": "0.05",
+                          "correction": "holm", "margin": "0", "confidence": "0.95"}
     cases = {(case.get("name"), case.get("classname")): case for case in suite.findall("testcase")}
     assert len(cases) == 6
     failed = cases[("tfidf_title", "lexeval.gate.map")].find("failure")
@@ -99,7 +100,8 @@ def test_a_passing_gate_says_so_in_one_line():
 def test_a_failure_names_margin_and_alpha():
     result = run_cli([*GATE, "--gate-margin", "0.01", QRELS, BASE, WORSE])
     assert result.code == 1
-    first = result.err.splitlines()[0]
+    warning, first = result.err.splitlines()[:2]           # a margin this small is beyond the gate's power
+    assert warning.startswith("lexeval: warning: the gate's power is below 0.8")
     assert first.startswith("lexeval: gate failed: tfidf_title is worse than bm25okapi on map: difference -0.0779 "
                             "(95% CI [")
     assert first.endswith("< alpha 0.05 (correction holm), margin 0.01")
@@ -209,3 +211,78 @@ def test_gate_sh_from_another_folder_on_bz2_copies(tmp_path):
     usage = subprocess.run(["bash", str(ROOT / "examples" / "ci" / "gate.sh"), "only-qrels"],
                            capture_output=True, text=True)
     assert usage.returncode == 2 and usage.stderr.startswith("usage: gate.sh QRELS BASELINE CANDIDATE")
+
+
+# ---------------------------------------------------------------- non-inferiority and power
+
+
+def _differences(ev, measure: str, run: int, baseline: int = 0):
+    values = ev.column(measure).values[:, ev.compared]
+    return values[run] - values[baseline]
+
+
+def test_non_inferiority_p_is_the_one_sided_t_test():
+    from scipy import stats
+    ev = _evaluate()
+    verdicts = {(v.run, v.measure): v for v in ev.gate_verdicts(["map", "ndcg_cut_10"], 0.01, "non-inferiority")}
+    raw = {}
+    for measure in ("map", "ndcg_cut_10"):
+        for run, index in (("tfidf_title", 1), ("bm25plus", 2)):
+            raw[run] = stats.ttest_1samp(_differences(ev, measure, index) + 0.01, 0.0, alternative="greater").pvalue
+        holm = sorted(raw.values())
+        want = {run: min(1.0, max(holm[0] * 2, holm[1])) if p == holm[1] else min(1.0, holm[0] * 2)
+                for run, p in raw.items()}
+        for run in raw:
+            assert verdicts[(run, measure)].p == pytest.approx(want[run], rel=1e-9, abs=1e-300)
+    assert not verdicts[("tfidf_title", "map")].passed and verdicts[("bm25plus", "map")].passed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_gate_power_equals_statsmodels(seed):
+    """The power of the gate's test and the queries 0.8 needs, against
+    statsmodels' TTestPower on random effects, sizes and levels."""
+    power_module = pytest.importorskip("statsmodels.stats.power")
+    from lexeval.stats.gate import gate_power
+    rng = np.random.default_rng(seed)
+    spread, queries, alpha = rng.uniform(0.05, 0.4), int(rng.integers(5, 400)), float(rng.choice([0.01, 0.05, 0.1]))
+    drop = spread * rng.uniform(0.05, 0.8)
+    for gate_test, alternative in (("worse", "two-sided"), ("non-inferiority", "larger")):
+        power, needed = gate_power(drop, spread, queries, alpha, gate_test)
+        analysis = power_module.TTestPower()
+        want = analysis.power(effect_size=drop / spread, nobs=queries, alpha=alpha, alternative=alternative)
+        if np.isnan(want):              # scipy's noncentral t fails far in its tail (both tools use it)
+            assert power > 0.999
+            continue
+        assert power == pytest.approx(want, abs=1e-9)
+        if power < 0.8:
+            exact = analysis.solve_power(effect_size=drop / spread, power=0.8, alpha=alpha, alternative=alternative)
+            assert needed == int(np.ceil(exact - 1e-9))
+        else:
+            assert needed == queries
+
+
+def test_a_weak_gate_warns_how_many_queries_it_needs():
+    result = run_cli(["-m", "map", "--baseline", "bm25okapi", "--gate", "map", "--gate-margin", "0.002", QRELS, BASE,
+                      BETTER])
+    assert result.code == 0
+    warning, passed = result.err.splitlines()
+    assert warning.startswith("lexeval: warning: the gate's power is below 0.8 for 1 of 1 run and measure pairs; "
+                              "lowest 0.")
+    assert warning.endswith("queries would give 0.8") and passed.startswith("lexeval: gate passed:")
+
+
+def test_non_inferiority_on_the_command_line(tmp_path):
+    report = tmp_path / "gate.xml"
+    result = run_cli(["-m", "map", "--baseline", "bm25okapi", "--gate", "map", "--gate-test", "non-inferiority",
+                      "--gate-margin", "0.01", "--gate-report", report, QRELS, BASE, WORSE, BETTER])
+    assert result.code == 1
+    assert "gate failed: tfidf_title is not shown non-inferior to bm25okapi on map within margin 0.01" in result.err
+    suite = ET.parse(report).getroot().find("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert properties["gate test"] == "non-inferiority" and properties["margin"] == "0.01"
+    passed = [case for case in suite.findall("testcase") if case.get("name") == "bm25plus"][0]
+    assert "gate test: non-inferiority" in passed.find("system-out").text
+    assert "power: " in passed.find("system-out").text
+    no_margin = run_cli(["--baseline", "bm25okapi", "--gate", "map", "--gate-test", "non-inferiority", QRELS, BASE,
+                         BETTER])
+    assert no_margin.code == 2 and "needs --gate-margin D > 0" in no_margin.err and no_margin.out == ""

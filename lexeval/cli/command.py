@@ -15,6 +15,7 @@ from ..choices import (
     AGGREGATES,
     CORRECTIONS,
     FORMATS,
+    GATE_TESTS,
     LABEL_POLICIES,
     REL_FORMATS,
     REPORTS,
@@ -120,6 +121,11 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "on MEASURE (repeatable, e.g. --gate map --gate LP).")
 @click.option("--gate-margin", type=Real(0, None), default=0.0, show_default=True,
               metavar="D", help="Tolerate drops smaller than D on gate measures.")
+@click.option("--gate-test", "gate_test", type=click.Choice(GATE_TESTS), default="worse", show_default=True,
+              help="The gate's rule: worse (fail where a run is significantly worse than the baseline by more than "
+                   "the margin) or non-inferiority (pass only where a one-sided t-test shows a run is not worse "
+                   "by --gate-margin D or more). Either way a warning says where the gate's power to see a drop "
+                   "of D is below 0.8, and how many queries would give 0.8.")
 @click.option("--gate-report", "gate_report", metavar="FILE", default=None,
               help="With --gate: write the verdicts as a JUnit XML report to FILE (a test case per candidate run "
                    "and gate measure; GitHub, GitLab and Jenkins read it). Where GITHUB_STEP_SUMMARY is set, the "
@@ -232,7 +238,7 @@ def run(call: Call) -> None:
                               for_reports=report_options if client is not None and reports.names else None,
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
-        verdicts = evaluation.gate_verdicts(gate_names, call.gate.margin) if gate_names else []
+        verdicts = evaluation.gate_verdicts(gate_names, call.gate.margin, call.gate.test) if gate_names else []
         report_lines = []
         if reports.names:
             from ..reports import run_reports
@@ -261,7 +267,10 @@ def run(call: Call) -> None:
     if timings is not None:
         click.echo(f"lexeval: {timings.line()}", err=True)
     if verdicts:
-        from ..output.gate_report import failure_line, passed_line
+        from ..output.gate_report import failure_line, passed_line, power_warning
+        warning = power_warning(verdicts)
+        if warning:
+            click.echo(f"lexeval: {warning}", err=True)
         failed = [verdict for verdict in verdicts if not verdict.passed]
         for verdict in failed:
             click.echo(f"lexeval: {failure_line(verdict)}", err=True)

@@ -148,6 +148,7 @@ class Gate:
     measures: tuple[str, ...]
     margin: float
     report: str | None = None       # --gate-report: a JUnit XML file
+    test: str = "worse"             # --gate-test
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ def collect(params: dict) -> Call:
                             correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
                             baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
                             resamples=params["resamples"]),
-        Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"]),
+        Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"], params["gate_test"]),
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
                 params["samples"], params["label_policy"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
@@ -251,6 +252,8 @@ def check(call: Call) -> None:
         raise UsageError("--gate-report writes the gate's verdicts: add --gate MEASURE (and --baseline RUN)")
     if gate.report:
         check_writable(gate.report, "--gate-report")
+    if gate.test == "non-inferiority" and not gate.margin > 0:
+        raise UsageError("--gate-test non-inferiority needs --gate-margin D > 0 (the drop that counts as worse)")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:

@@ -59,9 +59,9 @@ class Combined(ResultViews):
         score = self.pair_summary.scores[name]
         return score, rank_runs(score)
 
-    def gate_verdicts(self, gates: list[str], margin: float = 0.0):
+    def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse"):
         from ..evaluation import gate_of
-        return gate_of(self, gates, margin)
+        return gate_of(self, gates, margin, gate_test)
 
     def gate_failures(self, gates: list[str], margin: float = 0.0):
         from ..stats.gate import failures_of

@@ -30,9 +30,29 @@ def interval(verdict: GateVerdict) -> str:
 
 def failure_line(verdict: GateVerdict) -> str:
     """The line a failed verdict prints on standard error."""
+    if verdict.gate_test == "non-inferiority":
+        return (f"gate failed: {verdict.run} is not shown non-inferior to {verdict.baseline} on {verdict.measure} "
+                f"within margin {verdict.margin:g}: difference {verdict.difference:+.4f} ({interval(verdict)}), "
+                f"one-sided p = {verdict.p:.4g} >= alpha {verdict.alpha:g} (correction {verdict.correction})")
     return (f"gate failed: {verdict.run} is worse than {verdict.baseline} on {verdict.measure}: "
             f"difference {verdict.difference:+.4f} ({interval(verdict)}), p = {verdict.p:.4g} < alpha "
             f"{verdict.alpha:g} (correction {verdict.correction}), margin {verdict.margin:g}")
+
+
+def power_warning(verdicts: list[GateVerdict]) -> str | None:
+    """One line where the gate's power to see its drop is below 0.8 for some
+    run and measure: how many, the weakest, and the queries 0.8 needs."""
+    from ..stats.gate import POWER_WANTED
+    weak = [v for v in verdicts if v.power == v.power and v.power < POWER_WANTED]
+    if not weak:
+        return None
+    weakest = min(weak, key=lambda v: v.power)
+    needed = f"{weakest.queries_for_power:,} queries would give {POWER_WANTED:g}" if weakest.queries_for_power \
+        else f"no number of queries up to 10,000,000 gives {POWER_WANTED:g}"
+    drop = f"margin {weakest.margin:g}" if weakest.margin > 0 else "half the differences' standard deviation"
+    return (f"warning: the gate's power is below {POWER_WANTED:g} for {len(weak)} of {len(verdicts)} run and "
+            f"measure pairs; lowest {weakest.power:.2f}, {weakest.run} on {weakest.measure}, to see a drop of "
+            f"{weakest.drop:.4g} ({drop}) with its queries; {needed}")
 
 
 def passed_line(verdicts: list[GateVerdict]) -> str:
@@ -40,10 +60,13 @@ def passed_line(verdicts: list[GateVerdict]) -> str:
     first = verdicts[0]
     runs = list(dict.fromkeys(v.run for v in verdicts))
     measures = list(dict.fromkeys(v.measure for v in verdicts))
-    return (f"gate passed: {len(runs)} run{'s' * (len(runs) != 1)} x {len(measures)} "
-            f"measure{'s' * (len(measures) != 1)} ({', '.join(measures)}) against {first.baseline}: none worse by "
-            f"more than margin {first.margin:g} with p < alpha {first.alpha:g} ({first.test} test, correction "
-            f"{first.correction})")
+    shape = (f"gate passed: {len(runs)} run{'s' * (len(runs) != 1)} x {len(measures)} "
+             f"measure{'s' * (len(measures) != 1)} ({', '.join(measures)}) against {first.baseline}: ")
+    if first.gate_test == "non-inferiority":
+        return (shape + f"each shown not worse by margin {first.margin:g} or more, one-sided p < alpha "
+                        f"{first.alpha:g} (t test, correction {first.correction})")
+    return (shape + f"none worse by more than margin {first.margin:g} with p < alpha {first.alpha:g} ({first.test} "
+                    f"test, correction {first.correction})")
 
 
 def junit_xml(verdicts: list[GateVerdict]) -> str:
@@ -60,7 +83,8 @@ def junit_xml(verdicts: list[GateVerdict]) -> str:
     if verdicts:
         first = verdicts[0]
         properties = ET.SubElement(suite, "properties")
-        for name, value in (("baseline", baseline), ("test", first.test), ("alpha", f"{first.alpha:g}"),
+        for name, value in (("baseline", baseline), ("gate test", first.gate_test), ("test", first.test),
+                            ("alpha", f"{first.alpha:g}"),
                             ("correction", first.correction), ("margin", f"{first.margin:g}"),
                             ("confidence", f"{first.confidence:g}")):
             ET.SubElement(properties, "property", name=name, value=value)
@@ -83,7 +107,9 @@ def _details(verdict: GateVerdict) -> str:
              f"run value: {_number(verdict.run_value)}", f"baseline value: {_number(verdict.baseline_value)}",
              f"difference: {verdict.difference:+.4f}", f"confidence interval: {interval(verdict)}",
              f"p: {verdict.p:.4g}", f"alpha: {verdict.alpha:g}", f"test: {verdict.test}",
-             f"correction: {verdict.correction}", f"margin: {verdict.margin:g}",
+             f"correction: {verdict.correction}", f"margin: {verdict.margin:g}", f"gate test: {verdict.gate_test}",
+             f"power: {_number(verdict.power)} to see a drop of {verdict.drop:.4g}"
+             + (f" ({verdict.queries_for_power} queries would give 0.8)" if verdict.queries_for_power else ""),
              f"verdict: {'pass' if verdict.passed else 'fail'}"]
     return _clean("\n".join(lines))
 
@@ -94,14 +120,19 @@ def markdown_summary(verdicts: list[GateVerdict]) -> str:
     failed = sum(not v.passed for v in verdicts)
     first = verdicts[0]
     head = (f"### lexeval gate: {'FAILED, ' + str(failed) + ' of ' + str(len(verdicts)) if failed else 'passed'}"
-            f"\n\nAgainst `{_cell(first.baseline)}`: a run fails a measure where it is worse by more than "
-            f"{first.margin:g} with p < {first.alpha:g} ({first.test} test, correction {first.correction}).\n\n")
+            f"\n\nAgainst `{_cell(first.baseline)}`: " + (
+                f"a run passes a measure only where a one-sided t-test shows it is not worse by {first.margin:g} "
+                f"or more, p < {first.alpha:g} (correction {first.correction}).\n\n"
+                if first.gate_test == "non-inferiority" else
+                f"a run fails a measure where it is worse by more than {first.margin:g} with p < {first.alpha:g} "
+                f"({first.test} test, correction {first.correction}).\n\n"))
     rows = ["| baseline | candidate | measure | baseline value | candidate value | difference | "
-            f"{first.confidence:.0%} CI | p | verdict |", "|---|---|---|---:|---:|---:|---|---:|---|"]
+            f"{first.confidence:.0%} CI | p | power | verdict |", "|---|---|---|---:|---:|---:|---|---:|---:|---|"]
     for v in verdicts:
         rows.append(f"| {_cell(v.baseline)} | {_cell(v.run)} | {_cell(v.measure)} | {_number(v.baseline_value)} | "
                     f"{_number(v.run_value)} | {v.difference:+.4f} | [{_number(v.ci_low)}, {_number(v.ci_high)}] | "
-                    f"{v.p:.4g} | {'pass' if v.passed else '**fail**'} |")
+                    f"{v.p:.4g} | {_number(v.power)[:4] if v.power == v.power else 'n/a'} | "
+                    f"{'pass' if v.passed else '**fail**'} |")
     return head + "\n".join(rows) + "\n\n"
 
 

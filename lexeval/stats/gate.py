@@ -15,6 +15,11 @@ import numpy as np
 from ..errors import UsageError
 from .pairs import PairTests, SignificanceOptions
 
+POWER_WANTED = 0.8
+#: the drop the gate should see when no margin names one: half the differences' standard deviation
+#: (Cohen's "medium" standardized effect)
+DEFAULT_EFFECT = 0.5
+
 
 @dataclass(frozen=True)
 class GateVerdict:
@@ -35,12 +40,10 @@ class GateVerdict:
     run_value: float      # the measure's summary value (NaN for preferences: they have no per-run value)
     baseline_value: float
     passed: bool
-
-    @property
-    def rule(self) -> str:
-        """The rule in words, for messages and reports."""
-        return (f"fails where worse than the baseline by more than {self.margin:g} with p < {self.alpha:g} "
-                f"({self.test} test, correction {self.correction})")
+    gate_test: str = "worse"        # worse: fail where significantly worse; non-inferiority: pass where shown
+    drop: float = float("nan")      # the drop the power is of: the margin, or DEFAULT_EFFECT sd
+    power: float = float("nan")     # the gate's power to see that drop with the queries at hand
+    queries_for_power: int = 0      # queries that would give POWER_WANTED (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -53,13 +56,24 @@ class GateFailure:
 
 def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run_names: list[str],
                   options: SignificanceOptions, gates: list[str], margin: float = 0.0,
-                  run_values: dict[str, np.ndarray] | None = None) -> list[GateVerdict]:
+                  run_values: dict[str, np.ndarray] | None = None, gate_test: str = "worse") -> list[GateVerdict]:
     """A verdict per gate measure and candidate (gate by gate, candidates in
     command-line order). ``tests`` are those of ``pairs``, every pair holding
     the baseline; ``totals`` give the difference's t interval where --ci did
-    not compute one; ``run_values`` the (R,) summary value of each metric."""
+    not compute one; ``run_values`` the (R,) summary value of each metric.
+
+    ``gate_test`` "worse" fails a candidate where it is worse by more than
+    ``margin`` with p < alpha (the pair's own test); "non-inferiority"
+    passes it only where a one-sided t-test of the mean difference (or mean
+    preference) against -``margin`` rejects "worse by the margin or more"
+    at alpha (corrected over the candidates). Each verdict carries the power
+    of its test to see a drop of the margin (or of half the differences'
+    standard deviation where the margin is 0)."""
     if tests is None or options.baseline is None:
         raise UsageError("--gate needs two or more runs, --baseline RUN and a test (--test t or randomization)")
+    if gate_test == "non-inferiority" and not margin > 0:
+        raise UsageError("--gate-test non-inferiority needs --gate-margin D > 0 (the drop that counts as worse)")
+    from .significance import correct
     from .totals import t_interval
     baseline = run_names.index(options.baseline)
     run_values = run_values or {}
@@ -74,19 +88,77 @@ def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run
             moments = totals.metrics[gate] if gate in totals.metrics else totals.preferences[gate]
             low, high = t_interval(moments, options.confidence)
         values = run_values.get(gate)
+        moments = totals.metrics[gate] if gate in totals.metrics else totals.preferences[gate]
+        signs = np.array([1.0 if b == baseline else -1.0 for a, b in pairs.tolist()])     # candidate minus baseline
+        means, spreads, counts = signs * moments.mean(), moments.spread(), moments.count()
+        if gate_test == "non-inferiority":
+            ps = correct(non_inferiority_p(means, spreads, counts, margin), options.correction)
+        else:
+            ps = tests.p[gate]
         for row, (a, b) in enumerate(pairs.tolist()):
             other = b if a == baseline else a
-            sign = 1.0 if other == a else -1.0          # differences are A minus B
-            difference = float(sign * tests.mean_difference[gate][row])
-            interval = sorted((float(sign * low[row]), float(sign * high[row])))
-            p = float(tests.p[gate][row])
+            difference = float(means[row])
+            interval = sorted((float(signs[row] * low[row]), float(signs[row] * high[row])))
+            p = float(ps[row])
+            drop = margin if margin > 0 else DEFAULT_EFFECT * float(spreads[row])
+            power, needed = gate_power(drop, float(spreads[row]), int(counts[row]), options.alpha, gate_test)
+            passed = p < options.alpha if gate_test == "non-inferiority" else \
+                not (difference < -margin and p < options.alpha)
             verdicts.append(GateVerdict(
                 run_names[other], options.baseline, gate, difference, interval[0], interval[1], options.confidence,
-                p, options.alpha, options.correction, margin, options.test,
+                p, options.alpha, options.correction, margin, "t" if gate_test == "non-inferiority" else options.test,
                 float(values[other]) if values is not None else float("nan"),
                 float(values[baseline]) if values is not None else float("nan"),
-                passed=not (difference < -margin and p < options.alpha)))
+                passed=passed, gate_test=gate_test, drop=drop, power=power, queries_for_power=needed))
     return verdicts
+
+
+def non_inferiority_p(means: np.ndarray, spreads: np.ndarray, counts: np.ndarray, margin: float) -> np.ndarray:
+    """(P,) one-sided p of the paired t-test of H0 "mean difference <= -margin"
+    against H1 "mean difference > -margin" (the candidate is not worse by the
+    margin or more)."""
+    from scipy.stats import t
+    p = np.ones(len(means))
+    varies = (spreads > 0) & (counts >= 2)
+    statistic = (means[varies] + margin) / (spreads[varies] / np.sqrt(counts[varies]))
+    p[varies] = t.sf(statistic, counts[varies] - 1)
+    p[~varies & (counts >= 2) & (means > -margin)] = 0.0     # every difference equal, and above -margin
+    return p
+
+
+def gate_power(drop: float, spread: float, queries: int, alpha: float, gate_test: str) -> tuple[float, int]:
+    """(power, queries for POWER_WANTED) of the gate's paired t-test to see a
+    true difference of ``drop`` (standard deviation ``spread``): the two-sided
+    test's power to find a drop of ``drop`` ("worse"), or the one-sided
+    test's power to show non-inferiority by the margin ``drop`` when the
+    runs are equal ("non-inferiority"). NaN where the differences do not vary."""
+    if not (spread > 0 and drop > 0 and queries >= 2):
+        return float("nan"), 0
+
+    def power(n: int) -> float:
+        from scipy.stats import nct, norm, t
+        shift = drop / spread * np.sqrt(n)
+        if gate_test == "non-inferiority":
+            critical = t.isf(alpha, n - 1)
+            value = nct.sf(critical, n - 1, shift)
+            # far in the tail scipy's noncentral t gives NaN; the normal is exact enough there
+            return float(norm.sf(critical - shift) if np.isnan(value) else value)
+        critical = t.isf(alpha / 2, n - 1)
+        value = nct.sf(critical, n - 1, shift) + nct.cdf(-critical, n - 1, shift)
+        return float(norm.sf(critical - shift) + norm.cdf(-critical - shift) if np.isnan(value) else value)
+
+    achieved = power(queries)
+    if achieved >= POWER_WANTED:
+        return achieved, queries
+    low, high = queries, queries
+    while power(high) < POWER_WANTED:           # doubling, then bisection: power grows with n
+        low, high = high, high * 2
+        if high > 10_000_000:
+            return achieved, 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if power(middle) < POWER_WANTED else (low, middle)
+    return achieved, high
 
 
 def failures_of(verdicts: list[GateVerdict]) -> list[GateFailure]:
