@@ -478,6 +478,7 @@ def test_the_html_page_is_one_machines(cluster):
      "-m", "LP", "-m", "rrLP", "-m", "RPP", "-m", "P.10", "--format", "html"],
     ["--report", "degradation", "--samples", "3", "--fractions", "1,0.5,0.2"],          # label draws keyed per label
     ["--report", "degradation", "--label-policy", "pool", "--samples", "2", "-m", "map", "-m", "LP"],
+    ["--report", "power", "--delta", "0.05", "-m", "map", "-m", "LR", "--format", "csv"],
 ])
 def test_reports_print_the_same(cluster, options):
     same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])

@@ -132,7 +132,7 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "gate also appends a Markdown table to that file.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
               help="Print an analysis instead of the measures (repeatable): ties, agreement, "
-                   "discrimination, stability, degradation. Needs 2+ runs.")
+                   "discrimination, stability, degradation, power (queries needed to see --delta). Needs 2+ runs.")
 @click.option("--reference", default="recip_rank", show_default=True, metavar="MEASURE",
               help="Reference measure of the agreement and stability reports.")
 @click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -144,6 +144,11 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
 @click.option("--label-policy", type=click.Choice(LABEL_POLICIES), default="random", show_default=True,
               help="Which relevant labels the degradation report keeps: random, or pool (those of the documents "
                    "most runs retrieve, as pref_eval's pool policy).")
+@click.option("--delta", "deltas", multiple=True, type=Real(0, None), metavar="D",
+              help="The power report's minimum detectable difference (repeatable; default: a quarter, a half and "
+                   "one standard deviation of a paired difference, per measure).")
+@click.option("--power", type=Real(0, 1), default=0.8, show_default=True, metavar="P",
+              help="The power the power report asks for (the gate's warning is at 0.8).")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
 @click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
@@ -215,7 +220,8 @@ def run(call: Call) -> None:
                                        alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
                                        permutations=tests.permutations, correction=tests.correction,
                                        label_policy=reports.label_policy,
-                                       degradation="degradation" in reports.names)
+                                       degradation="degradation" in reports.names, deltas=reports.deltas,
+                                       power=reports.power)
     try:
         if reading.cluster:
             from ..cluster import connect

@@ -161,6 +161,8 @@ class Reports:
     fractions: tuple[float, ...]
     samples: int
     label_policy: str
+    deltas: tuple[float, ...] = ()  # --delta (power)
+    power: float = 0.8              # --power
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,7 @@ def collect(params: dict) -> Call:
                             resamples=params["resamples"]),
         Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"], params["gate_test"]),
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
-                params["samples"], params["label_policy"]),
+                params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
                  params["timings"], params["output_dir"]),
         params["aggregate"], params["pair_metrics"])
@@ -254,6 +256,10 @@ def check(call: Call) -> None:
         check_writable(gate.report, "--gate-report")
     if gate.test == "non-inferiority" and not gate.margin > 0:
         raise UsageError("--gate-test non-inferiority needs --gate-margin D > 0 (the drop that counts as worse)")
+    if any(not delta > 0 for delta in reports.deltas):
+        raise UsageError("--delta is a difference to detect: give a positive number")
+    if not 0 < reports.power < 1:
+        raise UsageError(f"--power must be in (0, 1), got {reports.power:g}")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:

@@ -21,7 +21,10 @@ Türkmen et al., "New Metrics to Encourage Innovation and Diversity", section 4)
 - stability: Buckley-Voorhees stability over random halves of the queries,
   and Kendall's tau between the measure's and the reference's orderings;
 - degradation: relevant labels removed at random (at least one kept per
-  query): ties and agreement with the full-label preferences, mean and sd.
+  query): ties and agreement with the full-label preferences, mean and sd;
+- power: queries needed (paired t-test, one-way ANOVA) to see a difference,
+  the difference the queries at hand can see, each tested pair's power
+  (Sakai, "Topic set size design", 2016; see lexeval.reports.power).
 
 Everything random draws from one ``numpy.random.Generator(seed)``.
 """
@@ -36,6 +39,7 @@ from .agreement import agreement
 from .common import ReportLine, ReportOptions, matrices
 from .degradation import degradation
 from .discrimination import discrimination
+from .power import power
 from .stability import stability
 from .ties import ties
 
@@ -67,6 +71,8 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
         elif name == "stability":
             lines += stability(evaluation, data, options,
                                progress and (lambda done, total: progress("stability", done, total)))
+        elif name == "power":
+            lines += power(evaluation, data, options)
         elif name == "degradation":
             lines += degradation(evaluation, options,
                                  progress and (lambda done, total: progress("degradation", done, total)))

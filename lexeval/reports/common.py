@@ -26,6 +26,8 @@ class ReportOptions:
     correction: str = "none"
     label_policy: str = "random"    # degradation: random, or pool (the most retrieved labels kept)
     degradation: bool = False       # the degradation report is asked for (a cluster counts its labels where they are)
+    deltas: tuple[float, ...] = ()  # power: minimum detectable differences (default: scaled to each measure's spread)
+    power: float = 0.8              # power: the power wanted
 
 
 @dataclass
