@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from conftest import CRANFIELD, run_cli
 
-from lexeval.reports.power import anova_power, minimum_detectable, residual_variance, smallest, t_power
+from lexeval.reports.power import minimum_detectable, residual_variance
+from lexeval.stats.power import anova_power, smallest, t_power
 
 power_module = pytest.importorskip("statsmodels.stats.power")
 

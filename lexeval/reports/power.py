@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..stats.power import anova_power, smallest, t_power
 from .common import MeasureMatrices, ReportLine, ReportOptions
 
 DEFAULT_SCALES = (0.25, 0.5, 1.0)       # default deltas, in units of sd_difference
@@ -38,42 +39,6 @@ def residual_variance(scores: np.ndarray) -> float:
         return float("nan")
     residual = scores - scores.mean(axis=1, keepdims=True) - scores.mean(axis=0, keepdims=True) + scores.mean()
     return float((residual ** 2).sum() / ((runs - 1) * (queries - 1)))
-
-
-def t_power(delta: float, sd: float, queries: int, alpha: float) -> float:
-    """Two-sided paired t-test's power to see a mean difference ``delta``."""
-    from scipy.stats import nct, norm, t
-    if not (sd > 0 and queries >= 2):
-        return float("nan")
-    shift = delta / sd * np.sqrt(queries)
-    critical = t.isf(alpha / 2, queries - 1)
-    value = nct.sf(critical, queries - 1, shift) + nct.cdf(-critical, queries - 1, shift)
-    return float(norm.sf(critical - shift) + norm.cdf(-critical - shift) if np.isnan(value) else value)
-
-
-def anova_power(delta: float, variance: float, runs: int, queries: int, alpha: float) -> float:
-    """One-way ANOVA's power over ``runs`` groups of ``queries`` to see a
-    range ``delta`` among the means (f^2 = delta^2 / (2 runs variance))."""
-    from scipy.stats import f, ncf
-    if not (variance > 0 and runs >= 2 and queries >= 2):
-        return float("nan")
-    total = runs * queries
-    effect = delta ** 2 / (2 * runs * variance)
-    critical = f.isf(alpha, runs - 1, total - runs)
-    return float(ncf.sf(critical, runs - 1, total - runs, effect * total))
-
-
-def smallest(power_of, wanted: float, start: int = 2, limit: int = 10_000_000) -> int:
-    """The smallest n >= start with power_of(n) >= wanted (0 when none up to limit)."""
-    low, high = start - 1, start
-    while not power_of(high) >= wanted:
-        low, high = high, high * 2
-        if high > limit:
-            return 0
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if not power_of(middle) >= wanted else (low, middle)
-    return high
 
 
 def minimum_detectable(sd: float, queries: int, alpha: float, wanted: float) -> float:

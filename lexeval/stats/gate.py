@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .pairs import PairTests, SignificanceOptions
+from .power import smallest, t_power
 
 POWER_WANTED = 0.8
 #: the drop the gate should see when no margin names one: half the differences' standard deviation
@@ -134,31 +135,11 @@ def gate_power(drop: float, spread: float, queries: int, alpha: float, gate_test
     runs are equal ("non-inferiority"). NaN where the differences do not vary."""
     if not (spread > 0 and drop > 0 and queries >= 2):
         return float("nan"), 0
-
-    def power(n: int) -> float:
-        from scipy.stats import nct, norm, t
-        shift = drop / spread * np.sqrt(n)
-        if gate_test == "non-inferiority":
-            critical = t.isf(alpha, n - 1)
-            value = nct.sf(critical, n - 1, shift)
-            # far in the tail scipy's noncentral t gives NaN; the normal is exact enough there
-            return float(norm.sf(critical - shift) if np.isnan(value) else value)
-        critical = t.isf(alpha / 2, n - 1)
-        value = nct.sf(critical, n - 1, shift) + nct.cdf(-critical, n - 1, shift)
-        return float(norm.sf(critical - shift) + norm.cdf(-critical - shift) if np.isnan(value) else value)
-
-    achieved = power(queries)
+    one_sided = gate_test == "non-inferiority"
+    achieved = t_power(drop, spread, queries, alpha, one_sided)
     if achieved >= POWER_WANTED:
         return achieved, queries
-    low, high = queries, queries
-    while power(high) < POWER_WANTED:           # doubling, then bisection: power grows with n
-        low, high = high, high * 2
-        if high > 10_000_000:
-            return achieved, 0
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if power(middle) < POWER_WANTED else (low, middle)
-    return achieved, high
+    return achieved, smallest(lambda n: t_power(drop, spread, n, alpha, one_sided), POWER_WANTED, start=queries)
 
 
 def failures_of(verdicts: list[GateVerdict]) -> list[GateFailure]:
