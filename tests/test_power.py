@@ -78,3 +78,13 @@ def test_the_report_on_cranfield():
 def test_bad_power_options(args, message):
     result = run_cli(["--report", "power", *args, QRELS, *RUNS[:2]])
     assert result.code == 2 and result.out == "" and message in result.err
+
+
+def test_the_power_figure(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = run_cli(["--report", "power", "--plot", tmp_path / "figures", "-m", "map", QRELS, *RUNS[:2]])
+    assert result.code == 0, result.err
+    for suffix in ("png", "svg"):
+        figure = tmp_path / "figures" / f"power_queries.{suffix}"
+        assert figure.stat().st_size > 5000
+    assert "queries needed" in (tmp_path / "figures" / "power_queries.svg").read_text()

@@ -35,7 +35,8 @@ def write_plots(lines, directory: str) -> list[str]:
     degradation_ties, degradation_agreement: curves over label fractions
     with one standard deviation (Diaz, "Best-Case Retrieval Evaluation",
     figures 8-9; Diaz, "Recall, Robustness, and Lexicographic Evaluation",
-    figures 14-15).
+    figures 14-15); power_queries: queries needed against the minimum
+    detectable difference (Sakai, "Topic set size design", 2016).
     """
     check_matplotlib()
     import matplotlib
@@ -95,4 +96,18 @@ def write_plots(lines, directory: str) -> list[str]:
                  title=f"Label degradation: {what}")
         axes.legend(fontsize="small")
         save(figure, f"degradation_{what}")
+    needed = {measure: values for (report, measure), values in series.items() if report == "power"}
+    if needed:         # Sakai's topic set size curves: queries needed against the difference to detect
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        for measure, values in needed.items():
+            for test, style in (("t", "o-"), ("anova", "s--")):
+                points = sorted((float(p.split("@", 1)[1]), v) for p, v in values
+                                if p.startswith(f"queries_{test}@") and v > 0)
+                if points:
+                    axes.plot([x for x, _ in points], [y for _, y in points], style,
+                              label=f"{measure} ({'paired t-test' if test == 't' else 'one-way ANOVA'})")
+        axes.set(xlabel="minimum detectable difference (delta)", ylabel="queries needed", yscale="log",
+                 title="Topic set size: queries needed to see delta")
+        axes.legend(fontsize="small")
+        save(figure, "power_queries")
     return written
