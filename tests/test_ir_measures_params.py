@@ -94,6 +94,12 @@ def test_every_measure_and_parameter_equals_ir_measures(collection, tmp_path):
     logging.getLogger("ir_measures").setLevel(logging.ERROR)     # cwl_eval's notes on clipped grades
     qrels_path, run_path, top_grade = COLLECTIONS[collection]
     run_path = untied(run_path, tmp_path) if run_path.suffix == ".gz" else untied_plain(run_path, tmp_path)
+    if collection == "graded":         # the first 90 of Cranfield's 225 queries: every grade, a third of the time
+        kept = {str(qid) for qid in range(1, 91)}
+        qrels_path = tmp_path / "qrels.txt"
+        qrels_path.write_text("".join(line + "\n" for line in _lines(COLLECTIONS["graded"][0])
+                                      if line.split()[0] in kept))
+        run_path.write_text("".join(line + "\n" for line in _lines(run_path) if line.split()[0] in kept))
     qrels = [ir_measures.Qrel(f[0], f[2], int(f[3])) for f in (line.split() for line in _lines(qrels_path))]
     run = [ir_measures.ScoredDoc(f[0], f[2], float(f[4])) for f in (line.split() for line in _lines(run_path))]
     judged = {qrel.query_id for qrel in qrels}
@@ -129,7 +135,7 @@ def test_every_measure_and_parameter_equals_ir_measures(collection, tmp_path):
             if qid in judged:
                 assert ours[qid] == pytest.approx(value, abs=tolerance), (name, qid)
                 compared += 1
-    assert compared > 1000 if collection != "binary" else compared > 300
+    assert compared > 1000 if collection != "binary" else compared > 300      # (query, name) pairs compared
     assert len(refused) < len(names) / 5, refused
 
 
