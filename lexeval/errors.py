@@ -75,6 +75,8 @@ class UsageError(ValueError):
     """A bad option value, keyword argument or measure name (exit 2)."""
 
     exit_status = 2
+    keyword: str | None = None      # the keyword a rule was broken for (the command says its flag instead)
+    rule: str | None = None         # "must be 0 or more, got -1"
 
 
 class OutputError(Exception):

@@ -24,6 +24,25 @@ KEYWORD_OF_FLAG = {"-c": "complete=True", "--verbose": "verbose=True", "-l": "le
                    "--pair-metrics": "pair_metrics=True", "--jobs": "jobs"}
 
 
+#: The command line's flag of each keyword it checks here (its other options click checks).
+FLAG_OF_KEYWORD = {"level": "-l", "depth": "-M", "num_docs": "-N", "rarity_weight": "--rarity-weight",
+                   "jobs": "--jobs", "rel_format": "-R", "aggregate": "--aggregate", "zscores": "-Z"}
+
+
+def _bad(name: str, rule: str) -> UsageError:
+    """``name must ...``, the keyword and the rule kept apart (the command says its flag)."""
+    error = UsageError(f"{name} {rule}")
+    error.keyword, error.rule = name, rule
+    return error
+
+
+def as_flags(error: UsageError) -> UsageError:
+    """A keyword's error in the command line's words: ``-l must be 0 or more``."""
+    if error.keyword not in FLAG_OF_KEYWORD:
+        return error
+    return UsageError(f"{FLAG_OF_KEYWORD[error.keyword]} {error.rule}")
+
+
 def _shown(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -34,9 +53,9 @@ def integer(name: str, value, low: int | None = None, optional: bool = False) ->
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise UsageError(f"{name} must be an integer{_above(low)}, got {_shown(value)}")
+        raise _bad(name, f"must be an integer{_above(low)}, got {_shown(value)}")
     if low is not None and value < low:
-        raise UsageError(f"{name} must be {low} or more, got {value}")
+        raise _bad(name, f"must be {low} or more, got {value}")
     return int(value)
 
 
@@ -50,24 +69,24 @@ def real(name: str, value, low: float, high: float | None, closed: bool = True) 
     if high is None:
         shown = f"{low:g} or more"
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
-        raise UsageError(f"{name} must be a number in {shown}, got {_shown(value)}")
+        raise _bad(name, f"must be a number in {shown}, got {_shown(value)}")
     inside = low <= value if closed else low < value
     if high is not None:
         inside = inside and (value <= high if closed else value < high)
     if not inside:
-        raise UsageError(f"{name} must be in {shown}, got {value:g}")
+        raise _bad(name, f"must be in {shown}, got {value:g}")
     return float(value)
 
 
 def boolean(name: str, value) -> bool:
     if not isinstance(value, bool) and type(value).__name__ != "bool_":      # numpy's bool too
-        raise UsageError(f"{name} must be True or False, got {_shown(value)}")
+        raise _bad(name, f"must be True or False, got {_shown(value)}")
     return bool(value)
 
 
 def choice(name: str, value, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise UsageError(f"{name} must be one of {', '.join(choices)}; got {_shown(value)}")
+        raise _bad(name, f"must be one of {', '.join(choices)}; got {_shown(value)}")
     return value
 
 
@@ -75,7 +94,7 @@ def text(name: str, value, optional: bool = True) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str) or not value:
-        raise UsageError(f"{name} must be a non-empty string, got {_shown(value)}")
+        raise _bad(name, f"must be a non-empty string, got {_shown(value)}")
     return value
 
 
@@ -83,7 +102,7 @@ def path(name: str, value, optional: bool = True):
     if value is None and optional:
         return None
     if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
-        raise UsageError(f"{name} must be a path, got {_shown(value)}")
+        raise _bad(name, f"must be a path, got {_shown(value)}")
     return os.fspath(value)
 
 

@@ -123,7 +123,7 @@ def test_run_without_any_judged_query_warns(files, tmp_path):
     (["-m", "P.x"], "cannot read parameters"),
     (["-m", "utility.1,2"], "exactly 4 coefficients"),
     (["-m", "ndcg.1"], "level=gain pairs"),
-    (["-M", "0"], "-M (depth) must be at least 1"),
+    (["-M", "0"], "-M must be 1 or more, got 0"),
 ])
 def test_bad_options(files, args, message):
     qrels, run = files
@@ -199,7 +199,7 @@ def test_negative_relevance_level_is_a_usage_error(files):
     qrels, run = files
     result = run_cli(["-l", "-1", qrels, run])
     assert result.code == 2 and result.out == ""
-    assert "-l (relevance level) must be 0 or more" in result.err
+    assert "lexeval: error: -l must be 0 or more, got -1" in result.err
 
 
 def test_dropped_queries_are_said_once_per_run(tmp_path):

@@ -196,6 +196,14 @@ def collect(params: dict) -> Call:
     from ..stats.pairs import SignificanceOptions
     pref_eval_options(params)
     trec_eval_options(params)
+    from .. import parameters
+    try:             # the library's rules for the values click does not check itself (-l, -M), said as flags
+        parameters.reading(params["level"], params["depth"], params["complete"], params["judged_only"],
+                           params["subtopics"], params["rel_format"], params["num_docs"], params["rarity_weight"],
+                           params["aggregate"], params["pair_metrics"], params["jobs"], params["verbose"],
+                           params["zscores"])
+    except UsageError as error:
+        raise parameters.as_flags(error) from None
     call = Call(
         Reading(params["qrels"], tuple(named_run(run) for run in params["runs"]), tuple(params["measures"]),
                 params["level"], params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
