@@ -22,9 +22,6 @@ from test_identity import MEASURES, collections, write_collection
 
 from lexeval.errors import InputError
 
-# one worker runs this file's tests (pytest-xdist --dist loadgroup): its module fixtures start once
-pytestmark = pytest.mark.xdist_group("cluster")
-
 distributed = pytest.importorskip("distributed")
 
 CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"

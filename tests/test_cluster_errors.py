@@ -8,9 +8,6 @@ import os
 import pytest
 from conftest import EXAMPLES, run_cli
 
-# one worker runs this file's tests (pytest-xdist --dist loadgroup): its module fixtures start once
-pytestmark = pytest.mark.xdist_group("cluster_errors")
-
 distributed = pytest.importorskip("distributed")
 
 

@@ -17,9 +17,6 @@ from lexeval import evaluate
 from lexeval.evaluation import LexevalNote
 from lexeval.stats.pairs import SignificanceOptions
 
-# the ranx tests share one worker (pytest-xdist --dist loadgroup): numba compiles ranx once, not per worker
-pytestmark = pytest.mark.xdist_group("ranx")
-
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = {"bm25okapi": EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
         "lsi200": EXAMPLES / "cranfield" / "runs" / "lsi200.gz"}

@@ -13,9 +13,6 @@ from conftest import EXAMPLES, write
 from lexeval import evaluate
 from lexeval.measures.names import output_names
 
-# the ranx tests share one worker (pytest-xdist --dist loadgroup): numba compiles ranx once, not per worker
-pytestmark = pytest.mark.xdist_group("ranx")
-
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:3]
 

@@ -21,8 +21,7 @@ from conftest import EXAMPLES, GENERATOR
 pytest.importorskip("distributed")
 
 DASK = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
-pytestmark = [pytest.mark.skipif(DASK is None, reason="needs Dask's command line (dask scheduler, dask worker)"),
-              pytest.mark.xdist_group("real_cluster")]
+pytestmark = pytest.mark.skipif(DASK is None, reason="needs Dask's command line (dask scheduler, dask worker)")
 
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:4]

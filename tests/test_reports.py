@@ -9,9 +9,6 @@ from conftest import EXAMPLES, run_cli
 from scipy import stats
 from test_significance import hsd_by_hand
 
-# one worker runs this file's tests (pytest-xdist --dist loadgroup): its module fixtures start once
-pytestmark = pytest.mark.xdist_group("reports")
-
 QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 RUNS = [EXAMPLES / "cranfield" / "runs" / f"{n}.gz" for n in ("bm25okapi", "lsi200", "tfidf_title", "pisa_qld")]
 MEASURES = ["-m", "recip_rank", "-m", "map", "-m", "LP", "-m", "rrLP"]
