@@ -51,6 +51,17 @@ def run_cli(args: list[str], stdin: bytes | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask cluster of two worker processes, one thread each (partitions
+    really travel), once per test file that asks for it."""
+    distributed = pytest.importorskip("distributed")
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+                                     silence_logs=40)
+    yield local
+    local.close()
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -28,15 +28,6 @@ CRAN_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
 CRAN = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """Two worker processes, one thread each: partitions really travel."""
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                                     silence_logs=40)
-    yield local
-    local.close()
-
-
 def same_on_cluster(address: str, args: list) -> None:
     """stdout, stderr and exit status of the call equal with --cluster."""
     alone = run_cli(args)

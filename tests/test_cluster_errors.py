@@ -11,15 +11,6 @@ from conftest import EXAMPLES, run_cli
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """Two worker processes, one thread each (a file of its own: it runs beside test_cluster.py)."""
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                                     silence_logs=40)
-    yield local
-    local.close()
-
-
 def _bad_inputs(folder):
     """Ten kinds of bad (or odd) run input, as a user makes them: name -> path."""
     import gzip as gz
