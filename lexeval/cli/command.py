@@ -24,7 +24,7 @@ from ..choices import (
 )
 from ..errors import OutputError
 from .help import HELP, list_measures, progress_reporter
-from .options import Call, Depth, JudgementFormat, Real, collect, fractions_option
+from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option, fractions_option, run_pair_option
 
 
 @click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
@@ -132,7 +132,8 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "gate also appends a Markdown table to that file.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
               help="Print an analysis instead of the measures (repeatable): ties, agreement, "
-                   "discrimination, stability, degradation, power (queries needed to see --delta). Needs 2+ runs.")
+                   "discrimination, stability, degradation, power (queries needed to see --delta), "
+                   "reproduction (repro_eval's measures of --original against --reproduced). Needs 2+ runs.")
 @click.option("--reference", default="recip_rank", show_default=True, metavar="MEASURE",
               help="Reference measure of the agreement and stability reports.")
 @click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -149,6 +150,18 @@ from .options import Call, Depth, JudgementFormat, Real, collect, fractions_opti
                    "one standard deviation of a paired difference, per measure).")
 @click.option("--power", type=Real(0, 1), default=0.8, show_default=True, metavar="P",
               help="The power the power report asks for (the gate's warning is at 0.8).")
+@click.option("--original", type=str, default=None, callback=run_pair_option, metavar="BASE,ADV",
+              help="The reproduction report's original baseline and advanced runs (run names).")
+@click.option("--reproduced", type=str, default=None, callback=run_pair_option, metavar="BASE,ADV",
+              help="The reproduction report's reproduced baseline and advanced runs (run names).")
+@click.option("--replication-qrels", "replication_qrels", metavar="FILE", default=None,
+              help="Evaluate the --reproduced runs on these judgements (another collection): the reproduction "
+                   "report then measures replicability (ER, DeltaRI, unpaired t-test).")
+@click.option("--cutoffs", default="5,10,20,50,100,1000", show_default=True, callback=cutoffs_option,
+              metavar="K,...", help="Ranks of the reproduction report's KTU@k and RBO@k.")
+@click.option("--rbo-p", "rbo_p", type=Real(0, 1), default=None, metavar="P",
+              help="Persistence of rank-biased overlap, in (0, 1) (default: 0.95 in the reproduction report, "
+                   "as repro_eval).")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
 @click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
@@ -202,6 +215,10 @@ def _parameter(context, name: str):
     return next(param for param in context.command.params if param.name == name)
 
 
+#: Reports of their own inputs (other runs' roles, other judgements): they read no --reference measure
+INPUT_REPORTS = ("reproduction", "judges", "reusability")
+
+
 def run(call: Call) -> None:
     """Evaluate, then print; a failed gate raises :class:`GateFailed`."""
     from ..api import run_evaluation
@@ -221,7 +238,13 @@ def run(call: Call) -> None:
                                        permutations=tests.permutations, correction=tests.correction,
                                        label_policy=reports.label_policy,
                                        degradation="degradation" in reports.names, deltas=reports.deltas,
-                                       power=reports.power)
+                                       power=reports.power, original=reports.original,
+                                       reproduced=reports.reproduced, replication_qrels=reports.replication_qrels,
+                                       cutoffs=reports.cutoffs, rbo_p=reports.rbo_p,
+                                       per_query=call.printing.per_query, runs=reading.runs,
+                                       reading={"depth": reading.depth, "judged_only": reading.judged_only,
+                                                "jobs": reading.jobs},
+                                       warn=_note)
     try:
         if reading.cluster:
             from ..cluster import connect
@@ -231,7 +254,8 @@ def run(call: Call) -> None:
                               options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
                               pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,
                               num_docs=reading.num_docs, rel_format=reading.rel_format,
-                              extra_measures=list(call.gate.measures) + ([reports.reference] if reports.names else []),
+                              extra_measures=list(call.gate.measures) +
+                              ([reports.reference] if set(reports.names) - set(INPUT_REPORTS) else []),
                               keep_rows="degradation" in reports.names, jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),

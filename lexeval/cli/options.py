@@ -120,6 +120,26 @@ def fractions_option(_ctx, _param, value):
     return fractions
 
 
+def run_pair_option(_ctx, param, value):
+    """BASE_RUN,ADV_RUN: two run names."""
+    if value is None:
+        return None
+    names = tuple(part.strip() for part in value.split(","))
+    if len(names) != 2 or not all(names):
+        raise click.BadParameter(f"give two run names, BASE_RUN,ADV_RUN (got '{value}')")
+    return names
+
+
+def cutoffs_option(_ctx, _param, value):
+    try:
+        cutoffs = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter("give ranks like 5,10,100") from None
+    if not all(k >= 1 for k in cutoffs):
+        raise click.BadParameter("ranks must be 1 or more")
+    return tuple(dict.fromkeys(cutoffs))
+
+
 @dataclass(frozen=True)
 class Reading:
     """What to read and how: -l, -M, -c, -J, --rarity-weight, --jobs, -v."""
@@ -163,6 +183,11 @@ class Reports:
     label_policy: str
     deltas: tuple[float, ...] = ()  # --delta (power)
     power: float = 0.8              # --power
+    original: tuple[str, str] | None = None      # --original (reproduction)
+    reproduced: tuple[str, str] | None = None    # --reproduced
+    replication_qrels: str | None = None         # --replication-qrels
+    cutoffs: tuple[int, ...] = (5, 10, 20, 50, 100, 1000)   # --cutoffs
+    rbo_p: float | None = None                   # --rbo-p
 
 
 @dataclass(frozen=True)
@@ -215,7 +240,9 @@ def collect(params: dict) -> Call:
                             resamples=params["resamples"]),
         Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"], params["gate_test"]),
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
-                params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"]),
+                params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"],
+                params["original"], params["reproduced"], params["replication_qrels"], params["cutoffs"],
+                params["rbo_p"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
                  params["timings"], params["output_dir"]),
         params["aggregate"], params["pair_metrics"])
@@ -268,6 +295,16 @@ def check(call: Call) -> None:
         raise UsageError("--delta is a difference to detect: give a positive number")
     if not 0 < reports.power < 1:
         raise UsageError(f"--power must be in (0, 1), got {reports.power:g}")
+    reproducing = "reproduction" in reports.names
+    for option, given in (("--original", reports.original), ("--reproduced", reports.reproduced),
+                          ("--replication-qrels", reports.replication_qrels)):
+        if given is not None and not reproducing:
+            raise UsageError(f"{option} names what the reproduction report compares: add --report reproduction")
+    if reproducing and (reports.original is None or reports.reproduced is None):
+        raise UsageError("--report reproduction needs --original BASE_RUN,ADV_RUN and --reproduced "
+                         "BASE_RUN,ADV_RUN (run names among the runs given)")
+    if reproducing and call.reading.cluster:
+        raise UsageError("--report reproduction reads its four runs again on this machine: leave out --cluster")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:

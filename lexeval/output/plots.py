@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections import defaultdict
 
@@ -110,4 +111,32 @@ def write_plots(lines, directory: str) -> list[str]:
                  title="Topic set size: queries needed to see delta")
         axes.legend(fontsize="small")
         save(figure, "power_queries")
+    effects = {measure: dict(values) for (report, measure), values in series.items()
+               if report == "reproduction" and {"ER", "DeltaRI"} <= dict(values).keys()}
+    effects = {m: v for m, v in effects.items() if all(map(math.isfinite, (v["ER"], v["DeltaRI"])))}
+    if effects:        # repro_eval's picture: effect ratio against delta relative improvement
+        figure, axes = plt.subplots(figsize=(6, 4.5))
+        axes.axvline(1.0, color="0.6", linewidth=0.8)
+        axes.axhline(0.0, color="0.6", linewidth=0.8)
+        for measure, values in effects.items():
+            axes.scatter(values["ER"], values["DeltaRI"], marker="o")
+            axes.annotate(measure, (values["ER"], values["DeltaRI"]), fontsize="small",
+                          xytext=(3, 3), textcoords="offset points")
+        axes.set(xlabel="effect ratio ER (1: the improvement reproduced in full)",
+                 ylabel="delta relative improvement (0: the same)",
+                 title="Reproduction: effect ratio against delta RI")
+        save(figure, "reproduction_er_deltari")
+    ranking = {measure: dict(values) for (report, measure), values in series.items()
+               if report == "reproduction" and measure.startswith(("KTU@", "RBO@"))}
+    if ranking:        # KTU and RBO over the cutoffs, per run
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        for what, style in (("KTU", "o-"), ("RBO", "s--")):
+            for role in ("baseline", "advanced"):
+                points = sorted((int(measure.split("@")[1]), values[role]) for measure, values in ranking.items()
+                                if measure.startswith(what + "@") and role in values)
+                axes.plot([k for k, _ in points], [v for _, v in points], style, label=f"{what} {role}")
+        axes.set(xlabel="cutoff k (documents compared)", ylabel="agreement with the original run",
+                 xscale="log", title="Reproduction: document orderings")
+        axes.legend(fontsize="small")
+        save(figure, "reproduction_rankings")
     return written

@@ -24,7 +24,10 @@ Türkmen et al., "New Metrics to Encourage Innovation and Diversity", section 4)
   query): ties and agreement with the full-label preferences, mean and sd;
 - power: queries needed (paired t-test, one-way ANOVA) to see a difference,
   the difference the queries at hand can see, each tested pair's power
-  (Sakai, "Topic set size design", 2016; see lexeval.reports.power).
+  (Sakai, "Topic set size design", 2016; see lexeval.reports.power);
+- reproduction: repro_eval's measures of an original and a reproduced pair
+  of runs: KTU, RBO, RMSE, nRMSE, ER, DeltaRI and p (Breuer et al., SIGIR
+  2020; see lexeval.reports.reproduction).
 
 Everything random draws from one ``numpy.random.Generator(seed)``.
 """
@@ -40,6 +43,7 @@ from .common import ReportLine, ReportOptions, matrices
 from .degradation import degradation
 from .discrimination import discrimination
 from .power import power
+from .reproduction import reproduction
 from .stability import stability
 from .ties import ties
 
@@ -73,6 +77,8 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
                                progress and (lambda done, total: progress("stability", done, total)))
         elif name == "power":
             lines += power(evaluation, data, options)
+        elif name == "reproduction":
+            lines += reproduction(evaluation, options)
         elif name == "degradation":
             lines += degradation(evaluation, options,
                                  progress and (lambda done, total: progress("degradation", done, total)))

@@ -28,6 +28,15 @@ class ReportOptions:
     degradation: bool = False       # the degradation report is asked for (a cluster counts its labels where they are)
     deltas: tuple[float, ...] = ()  # power: minimum detectable differences (default: scaled to each measure's spread)
     power: float = 0.8              # power: the power wanted
+    original: tuple[str, str] | None = None      # reproduction: the original baseline and advanced runs
+    reproduced: tuple[str, str] | None = None    # reproduction: their reproductions
+    replication_qrels: object | None = None      # reproduction: the reproductions' own qrels (replicability)
+    cutoffs: tuple[int, ...] = (5, 10, 20, 50, 100, 1000)   # reproduction: KTU@k and RBO@k
+    rbo_p: float | None = None      # RBO's persistence (default: each report's own)
+    per_query: bool = False         # -q: per-query lines where a report has them
+    runs: tuple = ()                # the run inputs in the evaluation's order, for reports that read them again
+    reading: dict = field(default_factory=dict)   # how they were read: load()'s depth, judged_only, jobs
+    warn: object | None = None      # where notes on those readings go (default: warnings)
 
 
 @dataclass
