@@ -7,7 +7,8 @@ TEST_TITLES = {"t": "paired t-test", "randomization": "paired randomization test
 CORRECTIONS = ("none", "holm", "holm-sidak", "bonferroni", "bh")
 CORRECTION_TITLES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "Bonferroni",
                      "bh": "Benjamini-Hochberg"}
-REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation", "power", "reproduction")
+REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation", "power", "reproduction",
+           "judges", "reusability")
 FORMATS = ("text", "json", "csv", "table", "latex", "markdown", "html")
 #: The gate's rules: fail where significantly worse, or pass only where shown not worse by the margin.
 GATE_TESTS = ("worse", "non-inferiority")

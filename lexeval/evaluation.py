@@ -173,12 +173,13 @@ class Evaluation(ResultViews):
         (printed measure names) by more than ``margin``."""
         return failures_of(self.gate_verdicts(gates, margin))
 
-    def reevaluate(self, rankings: Rankings) -> Evaluation:
+    def reevaluate(self, rankings: Rankings, options: SignificanceOptions | None = None) -> Evaluation:
         """The same measures and preferences on other rankings (e.g. with
-        labels removed), without significance tests."""
+        labels removed, or other judgements), without significance tests
+        unless ``options`` says how to test."""
         return evaluate_rankings(rankings, self.requests, complete=self.complete,
                                  preference_names=self.preference_names(),
-                                 options=SignificanceOptions(test="none"), aggregate=self.aggregate,
+                                 options=options or SignificanceOptions(test="none"), aggregate=self.aggregate,
                                  zscores=self.zscores)
 
 

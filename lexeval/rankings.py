@@ -78,6 +78,27 @@ class Rankings:
         return replace(self, codes=self.codes[keep], lengths=lengths,
                        qrels_rows=None if self.qrels_rows is None else self.qrels_rows[keep])
 
+    def without_judgements(self, removed: np.ndarray) -> Rankings:
+        """The rankings as if the qrels lacked the judgement rows where
+        ``removed`` (J,) holds: the documents they judged become unjudged
+        (not in the qrels) and the grade counts lose them. Needs
+        ``qrels_rows`` (read with keep_rows)."""
+        if self.qrels_rows is None or self.qrels is None:
+            raise ValueError("document identities were not kept (read runs with keep_rows=True)")
+        codes = self.codes.copy()
+        hit = self.qrels_rows >= 0
+        hit[hit] = removed[self.qrels_rows[hit]]
+        codes[hit] = -1
+        evaluated = {qid: index for index, qid in enumerate(self.qids)}
+        query_of_qrels_query = np.array([evaluated.get(qid, -1) for qid in self.qrels.qids], dtype=np.int64)
+        rows = np.flatnonzero(removed)
+        query, grade = query_of_qrels_query[self.qrels.query_index[rows]], self.qrels.grades[rows].astype(np.int64)
+        counted = (query >= 0) & (grade >= 0)
+        width = self.level_counts.shape[1]
+        level_counts = self.level_counts - np.bincount(query[counted] * width + grade[counted],
+                                                       minlength=self.level_counts.size).reshape(self.level_counts.shape)
+        return replace(self, codes=codes, level_counts=level_counts)
+
     def forget(self) -> None:
         """Drop the arrays computed and kept for measures (per document,
         many of them): once the measures are done, pairs need other ones."""

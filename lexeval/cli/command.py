@@ -23,7 +23,7 @@ from ..choices import (
     TESTS,
 )
 from ..errors import OutputError
-from .help import HELP, list_measures, progress_reporter
+from .help import HELP, list_measures, list_reports, progress_reporter
 from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option, fractions_option, run_pair_option
 
 
@@ -133,7 +133,9 @@ from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option
 @click.option("--report", "reports", multiple=True, type=click.Choice(REPORTS),
               help="Print an analysis instead of the measures (repeatable): ties, agreement, "
                    "discrimination, stability, degradation, power (queries needed to see --delta), "
-                   "reproduction (repro_eval's measures of --original against --reproduced). Needs 2+ runs.")
+                   "reproduction (repro_eval's measures of --original against --reproduced), judges (other judgements, "
+                   "--compare-qrels), reusability (leave-one-run/group-out). --list-reports says more. "
+                   "Needs 2+ runs.")
 @click.option("--reference", default="recip_rank", show_default=True, metavar="MEASURE",
               help="Reference measure of the agreement and stability reports.")
 @click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -161,7 +163,19 @@ from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option
               metavar="K,...", help="Ranks of the reproduction report's KTU@k and RBO@k.")
 @click.option("--rbo-p", "rbo_p", type=Real(0, 1), default=None, metavar="P",
               help="Persistence of rank-biased overlap, in (0, 1) (default: 0.95 in the reproduction report, "
-                   "as repro_eval).")
+                   "as repro_eval; 0.9 in the judges report).")
+@click.option("--compare-qrels", "compare_qrels", multiple=True, metavar="FILE",
+              help="The judges report's other judgement sets (repeatable; any qrels format lexeval reads): each "
+                   "one's leaderboards, significance and grades against QRELS'.")
+@click.option("--judged-at", "judged_at", type=click.IntRange(min=1), default=10, show_default=True, metavar="K",
+              help="The judges report's depth for each run's share of judged documents.")
+@click.option("--group-by", "group_by", metavar="SEPARATOR", default=None,
+              help="The reusability report takes runs out by group: the run name up to SEPARATOR (a team's "
+                   "runs, as TREC does); default: each run alone.")
+@click.option("--pool-depth", "pool_depth", type=click.IntRange(min=1), default=100, show_default=True,
+              metavar="K", help="The depth the reusability report's pool was made to.")
+@click.option("--list-reports", is_flag=True, expose_value=False, is_eager=True, callback=list_reports,
+              help="List the reports with one line each, and exit.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
 @click.option("--rarity-weight", type=Real(0, 1), default=0.5, show_default=True, metavar="W",
@@ -241,6 +255,8 @@ def run(call: Call) -> None:
                                        power=reports.power, original=reports.original,
                                        reproduced=reports.reproduced, replication_qrels=reports.replication_qrels,
                                        cutoffs=reports.cutoffs, rbo_p=reports.rbo_p,
+                                       compare_qrels=reports.compare_qrels, judged_at=reports.judged_at,
+                                       group_by=reports.group_by, pool_depth=reports.pool_depth,
                                        per_query=call.printing.per_query, runs=reading.runs,
                                        reading={"depth": reading.depth, "judged_only": reading.judged_only,
                                                 "jobs": reading.jobs},
@@ -256,7 +272,7 @@ def run(call: Call) -> None:
                               num_docs=reading.num_docs, rel_format=reading.rel_format,
                               extra_measures=list(call.gate.measures) +
                               ([reports.reference] if set(reports.names) - set(INPUT_REPORTS) else []),
-                              keep_rows="degradation" in reports.names, jobs=reading.jobs,
+                              keep_rows=bool({"degradation", "reusability"} & set(reports.names)), jobs=reading.jobs,
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,

@@ -53,6 +53,30 @@ Exit status: 0 success, 1 a --gate failed, 2 bad usage or bad input,
 """
 
 
+#: One line per report, for --list-reports (the man page's REPORTS section says the rest).
+REPORT_LINES = {
+    "ties": "how often each measure ties a pair on a query; LP's ties per recall level",
+    "agreement": "how often each measure agrees in sign with --reference where that differs",
+    "discrimination": "% of pairs each measure separates at alpha (the test chosen, and Tukey HSD)",
+    "stability": "Buckley-Voorhees stability over random halves of the queries (--trials)",
+    "degradation": "ties and agreement as relevant labels are removed (--fractions, --samples)",
+    "power": "queries a paired t-test or ANOVA needs to see --delta with --power (Sakai 2016)",
+    "reproduction": "repro_eval's KTU, RBO, RMSE, ER, DeltaRI of --original against --reproduced",
+    "judges": "leaderboards, significance and grades under --compare-qrels (tau, tau_ap, RBO, kappa)",
+    "reusability": "each run (--group-by) scored without the relevant documents only it pooled",
+}
+
+
+def list_reports(ctx, _param, value):
+    """``--list-reports``: every report with one line."""
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo("Reports (--report NAME, repeatable; each needs two or more runs):")
+    for name, line in REPORT_LINES.items():
+        click.echo(f"  {name:<15} {line}")
+    ctx.exit()
+
+
 def list_measures(ctx, _param, value):
     """``--list-measures``: every measure with its syntax, defaults and help."""
     if not value or ctx.resilient_parsing:

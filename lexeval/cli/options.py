@@ -188,6 +188,10 @@ class Reports:
     replication_qrels: str | None = None         # --replication-qrels
     cutoffs: tuple[int, ...] = (5, 10, 20, 50, 100, 1000)   # --cutoffs
     rbo_p: float | None = None                   # --rbo-p
+    compare_qrels: tuple = ()                    # --compare-qrels (judges)
+    judged_at: int = 10                          # --judged-at
+    group_by: str | None = None                  # --group-by (reusability)
+    pool_depth: int = 100                        # --pool-depth
 
 
 @dataclass(frozen=True)
@@ -242,7 +246,8 @@ def collect(params: dict) -> Call:
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
                 params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"],
                 params["original"], params["reproduced"], params["replication_qrels"], params["cutoffs"],
-                params["rbo_p"]),
+                params["rbo_p"], tuple(params["compare_qrels"]), params["judged_at"], params["group_by"],
+                params["pool_depth"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
                  params["timings"], params["output_dir"]),
         params["aggregate"], params["pair_metrics"])
@@ -303,8 +308,18 @@ def check(call: Call) -> None:
     if reproducing and (reports.original is None or reports.reproduced is None):
         raise UsageError("--report reproduction needs --original BASE_RUN,ADV_RUN and --reproduced "
                          "BASE_RUN,ADV_RUN (run names among the runs given)")
-    if reproducing and call.reading.cluster:
-        raise UsageError("--report reproduction reads its four runs again on this machine: leave out --cluster")
+    if reports.compare_qrels and "judges" not in reports.names:
+        raise UsageError("--compare-qrels names the judgement sets the judges report compares: add --report judges")
+    if "judges" in reports.names and not reports.compare_qrels:
+        raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE (another qrels)")
+    if reports.group_by is not None and "reusability" not in reports.names:
+        raise UsageError("--group-by groups runs for the reusability report: add --report reusability")
+    if reports.group_by == "":
+        raise UsageError("--group-by needs a separator (e.g. - or _)")
+    rereading = [name for name in reports.names if name in ("reproduction", "judges", "reusability")]
+    if rereading and call.reading.cluster:
+        raise UsageError(f"--report {rereading[0]} works on this machine (it reads runs or judgements again): "
+                         "leave out --cluster")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:

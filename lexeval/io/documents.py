@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError
+from .runs import check_rereadable
 from .source import Source
 from .textfile import RUN_LAYOUTS
 
@@ -16,10 +16,8 @@ def ranked_documents(given, qids: list[str], depth: int | None = None) -> list[l
     (score descending, then docno descending byte-wise), the top ``depth``
     if given; an empty list for a query the run lacks. ``given`` is what
     :func:`lexeval.evaluate` takes as a run (a path, a Source, a table)."""
+    check_rereadable([given], "the reproduction report")
     source = given if isinstance(given, Source) else Source(given)
-    if source.is_file and source.path == "-":
-        raise UsageError("the reproduction report reads its runs' documents again: give it files, not "
-                         "standard input")
     query_of = {qid.encode("utf-8", "surrogateescape"): index for index, qid in enumerate(qids)}
     queries, scores, docnos = [], [], []
     for piece in source.blocks(RUN_LAYOUTS):

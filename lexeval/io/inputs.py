@@ -131,6 +131,14 @@ class Qrels:
                                       self.line_of_row)
         return rows
 
+    def rows_in(self, other: Qrels) -> np.ndarray:
+        """(J,) int32 for each of these rows, the row of ``other`` judging the
+        same (qid, docno), -1 where ``other`` does not judge it."""
+        query = np.array([other.query_of.get(qid.encode("utf-8", "surrogateescape"), -1) for qid in self.qids],
+                         dtype=np.int32)[self.query_index]
+        docnos = self.docnos.take(self.line_of_row)
+        return other.rows_of(query, docnos, docnos.hash64())
+
     @cached_property
     def row_codes(self) -> np.ndarray:
         """(J + 1,) int16 each row's relevance code (its grade, or UNJUDGED

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from . import kernel
 from .inputs import ParsedRun, Qrels, ReadOptions, read_run
-from .source import Source
+from .source import Source, is_stream
 from .strings import shown
 
 
@@ -54,6 +54,19 @@ def check_sources(qrels: Source, runs: list[Source]) -> None:
                 files[identity] = source.path
         if not source.named_by_tag:
             check_name(names, source.name, source.path)
+
+
+def check_rereadable(runs, reader: str) -> None:
+    """Runs some analysis (``reader``) reads a second time: not standard
+    input or a pipe, which give their lines once."""
+    for given in runs:
+        if isinstance(given, Source):
+            path = given.path if given.is_file else None
+        else:
+            path = os.fspath(given) if isinstance(given, (str, os.PathLike)) else None
+        if path is not None and is_stream(path):
+            raise UsageError(f"{reader} reads the runs a second time: give {path} as a file, not standard "
+                             "input or a pipe")
 
 
 def check_names(runs: list[ParsedRun]) -> None:

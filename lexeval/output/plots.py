@@ -139,4 +139,74 @@ def write_plots(lines, directory: str) -> list[str]:
                  xscale="log", title="Reproduction: document orderings")
         axes.legend(fontsize="small")
         save(figure, "reproduction_rankings")
+    for report, draw in (("judges", _judges_figures), ("reusability", _reusability_figure)):
+        if any(key[0] == report for key in series):
+            for figure, name in draw(plt, {m: v for (r, m), v in series.items() if r == report}):
+                save(figure, name)
     return written
+
+
+def _grid(plt, count: int, title: str):
+    """A figure of ``count`` small panels (at most 12), three a row."""
+    count = min(count, 12)
+    columns = min(count, 3)
+    rows = (count + columns - 1) // columns
+    figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.3 * rows), squeeze=False)
+    for extra in axes.flat[count:]:
+        extra.set_visible(False)
+    figure.suptitle(title)
+    return figure, list(axes.flat[:count])
+
+
+def _judges_figures(plt, series: dict):
+    """Per compared judgement set: each measure's two leaderboards, one run
+    a point, against the identity line (points off it: runs the sets score
+    differently; crossings: rank changes)."""
+    scores: dict = {}
+    for measure, values in series.items():
+        for parameter, value in values:
+            if parameter.startswith("score:"):
+                _, judgement_set, run = parameter.split(":", 2)
+                scores.setdefault(measure, {}).setdefault(judgement_set, {})[run] = value
+    sets = list(dict.fromkeys(s for by_set in scores.values() for s in by_set))
+    if len(sets) < 2:
+        return
+    first = sets[0]
+    for compared in sets[1:]:
+        measures = [m for m in scores if compared in scores[m]]
+        figure, panels = _grid(plt, len(measures), f"Leaderboards: {first} against {compared}")
+        for axes, measure in zip(panels, measures):
+            runs = list(scores[measure][first])
+            x = [scores[measure][first][run] for run in runs]
+            y = [scores[measure][compared].get(run, float("nan")) for run in runs]
+            low, high = min(x + y), max(x + y)
+            axes.plot([low, high], [low, high], color="0.6", linewidth=0.8, label="identity")
+            axes.scatter(x, y, s=14)
+            tau = dict(series[measure]).get(f"tau_b:{compared}")
+            axes.set(xlabel=f"{measure} under {first}", ylabel=f"under {compared}",
+                     title=f"{measure}" + (f" (tau_b {tau:.3f})" if tau is not None else ""))
+        figure.tight_layout()
+        yield figure, f"judges_{_file_part(compared)}"
+
+
+def _reusability_figure(plt, series: dict):
+    """Per measure, each run's drop when its own (group's) unique relevant
+    documents leave the judgements."""
+    drops = {measure: [(p.split(":", 1)[1], v) for p, v in values if p.startswith("drop:")]
+             for measure, values in series.items()}
+    drops = {measure: values for measure, values in drops.items() if values}
+    if not drops:
+        return
+    figure, panels = _grid(plt, len(drops), "Reusability: drop without each run's unique relevant documents")
+    for axes, (measure, values) in zip(panels, drops.items()):
+        values = sorted(values, key=lambda item: -item[1])
+        axes.bar(range(len(values)), [v for _, v in values])
+        axes.set(xlabel="runs, largest drop first", ylabel=f"drop in {measure}", title=measure)
+        if len(values) <= 20:
+            axes.set_xticks(range(len(values)), [run for run, _ in values], rotation=90, fontsize="x-small")
+    figure.tight_layout()
+    yield figure, "reusability_drop"
+
+
+def _file_part(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

@@ -27,7 +27,11 @@ Türkmen et al., "New Metrics to Encourage Innovation and Diversity", section 4)
   (Sakai, "Topic set size design", 2016; see lexeval.reports.power);
 - reproduction: repro_eval's measures of an original and a reproduced pair
   of runs: KTU, RBO, RMSE, nRMSE, ER, DeltaRI and p (Breuer et al., SIGIR
-  2020; see lexeval.reports.reproduction).
+  2020; see lexeval.reports.reproduction);
+- judges: the leaderboards, significance and document grades under other
+  judgement sets (see lexeval.reports.judges);
+- reusability: each run (group) scored without the relevant documents
+  only it contributed to the pool (see lexeval.reports.reusability).
 
 Everything random draws from one ``numpy.random.Generator(seed)``.
 """
@@ -42,8 +46,10 @@ from .agreement import agreement
 from .common import ReportLine, ReportOptions, matrices
 from .degradation import degradation
 from .discrimination import discrimination
+from .judges import judges
 from .power import power
 from .reproduction import reproduction
+from .reusability import reusability
 from .stability import stability
 from .ties import ties
 
@@ -79,6 +85,11 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
             lines += power(evaluation, data, options)
         elif name == "reproduction":
             lines += reproduction(evaluation, options)
+        elif name == "judges":
+            lines += judges(evaluation, options)
+        elif name == "reusability":
+            lines += reusability(evaluation, options,
+                                 progress and (lambda done, total: progress("reusability", done, total)))
         elif name == "degradation":
             lines += degradation(evaluation, options,
                                  progress and (lambda done, total: progress("degradation", done, total)))

@@ -33,6 +33,10 @@ class ReportOptions:
     replication_qrels: object | None = None      # reproduction: the reproductions' own qrels (replicability)
     cutoffs: tuple[int, ...] = (5, 10, 20, 50, 100, 1000)   # reproduction: KTU@k and RBO@k
     rbo_p: float | None = None      # RBO's persistence (default: each report's own)
+    compare_qrels: tuple = ()       # judges: the other judgement sets
+    judged_at: int = 10             # judges: the top k whose judged share is counted
+    group_by: str | None = None     # reusability: runs are grouped by their name up to this separator
+    pool_depth: int = 100           # reusability: the depth the pool was made to
     per_query: bool = False         # -q: per-query lines where a report has them
     runs: tuple = ()                # the run inputs in the evaluation's order, for reports that read them again
     reading: dict = field(default_factory=dict)   # how they were read: load()'s depth, judged_only, jobs

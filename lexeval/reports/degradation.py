@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 
@@ -57,19 +56,9 @@ def degraded(r: Rankings, qrels, fraction: float, seed: int, draw: int, policy: 
     first = np.searchsorted(row_query, np.arange(r.num_queries))
     position = np.arange(len(row_query)) - first[row_query]
     keep_count = np.maximum(1, np.round(fraction * r.num_rel_per_query)).astype(np.int64)
-    removed = relevant_rows[position >= keep_count[row_query]]
-    removed_mask = np.zeros(len(qrels.grades), dtype=bool)
-    removed_mask[removed] = True
-    codes = r.codes.copy()
-    hit = (r.qrels_rows >= 0)
-    hit[hit] = removed_mask[r.qrels_rows[hit]]
-    codes[hit] = -1
-    level_counts = r.level_counts.copy()
-    removed_query = row_query[position >= keep_count[row_query]]
-    width = level_counts.shape[1]
-    level_counts -= np.bincount(removed_query * width + qrels.grades[removed],
-                                minlength=level_counts.size).reshape(level_counts.shape)
-    return replace(r, codes=codes, level_counts=level_counts)
+    removed = np.zeros(len(qrels.grades), dtype=bool)
+    removed[relevant_rows[position >= keep_count[row_query]]] = True
+    return r.without_judgements(removed)
 
 
 def degradation_counts(evaluation, options: ReportOptions, progress: Callable | None = None) -> dict[str, np.ndarray]:
