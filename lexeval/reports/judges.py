@@ -179,7 +179,8 @@ def significance_lines(first, second, set_name: str, options: ReportOptions) -> 
                   "only_first": significant[0] & ~significant[1],
                   "only_compared": ~significant[0] & significant[1],
                   "neither": ~significant[0] & ~significant[1]}
-        lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum())) for name, mask in counts.items()]
+        lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum()))
+                  for name, mask in counts.items()]
         if options.per_query:
             for row in np.flatnonzero(counts["opposite_significant"]).tolist():
                 a, b = first.pairs[row]
