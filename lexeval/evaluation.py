@@ -85,6 +85,7 @@ class Evaluation(ResultViews):
     metric_pairs: MetricPairs | None = None   # with pair_metrics: per pair, metric differences
     zscores: dict | None = None               # -Z's reference means and sds, if values are z-scores
     totals: Totals | None = None              # the sums over queries every summary and test is made of
+    inputs: dict | None = None                # how the runs were read (runs, depth, judged_only, jobs), by evaluate()
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -465,6 +466,9 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                     verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
                     subtopics=subtopics or selection.needs_subtopics, rel_format=rel_format,
                     timings=timings, on_read=on_read, complete=complete)
-    return evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
-                             options=options, aggregate=aggregate, pair_metrics=pair_metrics,
-                             zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)
+    evaluation = evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
+                                   options=options, aggregate=aggregate, pair_metrics=pair_metrics,
+                                   zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)
+    # the reports that read the runs again (judges, reusability, reproduction) read them as these were read
+    return replace(evaluation, inputs={"runs": tuple(sources), "depth": depth, "judged_only": judged_only,
+                                       "jobs": jobs})

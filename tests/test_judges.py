@@ -269,3 +269,17 @@ def test_list_reports_names_every_report():
     assert result.code == 0
     listed = [line.split()[0] for line in result.out.splitlines()[1:]]
     assert listed == list(REPORTS)
+
+
+def test_the_library_call_equals_the_command_line(cranfield):
+    import lexeval
+    from lexeval.reports import ReportOptions, run_reports
+    result = cranfield[0]
+    evaluation = lexeval.evaluate(CRANFIELD / "qrels.txt.gz", [CRANFIELD / "runs" / f"{name}.gz" for name in RUN_NAMES],
+                                  ["map", "P.10", "LP"], warn=lambda _: None)
+    lines = run_reports(evaluation, ["judges"], ReportOptions(
+        compare_qrels=(str(EXAMPLES / "cranfield" / "qrels-perturbed.txt.gz"),), per_query=True))
+    got = lines_of(result.out)
+    assert len(lines) == len(got)
+    for line in lines:
+        assert line.value == pytest.approx(got[(line.measure, line.parameter)], abs=1e-12, nan_ok=True)

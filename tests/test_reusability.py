@@ -137,3 +137,15 @@ def test_needs_the_report_for_group_by(worked):
     qrels, runs = worked
     result = run_cli(["--group-by", "-", "-m", "map", qrels, *runs])
     assert result.code == 2 and "add --report reusability" in result.err
+
+
+def test_the_library_reads_identities_itself(worked):
+    """evaluate() keeps no document identities by default: the report reads the runs again, and agrees with
+    the command line."""
+    from lexeval.reports import ReportOptions, run_reports
+    qrels, runs = worked
+    evaluation = lexeval.evaluate(str(qrels), [str(r) for r in runs], ["map"], warn=lambda _: None)
+    lines = run_reports(evaluation, ["reusability"], ReportOptions(pool_depth=2))
+    got = {(line.measure, line.parameter): line.value for line in lines}
+    assert got[("map", "after:t2-C")] == pytest.approx((1 / 3) / 2)
+    assert got[("pool", "unique_relevant:t1-B")] == 1

@@ -79,5 +79,19 @@ def matrices(evaluation: Evaluation) -> MeasureMatrices:
     return out
 
 
+def run_inputs(evaluation, options: ReportOptions, reader: str) -> tuple[tuple, dict]:
+    """The run inputs, in the evaluation's order, and how they were read,
+    for a report that reads them again: the options' if given, else what
+    :func:`lexeval.evaluation.evaluate` kept."""
+    from ..errors import UsageError
+    kept = evaluation.inputs or {}
+    runs = tuple(options.runs) or tuple(kept.get("runs", ()))
+    if len(runs) != len(evaluation.run_names):
+        raise UsageError(f"{reader} reads the runs again: give their inputs (ReportOptions(runs=...))")
+    reading = dict(options.reading) if options.reading else {key: kept[key] for key in ("depth", "judged_only", "jobs")
+                                                             if key in kept}
+    return runs, reading
+
+
 def percent(mask: np.ndarray) -> float:
     return 100.0 * float(mask.mean()) if mask.size else 0.0

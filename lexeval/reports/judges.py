@@ -36,7 +36,7 @@ from ..io.runs import check_rereadable
 from ..io.source import run_name
 from ..stats import similarity as sim
 from ..stats.pairs import testable
-from .common import ReportLine, ReportOptions
+from .common import ReportLine, ReportOptions, run_inputs
 
 DEFAULT_RBO_P = 0.9
 COEFFICIENTS = {
@@ -63,11 +63,9 @@ def set_names(paths: list[str]) -> list[str]:
 def other_judgements(evaluation, given, options: ReportOptions, reader: str):
     """The same runs, measures and tests on the judgements ``given``."""
     from ..evaluation import load
-    if len(options.runs) != len(evaluation.run_names):
-        raise UsageError(f"{reader} evaluates the runs again: it needs the run inputs "
-                         "(lexeval.reports.ReportOptions.runs)")
-    check_rereadable(options.runs, reader)
-    rankings = load(given, list(options.runs), level=evaluation.level, warn=lambda _: None, **options.reading)
+    runs, reading = run_inputs(evaluation, options, reader)
+    check_rereadable(runs, reader)
+    rankings = load(given, list(runs), level=evaluation.level, warn=lambda _: None, **reading)
     return evaluation.reevaluate(rankings, evaluation.options)
 
 

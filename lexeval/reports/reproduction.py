@@ -31,9 +31,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
+from ..io.runs import check_rereadable
 from ..stats.pairs import SIGN, test_for, testable
 from ..stats.similarity import kendall_tau_union, rbo_normalized
-from .common import ReportLine, ReportOptions
+from .common import ReportLine, ReportOptions, run_inputs
 
 ROLES = ("baseline", "advanced")
 DEFAULT_RBO_P = 0.95          # repro_eval's
@@ -84,23 +85,20 @@ def _replicated(evaluation, reproduced: tuple[int, int], options: ReportOptions)
     """The reproduced runs evaluated on the replication qrels, with the same
     measures and preferences."""
     from ..evaluation import load
-    if len(options.runs) != len(evaluation.run_names):
-        raise UsageError("--replication-qrels evaluates the reproduced runs again: the report needs the run "
-                         "inputs (lexeval.reports.ReportOptions.runs)")
-    rankings = load(options.replication_qrels, [options.runs[index] for index in reproduced],
-                    level=evaluation.level, warn=options.warn, **options.reading)
+    runs, reading = run_inputs(evaluation, options, "--replication-qrels")
+    check_rereadable([runs[index] for index in reproduced], "--replication-qrels")
+    rankings = load(options.replication_qrels, [runs[index] for index in reproduced],
+                    level=evaluation.level, warn=options.warn, **reading)
     return evaluation.reevaluate(rankings)
 
 
 def ranking_level(evaluation, original, reproduced, options: ReportOptions) -> list[ReportLine]:
     """KTU@k and RBO@k of each original run against its reproduction."""
     from ..io.documents import ranked_documents
-    if len(options.runs) != len(evaluation.run_names):
-        raise UsageError("the reproduction report compares the runs' documents: it needs the run inputs "
-                         "(lexeval.reports.ReportOptions.runs)")
+    runs, _ = run_inputs(evaluation, options, "the reproduction report")
     qids = evaluation.qids
     deepest = max(options.cutoffs)
-    documents = {index: ranked_documents(options.runs[index], qids, deepest) for index in {*original, *reproduced}}
+    documents = {index: ranked_documents(runs[index], qids, deepest) for index in {*original, *reproduced}}
     p = options.rbo_p if options.rbo_p is not None else DEFAULT_RBO_P
     lines = []
     for k in options.cutoffs:

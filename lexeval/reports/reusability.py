@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import UsageError
 from ..stats import similarity as sim
 from ..stats.pairs import testable
-from .common import ReportLine, ReportOptions
+from .common import ReportLine, ReportOptions, run_inputs
 
 
 def groups_of(run_names: list[str], separator: str | None) -> list[str]:
@@ -63,6 +63,20 @@ def unique_relevant(rankings, groups: list[str], depth: int) -> dict[str, np.nda
     return out
 
 
+def _with_identities(evaluation, options: ReportOptions):
+    """The evaluation again, its runs read with each document's judgement row."""
+    import os
+
+    from ..evaluation import load
+    path = evaluation.rankings.qrels.path if evaluation.rankings.qrels is not None else ""
+    if not os.path.isfile(path):
+        raise UsageError("--report reusability needs the documents' identities: evaluate with keep_rows=True "
+                         "(or from a qrels file)")
+    runs, reading = run_inputs(evaluation, options, "--report reusability")
+    rankings = load(path, list(runs), level=evaluation.level, keep_rows=True, warn=lambda _: None, **reading)
+    return evaluation.reevaluate(rankings, evaluation.options)
+
+
 def run_scores(evaluation) -> dict[str, np.ndarray]:
     """{measure: (R,)} each run's leaderboard score: a metric's mean over the
     queries it counts, a preference's mean preference against the others."""
@@ -77,8 +91,9 @@ def run_scores(evaluation) -> dict[str, np.ndarray]:
 
 def reusability(evaluation, options: ReportOptions, progress: Callable | None = None) -> list[ReportLine]:
     rankings = evaluation.rankings
-    if rankings.qrels_rows is None:
-        raise UsageError("--report reusability needs the documents' identities: evaluate with keep_rows=True")
+    if rankings.qrels_rows is None:         # read without document identities (the library's default)
+        evaluation = _with_identities(evaluation, options)
+        rankings = evaluation.rankings
     runs = evaluation.run_names
     groups = groups_of(runs, options.group_by)
     removed = unique_relevant(rankings, groups, options.pool_depth)
