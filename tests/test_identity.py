@@ -110,7 +110,7 @@ MEASURES = ["map", "P.3", "recall.5", "recip_rank", "Rprec", "bpref", "ndcg_cut.
             "lexicographic"]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(collections())
 def test_every_identifier_shape_matches_the_reference(tmp_path_factory, reader, collection):

@@ -389,7 +389,7 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
         return
     if output_format in TABLE_FORMATS:
         from ..output.tables import latex, markdown, screen_tables, summary_table
-        table = summary_table(evaluation, for_paper=output_format != "table")
+        table = summary_table(evaluation, for_paper=output_format != "table", with_lists=output_format != "table")
         if output_format == "table":
             _emit(lambda out: screen_tables(table, out))
         else:

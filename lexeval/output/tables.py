@@ -40,6 +40,8 @@ class Cell:
     best: bool = False
     better_than: list[int] = field(default_factory=list)    # runs this one is significantly better than
     worse_than: list[int] = field(default_factory=list)
+    better: int = 0                  # how many: len(better_than), also where the lists are not made
+    worse: int = 0
     half_width: float | None = None  # of the interval of the difference from the baseline
 
 
@@ -58,21 +60,23 @@ class SummaryTable:
         ``screen`` (arrows with counts)."""
         cell = self.cells[measure][run]
         if self.baseline is not None:
-            if run == self.baseline or not (cell.better_than or cell.worse_than):
+            if run == self.baseline or not (cell.better or cell.worse):
                 return ""
             if style == "paper":
                 return "†"
-            return "▲" if cell.better_than else "▼"
+            return "▲" if cell.better else "▼"
         if style == "paper":
             return "".join(letter(other) for other in sorted(cell.better_than))
-        parts = [f"▲{len(cell.better_than)}" if cell.better_than else "",
-                 f"▼{len(cell.worse_than)}" if cell.worse_than else ""]
+        parts = [f"▲{cell.better}" if cell.better else "",
+                 f"▼{cell.worse}" if cell.worse else ""]
         return " ".join(part for part in parts if part)
 
 
-def summary_table(evaluation: Result, for_paper: bool) -> SummaryTable:
+def summary_table(evaluation: Result, for_paper: bool, with_lists: bool = True) -> SummaryTable:
     """The table of an evaluation: for papers, the real-valued measures and
-    preference scores; for the screen, every summary value."""
+    preference scores; for the screen, every summary value. ``with_lists``:
+    each cell lists the runs it is significantly better and worse than (the
+    screen needs only how many)."""
     runs = evaluation.run_names
     measures: list[str] = []
     cells: dict[str, list[Cell]] = {}
@@ -99,7 +103,7 @@ def summary_table(evaluation: Result, for_paper: bool) -> SummaryTable:
             measures.append(f"{name}_rank")
     baseline = runs.index(evaluation.options.baseline) if evaluation.options and evaluation.options.baseline \
         else None
-    _mark_significance(evaluation, cells, tested, baseline)
+    _mark_significance(evaluation, cells, tested, baseline, with_lists)
     return SummaryTable(runs, measures, cells, baseline, caption(evaluation, baseline, screen=not for_paper))
 
 
@@ -111,23 +115,34 @@ def _mark_best(cells: list[Cell], values: np.ndarray) -> None:
 
 
 def _mark_significance(evaluation: Result, cells: dict[str, list[Cell]], tested: dict[str, str],
-                       baseline: int | None) -> None:
+                       baseline: int | None, with_lists: bool = True) -> None:
+    """Each cell's significant wins and losses: counts, and (``with_lists``)
+    the runs themselves; whole arrays per measure, not a loop over pairs."""
     tests, pairs = evaluation.tests, evaluation.pairs
     if tests is None or pairs is None:
         return
     alpha = evaluation.options.alpha
+    runs = len(evaluation.run_names)
     for label, measure in tested.items():
         if measure not in tests.p:
             continue
         significant = tests.p[measure] < alpha
-        ahead = tests.mean_difference[measure] > 0                  # A better than B
-        for row, (a, b) in enumerate(pairs.tolist()):
-            if significant[row]:
-                winner, loser = (a, b) if ahead[row] else (b, a)
-                cells[label][winner].better_than.append(loser)
-                cells[label][loser].worse_than.append(winner)
-            if baseline is not None and measure in tests.effect:
-                other = b if a == baseline else a
+        ahead = tests.mean_difference[measure][significant] > 0                  # A better than B
+        a, b = pairs[significant, 0], pairs[significant, 1]
+        winner, loser = np.where(ahead, a, b), np.where(ahead, b, a)
+        wins, losses = np.bincount(winner, minlength=runs), np.bincount(loser, minlength=runs)
+        for cell, won, lost in zip(cells[label], wins.tolist(), losses.tolist()):
+            cell.better, cell.worse = won, lost
+        if with_lists:
+            for owner, other, attribute in ((winner, loser, "better_than"), (loser, winner, "worse_than")):
+                order = np.lexsort((other, owner))
+                bounds = np.searchsorted(owner[order], np.arange(runs + 1))
+                listed = other[order].tolist()
+                for run, cell in enumerate(cells[label]):
+                    setattr(cell, attribute, listed[bounds[run]:bounds[run + 1]])
+        if baseline is not None and measure in tests.effect:
+            for row, (first, second) in enumerate(pairs.tolist()):
+                other = second if first == baseline else first
                 low, high = tests.ci_low[measure][row], tests.ci_high[measure][row]
                 cells[label][other].half_width = float(high - low) / 2
 
