@@ -87,6 +87,42 @@ def four_decimals(values: np.ndarray, end: str = "") -> np.ndarray:
     return texts
 
 
+_SIGNIFICANT: dict[str, tuple] = {}
+_POWERS_OF_TEN = 10.0 ** np.arange(310)
+
+
+def four_significant(values, end: str = "") -> np.ndarray:
+    """``%.4g`` of each value (an object array of str), exactly as Python
+    prints it: p-values, most of a thousand runs' output. Values in (0, 1)
+    whose fifth significant digit is not near a tie are looked up (the
+    mantissa's text, then the exponent's); 0, 1 and the others are printed
+    one by one. Each text is followed by ``end``."""
+    if end not in _SIGNIFICANT:
+        digits = [str(m).rstrip("0") for m in range(1000, 10000)]            # 1200 -> "12"
+        fixed = np.array([["0." + "0" * zeros + d + end for d in digits] for zeros in range(4)], dtype=object)
+        mantissa = np.array([d[0] + ("." + d[1:] if len(d) > 1 else "") for d in digits], dtype=object)
+        exponent = np.array(["e-%02d%s" % (k, end) for k in range(400)], dtype=object)
+        _SIGNIFICANT[end] = fixed, mantissa, exponent
+    fixed, mantissa, exponent = _SIGNIFICANT[end]
+    values = np.asarray(values, dtype=np.float64).ravel()
+    inside = (values > 1e-300) & (values < 1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        power = np.floor(np.log10(np.where(inside, values, 0.5))).astype(np.int64)    # -1 for 0.1 .. 0.99
+        scaled = values * _POWERS_OF_TEN[3 - power]            # in [1000, 10000): the four digits and the rest
+        rest = scaled - np.floor(scaled)
+        # far from a tie and from the decade's ends next to the product's rounding error
+        plain = inside & (np.abs(rest - 0.5) > 1e-6) & (scaled >= 1000.0 + 1e-6) & (scaled < 9999.5 - 1e-6)
+        digits = np.where(plain, np.rint(scaled), 1000).astype(np.int64) - 1000
+    texts = np.empty(len(values), dtype=object)
+    near = plain & (power >= -4)                              # 0.1234, 0.01234, ..., 0.0001234
+    texts[near] = fixed[-1 - power[near], digits[near]]
+    far = plain & (power < -4)                                # 1.234e-05
+    texts[far] = mantissa[digits[far]] + exponent[-power[far]]
+    for i in np.flatnonzero(~plain).tolist():
+        texts[i] = "%.4g%s" % (values[i], end)
+    return texts
+
+
 def _style(column) -> str:
     if column.measure.text:
         return QUOTED if column.measure.per_query else TEXT
@@ -270,13 +306,33 @@ def text_chunk(block: Block, with_key: bool) -> str:
 def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[str]]:
     """Per name, each value's text and the line's end (see :func:`formatted`)."""
     floats = [j for j, style in enumerate(styles) if style == FLOAT]
+    p_values = [j for j, style in enumerate(styles) if style == PVALUE]
     printed = {}
-    _FLOATS_SEEN[0] += len(floats) * groups
+    _FLOATS_SEEN[0] += (len(floats) + len(p_values)) * groups
     # many floats: printed together, looked up in a table that costs as much to make as 100,000 printed
-    if len(floats) * groups >= 256 and (_FOUR_DECIMALS or _FLOATS_SEEN[0] > 100_000):
-        printed = dict(zip(floats, four_decimals(np.array([values[j] for j in floats]), "\n").tolist()))
+    if _FOUR_DECIMALS or _FLOATS_SEEN[0] > 100_000:
+        if len(floats) * groups >= 256:
+            printed.update(zip(floats, four_decimals(np.array([values[j] for j in floats]), "\n").tolist()))
+        if len(p_values) * groups >= 256:
+            texts = four_significant(np.array([values[j] for j in p_values]), "\n").reshape(len(p_values), groups)
+            printed.update(zip(p_values, texts.tolist()))
+    for j, style in enumerate(styles):       # counts (wins, losses, ties): small integers, looked up
+        if style == INTEGER and j not in printed and groups >= 256:
+            column = np.asarray(values[j])
+            if column.dtype.kind in "iu" and len(column) and 0 <= column.min() and column.max() < 1 << 16:
+                printed[j] = _integer_texts(int(column.max()))[column].tolist()
     return [printed[j] if j in printed else formatted(column, style, "\n")
             for j, (column, style) in enumerate(zip(values, styles))]
+
+
+_INTEGERS: list[np.ndarray] = []
+
+
+def _integer_texts(largest: int) -> np.ndarray:
+    """``%d\n`` of 0 .. largest at least, made once."""
+    if not _INTEGERS or len(_INTEGERS[0]) <= largest:
+        _INTEGERS[:] = [np.array(["%d\n" % k for k in range(max(largest + 1, 1024))], dtype=object)]
+    return _INTEGERS[0]
 
 
 _FLOATS_SEEN = [0]                   # floats printed by this process so far
