@@ -91,12 +91,14 @@ class ResultViews:
         from .output.notebook import short_repr
         return short_repr(self)
 
-    def to_html(self, report_lines=None) -> str:
+    def to_html(self, report_lines=None, command: str | None = None) -> str:
         """``--format html``: one self-contained page of the evaluation
-        (summary table, pair matrices, per-query differences, and the
-        ``report_lines`` of :func:`lexeval.reports.run_reports`, if any)."""
+        (where it came from, summary table, pair matrices, per-query
+        differences, and the ``report_lines`` of
+        :func:`lexeval.reports.run_reports`, if any); ``command``: how it
+        was made, shown in the page's provenance (default: the Python call)."""
         from .output.html_page import html_page
-        return html_page(self, report_lines)
+        return html_page(self, report_lines, command=command)
 
     def _repr_html_(self) -> str:
         """The page in a notebook, in a frame of its own (its script and

@@ -22,7 +22,7 @@ from ..choices import (
     TABLE_FORMATS,
     TESTS,
 )
-from ..errors import OutputError
+from ..errors import OutputError, UsageError
 from .help import HELP, list_measures, list_reports, progress_reporter
 from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option, fractions_option, run_pair_option
 
@@ -198,6 +198,10 @@ from .options import Call, Depth, JudgementFormat, Real, collect, cutoffs_option
               help="After the output, print on standard error the seconds spent reading (with MB/s), "
                    "on measures, on pairs and on output; with --cluster, the workers' processor seconds "
                    "and peak memory.")
+@click.option("--provenance", is_flag=True,
+              help="With --format json: a first record (key 'provenance') naming the command as typed, each "
+                   "input's size and SHA-256 prefix, the options that change numbers, lexeval's version and the "
+                   "date (the HTML page always shows them).")
 @click.option("--list-measures", is_flag=True, expose_value=False, is_eager=True,
               callback=list_measures, help="List every measure with its syntax, defaults and a description, "
                                             "and exit.")
@@ -217,8 +221,14 @@ def command(**params):
         raise click.MissingParameter(ctx=context, param=_parameter(context, "qrels"))
     if not params["runs"]:
         raise click.MissingParameter(ctx=context, param=_parameter(context, "runs"))
+    import shlex
+    typed = (click.get_current_context().obj or {}).get("argv")
+    command_line = shlex.join(typed) if typed else None
+    provenance = params.pop("provenance")
+    if provenance and params["output_format"] != "json":
+        raise UsageError("--provenance is a JSON record: add --format json (the HTML page always shows it)")
     try:
-        run(collect(params))
+        run(collect(params), command_line, provenance)
     except BrokenPipeError:
         # click's main turns an EPIPE into exit 1, the status of a failed
         # gate; a reader that stops early (| head) is a success
@@ -233,8 +243,10 @@ def _parameter(context, name: str):
 INPUT_REPORTS = ("reproduction", "judges", "reusability")
 
 
-def run(call: Call) -> None:
-    """Evaluate, then print; a failed gate raises :class:`GateFailed`."""
+def run(call: Call, command_line: str | None = None, provenance: bool = False) -> None:
+    """Evaluate, then print; a failed gate raises :class:`GateFailed`.
+    ``command_line``: the command as typed (the page's provenance);
+    ``provenance``: a first JSON record of where the result came from."""
     from ..api import run_evaluation
     from ..measures.names import output_names
     from ..timings import Timings, timed
@@ -300,13 +312,16 @@ def run(call: Call) -> None:
     pipe_closed = False
     try:
         with timed(timings, "output"):
+            if provenance:
+                _write_provenance(evaluation, command_line)
             if reports.names:
-                _write_reports(evaluation, report_lines, printing.format, printing.plot_dir)
+                _write_reports(evaluation, report_lines, printing.format, printing.plot_dir, command_line)
             elif printing.output_dir:
-                _write_measures(evaluation, printing.format, False, printing.summary)
+                _write_measures(evaluation, printing.format, False, printing.summary, command_line=command_line)
                 _write_parts(evaluation, printing)
             else:
-                _write_measures(evaluation, printing.format, printing.per_query, printing.summary, verdicts)
+                _write_measures(evaluation, printing.format, printing.per_query, printing.summary, verdicts,
+                                command_line)
     except BrokenPipeError:
         # the reader stopped early (| head): the gate still decides the status
         pipe_closed = True
@@ -378,13 +393,23 @@ def _close(client) -> None:
         cluster.close()
 
 
-def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool, verdicts=()) -> None:
+def _write_provenance(evaluation, command_line: str | None) -> None:
+    """--provenance: one JSON record before the others."""
+    import json
+
+    from ..output.provenance import provenance
+    record = {"key": "provenance", "measure": "lexeval", "qid": "all", "value": provenance(evaluation, command_line)}
+    _emit(lambda out: out.write(json.dumps(record, ensure_ascii=False) + "\n"))
+
+
+def _write_measures(evaluation, output_format: str, per_query: bool, summary: bool, verdicts=(),
+                    command_line: str | None = None) -> None:
     """Runs' and pairs' lines (text, json, csv: written as produced; json and
     csv end with the gate's verdicts), a table of summary values (table,
     latex, markdown), or the page (html, made whole before a byte is
     written)."""
     if output_format == "html":
-        page = evaluation.to_html()
+        page = evaluation.to_html(command=command_line)
         _emit(lambda out: out.write(page))
         return
     if output_format in TABLE_FORMATS:
@@ -405,7 +430,8 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
     _emit(lambda out: write(blocks, output_format, out, len(evaluation.run_names) > 1))
 
 
-def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None) -> None:
+def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None,
+                   command_line: str | None = None) -> None:
     """Reports as four-column records (report, measure, parameter, value),
     as tables, or on the page (html)."""
     if plot_dir:
@@ -413,7 +439,7 @@ def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None) 
         for path in write_plots(lines, plot_dir):
             click.echo(f"lexeval: wrote {path}", err=True)
     if output_format == "html":
-        page = evaluation.to_html(lines)
+        page = evaluation.to_html(lines, command=command_line)
         _emit(lambda out: out.write(page))
     elif output_format == "table":
         from ..output.tables import screen_report_tables

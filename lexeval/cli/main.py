@@ -21,7 +21,9 @@ def main(argv=None) -> None:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape" if stream is sys.stdout else "backslashreplace")
     try:
-        command.main(args=argv, prog_name="lexeval", standalone_mode=False)
+        # the command as typed, for the provenance a page or --provenance carries
+        typed = list(sys.argv[1:] if argv is None else argv)
+        command.main(args=argv, prog_name="lexeval", standalone_mode=False, obj={"argv": ["lexeval", *map(str, typed)]})
     except (InputError, UsageError, OutputError) as error:
         click.echo(f"lexeval: error: {error}", err=True)
         sys.exit(2)

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..interface import Result
 from ..stats.pairs import testable
+from .provenance import provenance
 from .tables import summary_table
 
 #: Per-query preference values kept for the per-query view: every pair while
@@ -55,13 +56,19 @@ def _pair_index(num_runs: int) -> np.ndarray:
     return index
 
 
-def page_data(evaluation: Result, report_lines=None) -> dict:
+def page_data(evaluation: Result, report_lines=None, command: str | None = None) -> dict:
     """Everything the page shows, as JSON-ready values."""
     runs = evaluation.run_names
     table = summary_table(evaluation, for_paper=False)
     options = evaluation.options
+    if "runid" in table.cells and [cell.text for cell in table.cells["runid"]] == list(runs):
+        table.measures.remove("runid")              # one name column: runid repeats the run names
+    from .tables import latex, markdown
+    paper = summary_table(evaluation, for_paper=True)
+    exports = {"latex": latex(paper), "markdown": markdown(paper)}
     summary = {
         "columns": table.measures,
+        "groups": {name: measure_group(name, table.cells[name]) for name in table.measures},
         "cells": {name: [{"text": cell.text, "best": cell.best, "better": cell.better_than,
                           "worse": cell.worse_than} for cell in cells] for name, cells in table.cells.items()},
         "caption": table.caption,
@@ -101,6 +108,7 @@ def page_data(evaluation: Result, report_lines=None) -> dict:
             entry.update(_tested(name, tests, pairs, index))
             preferences[name] = entry
     return _displayable({
+        "forest": forest(evaluation),
         "version": _version(),
         "runs": runs,
         "queries": compared,
@@ -114,7 +122,81 @@ def page_data(evaluation: Result, report_lines=None) -> dict:
         "ci": bool(options.ci) and tests is not None,
         "confidence": options.confidence,
         "reports": _reports(report_lines or []),
+        "provenance": provenance(evaluation, command or "lexeval.evaluate(...).to_html() in Python"),
+        "exports": exports,
     })
+
+
+#: The summary's measures shown first: trec_eval's official single numbers, P@10 and nDCG@10, the preferences.
+DEFAULT_SHOWN = ("map", "gm_map", "Rprec", "bpref", "recip_rank", "ndcg", "P_10", "ndcg_cut_10", "nDCG@10")
+
+
+def measure_group(name: str, cells) -> str:
+    """The picker's group of a summary column: preferences (scores and
+    ranks), counts (and text), cutoffs (a rank or recall level in the
+    name), or measures; ``shown`` is added to those of the default set."""
+    import re
+    if name.endswith(("_score", "_rank")):
+        group = "preferences"
+    elif all(text.lstrip("-").isdigit() for text in (cell.text for cell in cells)) or name in ("runid", "relstring"):
+        group = "counts"
+    elif re.search(r"(_\d|@\d|_cut_|iprec_at_recall)", name):
+        group = "cutoffs"
+    else:
+        group = "measures"
+    shown = name in DEFAULT_SHOWN or name.endswith("_score") or (group == "measures" and len(name) <= 12)
+    return group + (" shown" if shown else "")
+
+
+def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, low, high) per row of (rows, Q) values: the t interval of the mean."""
+    from scipy.stats import t as student
+    count = values.shape[1]
+    mean = values.mean(axis=1) if count else np.full(len(values), np.nan)
+    if count < 2:
+        return mean, mean, mean
+    half = student.ppf((1 + confidence) / 2, count - 1) * values.std(axis=1, ddof=1) / np.sqrt(count)
+    return mean, mean - half, mean + half
+
+
+def forest(evaluation: Result) -> dict:
+    """The forest plot's numbers, per tested metric and preference score:
+    each run's mean over the compared queries and its t interval; with a
+    baseline, each run's mean difference from it (preference: its mean
+    preference over it), the interval and the pair's p."""
+    runs = evaluation.run_names
+    options = evaluation.options
+    confidence = options.confidence if options is not None else 0.95
+    baseline = runs.index(options.baseline) if options is not None and options.baseline in runs else None
+    out = {}
+    sources = [(column.name, evaluation.compared_values(column).astype(np.float64)) for column in evaluation.columns
+               if testable(column.measure) and len(runs) > 1]
+    if evaluation.preferences is not None and len(runs) > 1 and hasattr(evaluation, "run_preference_scores"):
+        sources += [(name, evaluation.run_preference_scores(name)) for name in evaluation.preference_names()]
+    tests = evaluation.tests
+    for name, values in sources:
+        entry = dict(zip(("mean", "low", "high"), (_floats(v) for v in _interval(values, confidence))))
+        if baseline is not None:
+            if name in evaluation.preference_names():
+                against = np.array([evaluation.preferences.of_pairs(name, np.array([[min(r, baseline),
+                                    max(r, baseline)]]))[0] * (1 if r < baseline else -1) if r != baseline
+                                    else np.zeros(values.shape[1]) for r in range(len(runs))])
+            else:
+                against = values - values[baseline]
+            entry.update(zip(("difference", "difference_low", "difference_high"),
+                             (_floats(v) for v in _interval(against, confidence))))
+            p = np.full(len(runs), np.nan)
+            if tests is not None and name in tests.p:
+                for row, (a, b) in enumerate(evaluation.pairs.tolist()):
+                    p[b if a == baseline else a] = tests.p[name][row]
+            entry["p"] = _floats(p)
+        out[name] = entry
+    return {"measures": out, "confidence": confidence, "baseline": baseline}
+
+
+def _floats(values) -> list:
+    """Floats for JSON: NaN as None."""
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _displayable(value):
@@ -168,21 +250,70 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("web", name).read_text(encoding="utf-8")
 
 
-def html_page(evaluation: Result, report_lines=None, title: str | None = None) -> str:
+def html_page(evaluation: Result, report_lines=None, title: str | None = None, command: str | None = None) -> str:
     """The whole page: the template with its style, script and the data inline."""
-    data = page_data(evaluation, report_lines)
-    title = title or f"lexeval: {len(data['runs'])} run{'s' * (len(data['runs']) != 1)}, " \
-                     f"{data['num_queries']} queries"
+    data = page_data(evaluation, report_lines, command)
+    judged = next((item["name"] for item in data["provenance"]["inputs"] if item["role"] == "qrels"), None)
+    title = title or f"lexeval: {len(data['runs'])} run{'s' * (len(data['runs']) != 1)}" + \
+        (f" on {judged}" if judged else "") + f", {data['num_queries']} queries"
     # inside <script>, "</" would end the element; "<\/" is the same JSON string
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False, default=_plain).replace("</", "<\\/")
     page = _asset("page.html")
     from ..citations import keys_of, references
     cited = references(keys_of([column.measure for column in evaluation.columns], evaluation.preference_names()))
+    many = len(data["provenance"]["inputs"]) > 13           # a long list of inputs starts folded
     return (page.replace("{{TITLE}}", _escape(title))
+                .replace("{{PROVENANCE_OPEN}}", "" if many else " open")
+                .replace("{{PROVENANCE}}", provenance_html(data["provenance"]))
                 .replace("{{CITATIONS}}", "".join(f"<li>{_escape(reference)}</li>" for reference in cited))
                 .replace("/*{{STYLE}}*/", _asset("page.css"))
                 .replace("/*{{SCRIPT}}*/", _asset("page.js"))
                 .replace("{{DATA}}", payload))
+
+
+OPTION_LABELS = [("relevance_level", "relevance level (-l)"), ("depth", "depth (-M)"),
+                 ("judged_only", "judged only (-J)"), ("complete", "every query (-c)"), ("test", "test"),
+                 ("correction", "correction"), ("alpha", "alpha"), ("seed", "seed"),
+                 ("permutations", "permutations"), ("baseline", "baseline"), ("confidence", "interval (--ci)")]
+
+
+def _size(count) -> str:
+    if count is None:
+        return "not a file here"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} B"
+
+
+def _shown(value) -> str:
+    """An option's value as the page says it (1 and 0 are numbers, not yes and no)."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def provenance_html(facts: dict) -> str:
+    """The page's header: how it was made, from which files, with which options."""
+    rows = "".join(f"<tr><td>{_escape(item['role'])}</td><td>{_escape(item['name'])}</td>"
+                   f"<td>{_escape(item['path'] or '-')}</td><td>{_size(item['bytes'])}</td>"
+                   f"<td><code>{_escape(item['sha256'] or '-')}</code></td></tr>" for item in facts["inputs"])
+    options = "".join(f"<li><span>{_escape(label)}</span> <b>{_escape(_shown(facts['options'].get(key)))}</b></li>"
+                      for key, label in OPTION_LABELS)
+    command = _escape(facts["command"] or "")
+    reproduce = _escape(facts["reproduce"] or "")
+    return (f'<p>Made by lexeval {_escape(facts["lexeval"])} on <time datetime="{_escape(facts["date"])}">'
+            f'{_escape(facts["date"])}</time>.</p>'
+            f'<p class="command-line">Command: <code id="command">{command}</code></p>'
+            f'<div class="scroll"><table id="inputs"><caption>Inputs: size and the first characters of each '
+            f'file\'s SHA-256 (of the bytes as stored)</caption><thead><tr><th scope="col">role</th>'
+            f'<th scope="col">name</th><th scope="col">path</th><th scope="col">size</th>'
+            f'<th scope="col">SHA-256</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            f'<ul class="options" id="options">{options}</ul>'
+            + (f'<p>To make it again (on files with the same digests): <code id="reproduce">{reproduce}</code></p>'
+               if reproduce else ""))
 
 
 def _plain(value):

@@ -88,7 +88,7 @@ def four_decimals(values: np.ndarray, end: str = "") -> np.ndarray:
 
 
 _SIGNIFICANT: dict[str, tuple] = {}
-_POWERS_OF_TEN = 10.0 ** np.arange(310)
+_POWERS_OF_TEN = 10.0 ** np.arange(305)             # 10**304 is the last a float holds
 
 
 def four_significant(values, end: str = "") -> np.ndarray:
@@ -319,7 +319,7 @@ def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[
     for j, style in enumerate(styles):       # counts (wins, losses, ties): small integers, looked up
         if style == INTEGER and j not in printed and groups >= 256:
             column = np.asarray(values[j])
-            if column.dtype.kind in "iu" and len(column) and 0 <= column.min() and column.max() < 1 << 16:
+            if column.dtype.kind in "iu" and len(column) and column.min() >= 0 and column.max() < 1 << 16:
                 printed[j] = _integer_texts(int(column.max()))[column].tolist()
     return [printed[j] if j in printed else formatted(column, style, "\n")
             for j, (column, style) in enumerate(zip(values, styles))]

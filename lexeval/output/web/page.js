@@ -76,15 +76,33 @@
 
   /* ------------------------------------------------------------ summary */
 
+  /* The columns shown at first: every measure when there are few, else a readable set (trec_eval's single
+     numbers, P@10, nDCG@10, the preference scores); counts wait in the picker. */
+  function initiallyShown(summary) {
+    const measures = summary.columns.filter((name) => !summary.groups[name].startsWith("counts"));
+    if (measures.length <= 12) {
+      return new Set(measures);
+    }
+    return new Set(measures.filter((name) => summary.groups[name].endsWith(" shown")));
+  }
+
   function summaryTable(data) {
     const summary = data.summary;
     const table = document.getElementById("summary-table");
     const head = element("thead");
     const header = element("tr");
     const columns = ["run"].concat(summary.columns);
+    const shown = initiallyShown(summary);
     columns.forEach((name, column) => {
-      const cell = element("th", { scope: "col", "data-column": String(column) }, name);
+      const cell = element("th", { scope: "col", "data-column": String(column), tabindex: "0",
+        title: column ? `sort by ${name} (Enter)` : "sort by run name (Enter)" }, name);
       cell.addEventListener("click", () => sortBy(column));
+      cell.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          sortBy(column);
+        }
+      });
       header.appendChild(cell);
     });
     head.appendChild(header);
@@ -96,7 +114,7 @@
         row.className = "baseline";
       }
       const name = summary.baseline === index ? run + " (baseline)" : run;
-      row.appendChild(element("td", {}, name));
+      row.appendChild(element("th", { scope: "row" }, name));
       summary.columns.forEach((measure) => {
         const info = summary.cells[measure][index];
         const cell = element("td", { "data-value": info.text }, info.text);
@@ -114,10 +132,29 @@
     table.appendChild(body);
     document.getElementById("summary-caption").textContent = summary.caption;
 
+    function showColumns() {
+      const visible = columns.map((name, column) => column === 0 || shown.has(name));
+      Array.from(table.rows).forEach((row) => {
+        Array.from(row.cells).forEach((cell, column) => {
+          cell.hidden = !visible[column];
+        });
+      });
+      const count = document.getElementById("picker-count");
+      if (count) {
+        count.textContent = `${shown.size} of ${summary.columns.length} measures shown`;
+      }
+    }
+
+    measurePicker(summary, shown, showColumns);
+    showColumns();
+    runFilter(body);
+
     let sorted = { column: -1, ascending: true };
 
-    function sortBy(column) {
-      const ascending = sorted.column === column ? !sorted.ascending : column === 0;
+    function sortBy(column, ascending) {
+      if (ascending === undefined) {
+        ascending = sorted.column === column ? !sorted.ascending : column === 0 || /_rank$/.test(columns[column]);
+      }
       sorted = { column, ascending };
       const rows = Array.from(body.rows);
       const key = (row) => {
@@ -140,6 +177,76 @@
         }
       });
     }
+
+    // best first by the first measure shown
+    const first = columns.findIndex((name, column) => column > 0 && shown.has(name));
+    if (first > 0) {
+      sortBy(first, /_rank$/.test(columns[first]));
+    }
+  }
+
+  /* The picker: the summary's measures by group, each with a checkbox; nothing is remembered outside the page. */
+  function measurePicker(summary, shown, redraw) {
+    const picker = document.getElementById("picker");
+    const groups = new Map();
+    summary.columns.forEach((name) => {
+      const group = summary.groups[name].split(" ")[0];
+      if (!groups.has(group)) {
+        groups.set(group, []);
+      }
+      groups.get(group).push(name);
+    });
+    groups.forEach((names, group) => {
+      const set = element("fieldset");
+      set.appendChild(element("legend", {}, group));
+      const all = element("button", { type: "button" }, "all");
+      const none = element("button", { type: "button" }, "none");
+      set.appendChild(all);
+      set.appendChild(none);
+      const boxes = names.map((name) => {
+        const box = element("input", { type: "checkbox", value: name });
+        box.checked = shown.has(name);
+        box.addEventListener("change", () => {
+          if (box.checked) {
+            shown.add(name);
+          } else {
+            shown.delete(name);
+          }
+          redraw();
+        });
+        const label = element("label");
+        label.appendChild(box);
+        label.appendChild(document.createTextNode(" " + name));
+        set.appendChild(label);
+        return box;
+      });
+      [[all, true], [none, false]].forEach(([button, on]) => button.addEventListener("click", () => {
+        boxes.forEach((box) => {
+          box.checked = on;
+          if (on) {
+            shown.add(box.value);
+          } else {
+            shown.delete(box.value);
+          }
+        });
+        redraw();
+      }));
+      picker.appendChild(set);
+    });
+  }
+
+  function runFilter(body) {
+    const box = document.getElementById("run-filter");
+    box.addEventListener("input", () => {
+      const wanted = box.value.trim().toLowerCase();
+      let count = 0;
+      Array.from(body.rows).forEach((row) => {
+        const keep = !wanted || row.cells[0].textContent.toLowerCase().includes(wanted);
+        row.hidden = !keep;
+        count += keep ? 1 : 0;
+      });
+      document.getElementById("filter-count").textContent = wanted ? `${count} runs match` : "";
+    });
   }
 
   function significanceMark(info, index, baseline) {
@@ -170,6 +277,415 @@
       text: parts.join(" "),
       title: `significantly better than ${info.better.length} runs, worse than ${info.worse.length}`,
     };
+  }
+
+  /* ------------------------------------------------------------ downloads */
+
+  function download(name, text, type) {
+    const link = element("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+  }
+
+  function csvField(value) {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
+
+  function csvText(rows) {
+    return rows.map((row) => row.map(csvField).join(",")).join("\n") + "\n";
+  }
+
+  function summaryCsv(data) {
+    const summary = data.summary;
+    const rows = [["run"].concat(summary.columns)];
+    data.runs.forEach((run, index) => rows.push([run].concat(summary.columns.map((name) =>
+      summary.cells[name][index].text))));
+    return csvText(rows);
+  }
+
+  function downloads(data) {
+    document.getElementById("summary-csv").addEventListener("click", () =>
+      download("lexeval-summary.csv", summaryCsv(data), "text/csv"));
+    document.getElementById("summary-latex").addEventListener("click", () =>
+      download("lexeval-summary.tex", data.exports.latex, "text/x-tex"));
+    document.getElementById("summary-markdown").addEventListener("click", () =>
+      download("lexeval-summary.md", data.exports.markdown, "text/markdown"));
+  }
+
+  /* ------------------------------------------------------------ figures */
+
+  const INK = "#1d2430";
+  const MUTED = "#5b6575";
+  const BETTER = "#2166ac";
+  const WORSE = "#b35806";
+  const FONT = "font-family: system-ui, sans-serif; font-size: 11px";
+  const figures = {};     // id -> { svg, csv, name }: what the download buttons take
+
+  function text(svg, x, y, content, attributes) {
+    const node = svgElement("text", Object.assign({ x, y, fill: MUTED, style: FONT }, attributes || {}));
+    node.textContent = content;
+    svg.appendChild(node);
+    return node;
+  }
+
+  function line(svg, x1, y1, x2, y2, stroke, width) {
+    svg.appendChild(svgElement("line", { x1, y1, x2, y2, stroke: stroke || MUTED, "stroke-width": width || 1 }));
+  }
+
+  /* about five round ticks from low to high */
+  function ticks(low, high) {
+    if (!(high > low)) {
+      return [low];
+    }
+    const raw = (high - low) / 5;
+    const power = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((m) => m >= raw);
+    const out = [];
+    for (let value = Math.ceil(low / step) * step; value <= high + step * 1e-9; value += step) {
+      out.push(Number(value.toPrecision(10)));
+    }
+    return out;
+  }
+
+  function figureSvg(width, height, label) {
+    const svg = svgElement("svg", { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+      "aria-label": label });
+    svg.appendChild(svgElement("rect", { x: 0, y: 0, width, height, fill: "#ffffff" }));
+    const title = svgElement("title");
+    title.textContent = label;
+    svg.appendChild(title);
+    return svg;
+  }
+
+  function register(id, name, svg, csv) {
+    figures[id] = { name, svg, csv };
+    const holder = document.querySelector(`.downloads[data-figure="${id}"]`);
+    if (holder) {
+      holder.dataset.csvRows = String(csv().split("\n").length - 2);
+    }
+  }
+
+  function figureDownloads() {
+    document.querySelectorAll(".downloads[data-figure]").forEach((holder) => {
+      holder.querySelectorAll("button").forEach((button) => button.addEventListener("click", () => {
+        const figure = figures[holder.dataset.figure];
+        if (!figure) {
+          return;
+        }
+        const kind = button.dataset.as;
+        if (kind === "csv") {
+          download(`${figure.name}.csv`, figure.csv(), "text/csv");
+          return;
+        }
+        const source = new XMLSerializer().serializeToString(figure.svg);
+        if (kind === "svg") {
+          download(`${figure.name}.svg`, source, "image/svg+xml");
+          return;
+        }
+        const image = new Image();
+        image.onload = () => {
+          const canvas = element("canvas", { width: String(image.width * 2), height: String(image.height * 2) });
+          const context = canvas.getContext("2d");
+          context.scale(2, 2);
+          context.drawImage(image, 0, 0);
+          canvas.toBlob((blob) => {
+            const link = element("a", { href: URL.createObjectURL(blob), download: `${figure.name}.png` });
+            document.body.appendChild(link);
+            link.click();
+            link.remove();
+          });
+        };
+        image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(source);
+      }));
+    });
+  }
+
+  const FOREST_ROWS = 60;
+
+  function forestView(data) {
+    const measures = Object.keys(data.forest.measures);
+    if (!measures.length) {
+      return;
+    }
+    document.getElementById("figures").hidden = false;
+    const select = document.getElementById("forest-measure");
+    measures.forEach((name) => option(select, name, name));
+    const draw = () => drawForest(data, select.value);
+    select.addEventListener("change", draw);
+    draw();
+  }
+
+  function drawForest(data, name) {
+    const entry = data.forest.measures[name];
+    const baseline = data.forest.baseline;
+    const against = baseline !== null && baseline !== undefined;
+    const key = against ? "difference" : "mean";
+    const low = against ? entry.difference_low : entry.low;
+    const high = against ? entry.difference_high : entry.high;
+    const runs = data.runs.map((_, index) => index).filter((run) => !against || run !== baseline &&
+      entry[key][run] !== null).sort((x, y) => entry[key][y] - entry[key][x]);
+    const shown = runs.slice(0, FOREST_ROWS);
+    const level = Math.round(data.forest.confidence * 100);
+    const width = 760;
+    const left = 170;
+    const right = 60;
+    const top = 16;
+    const rowHeight = 16;
+    const height = top + shown.length * rowHeight + 56;
+    const values = shown.flatMap((run) => [low[run], high[run], entry[key][run]]).filter((v) => v !== null);
+    let minimum = Math.min(...values, against ? 0 : Infinity);
+    let maximum = Math.max(...values, against ? 0 : -Infinity);
+    if (!(maximum > minimum)) {
+      minimum -= 0.5;
+      maximum += 0.5;
+    }
+    const x = (value) => left + ((value - minimum) / (maximum - minimum)) * (width - left - right);
+    const label = against ? `difference from ${data.runs[baseline]} in ${name}` : `mean ${name}`;
+    const svg = figureSvg(width, height, `${label} per run with ${level}% intervals`);
+    const bottom = top + shown.length * rowHeight + 4;
+    line(svg, left, bottom, width - right, bottom);
+    ticks(minimum, maximum).forEach((value) => {
+      line(svg, x(value), bottom, x(value), bottom + 4);
+      text(svg, x(value), bottom + 16, fixed(value, 3), { "text-anchor": "middle" });
+    });
+    if (against) {
+      line(svg, x(0), top - 4, x(0), bottom, "#8a94a3");
+    }
+    text(svg, (left + width - right) / 2, bottom + 34, `${label} (${level}% t interval over ` +
+      `${data.queries.length} queries)`, { "text-anchor": "middle", fill: INK });
+    shown.forEach((run, row) => {
+      const y = top + row * rowHeight + rowHeight / 2;
+      const significant = against && entry.p[run] !== null && entry.p[run] < data.alpha;
+      const better = entry[key][run] > 0;
+      const colour = !against ? INK : significant ? (better ? BETTER : WORSE) : MUTED;
+      const mark = significant ? (better ? " \u25B2" : " \u25BC") : "";
+      text(svg, left - 8, y + 4, data.runs[run] + mark, { "text-anchor": "end", fill: colour });
+      if (low[run] !== null && high[run] !== null) {
+        line(svg, x(low[run]), y, x(high[run]), y, colour, 1.5);
+      }
+      const point = svgElement("rect", { x: x(entry[key][run]) - 3.5, y: y - 3.5, width: 7, height: 7,
+        fill: significant || !against ? colour : "#ffffff", stroke: colour });
+      const tip = svgElement("title");
+      tip.textContent = `${data.runs[run]}: ${fixed(entry[key][run])} [${fixed(low[run])}, ${fixed(high[run])}]` +
+        (against && entry.p[run] !== null ? `, p = ${pValue(entry.p[run])}` : "");
+      point.appendChild(tip);
+      svg.appendChild(point);
+    });
+    const holder = document.getElementById("forest-figure");
+    holder.textContent = "";
+    holder.appendChild(svg);
+    holder.appendChild(element("figcaption", { class: "caption" }, (against ?
+      `Each run's ${name} minus the baseline's (${data.runs[baseline]}), per compared query, with its ${level}% ` +
+      `t interval; filled and coloured with \u25B2/\u25BC where the pair's test is significant at alpha = ` +
+      `${data.alpha} (blue better, orange worse).` :
+      `Each run's mean ${name} over the ${data.queries.length} compared queries with its ${level}% t interval, ` +
+      "best first.") + (runs.length > shown.length ? ` The ${shown.length} highest of ${runs.length} runs; the ` +
+      "CSV holds all." : "")));
+    register("forest", `lexeval-forest-${name}`, svg, () => csvText([["run", key, "low", "high"].concat(
+      against ? ["p"] : [])].concat(runs.map((run) => [data.runs[run], entry[key][run], low[run], high[run]]
+      .concat(against ? [entry.p[run]] : [])))));
+  }
+
+  function topicView(data) {
+    const names = Object.keys(data.measures);
+    if (!names.length || !data.queries.length) {
+      return;
+    }
+    const runSelect = document.getElementById("topic-run");
+    const measureSelect = document.getElementById("topic-measure");
+    data.runs.forEach((run, index) => option(runSelect, index, run));
+    names.forEach((name) => option(measureSelect, name, name));
+    runSelect.value = String(bestTwo(data)[0]);
+    const draw = () => drawTopics(data, Number(runSelect.value), measureSelect.value);
+    [runSelect, measureSelect].forEach((select) => select.addEventListener("change", draw));
+    draw();
+  }
+
+  /* TREC overview papers' per-topic figure: for each query the best, median and worst value over all runs,
+     and the chosen run's */
+  function drawTopics(data, run, name) {
+    const values = perQuery(data, name);
+    const queries = data.queries.length;
+    const best = [];
+    const median = [];
+    const worst = [];
+    for (let q = 0; q < queries; q += 1) {
+      const column = values.map((row) => row[q]).filter(Number.isFinite).sort((a, b) => a - b);
+      worst.push(column[0]);
+      best.push(column[column.length - 1]);
+      const middle = Math.floor(column.length / 2);
+      median.push(column.length % 2 ? column[middle] : (column[middle - 1] + column[middle]) / 2);
+    }
+    const order = median.map((_, q) => q).sort((a, b) => median[b] - median[a]);
+    const width = Math.max(560, Math.min(1200, queries * 8 + 100));
+    const height = 300;
+    const left = 52;
+    const top = 14;
+    const bottom = 64;
+    const step = (width - left - 12) / queries;
+    const maximum = Math.max(1e-12, ...best);
+    const minimum = Math.min(0, ...worst);
+    const y = (value) => top + (1 - (value - minimum) / (maximum - minimum)) * (height - top - bottom);
+    const svg = figureSvg(width, height, `${name} per query: ${data.runs[run]} against the best, median and worst run`);
+    line(svg, left, height - bottom, width - 12, height - bottom);
+    line(svg, left, top, left, height - bottom);
+    ticks(minimum, maximum).forEach((value) => {
+      line(svg, left - 4, y(value), left, y(value));
+      text(svg, left - 6, y(value) + 4, fixed(value, 2), { "text-anchor": "end" });
+    });
+    text(svg, 14, (top + height - bottom) / 2, name, { transform: `rotate(-90 14 ${(top + height - bottom) / 2})`,
+      "text-anchor": "middle", fill: INK });
+    text(svg, (left + width) / 2, height - 10, `query, by median ${name} over the ${data.runs.length} runs`,
+      { "text-anchor": "middle", fill: INK });
+    order.forEach((q, position) => {
+      const x = left + (position + 0.5) * step;
+      line(svg, x, y(worst[q]), x, y(best[q]), "#c5ccd6", Math.max(1, Math.min(4, step * 0.6)));
+      line(svg, x - step * 0.35, y(median[q]), x + step * 0.35, y(median[q]), MUTED, 1.5);
+      const dot = svgElement("circle", { cx: x, cy: y(values[run][q]), r: Math.max(1.8, Math.min(3.5, step / 3)),
+        fill: BETTER });
+      const tip = svgElement("title");
+      tip.textContent = `query ${data.queries[q]}: ${data.runs[run]} ${fixed(values[run][q])}; best ` +
+        `${fixed(best[q])}, median ${fixed(median[q])}, worst ${fixed(worst[q])}`;
+      dot.appendChild(tip);
+      svg.appendChild(dot);
+      if (queries <= 60) {
+        text(svg, x, height - bottom + 10, data.queries[q], { "text-anchor": "end",
+          transform: `rotate(-60 ${x} ${height - bottom + 10})`, style: FONT.replace("11px", "9px") });
+      }
+    });
+    const legend = [["worst to best (bar)", "#c5ccd6"], ["median (tick)", MUTED], [data.runs[run] + " (dot)", BETTER]];
+    legend.forEach(([label, colour], index) => {
+      svg.appendChild(svgElement("rect", { x: width - 190, y: top + index * 15, width: 10, height: 10, fill: colour }));
+      text(svg, width - 175, top + index * 15 + 9, label);
+    });
+    const holder = document.getElementById("topic-figure");
+    holder.textContent = "";
+    holder.appendChild(svg);
+    holder.appendChild(element("figcaption", { class: "caption" }, `${name} per compared query: the range over ` +
+      `all ${data.runs.length} runs (bar), their median (tick) and ${data.runs[run]} (dot), queries by median. ` +
+      "Hover a dot for the query's values."));
+    register("topic", `lexeval-topics-${name}-${data.runs[run]}`, svg, () => csvText([["qid", data.runs[run],
+      "best", "median", "worst"]].concat(data.queries.map((qid, q) => [qid, values[run][q], best[q], median[q],
+      worst[q]]))));
+  }
+
+  function drawScatter(data, a, b, name) {
+    const holder = document.getElementById("pq-scatter");
+    holder.textContent = "";
+    if (!data.measures[name] || a === b) {
+      return;
+    }
+    const values = perQuery(data, name);
+    const size = 320;
+    const margin = 48;
+    const all = Array.from(values[a]).concat(Array.from(values[b]));
+    const minimum = Math.min(0, ...all);
+    const maximum = Math.max(1e-12, ...all);
+    const scale = (value) => margin + ((value - minimum) / (maximum - minimum)) * (size - margin - 12);
+    const svg = figureSvg(size, size, `${name} per query: ${data.runs[a]} against ${data.runs[b]}`);
+    const flip = (value) => size - scale(value);
+    line(svg, margin, size - margin, size - 12, size - margin);
+    line(svg, margin, size - margin, margin, 12);
+    line(svg, scale(minimum), flip(minimum), scale(maximum), flip(maximum), "#8a94a3");
+    ticks(minimum, maximum).forEach((value) => {
+      text(svg, scale(value), size - margin + 14, fixed(value, 2), { "text-anchor": "middle" });
+      text(svg, margin - 6, flip(value) + 4, fixed(value, 2), { "text-anchor": "end" });
+    });
+    text(svg, (margin + size) / 2, size - 12, `${data.runs[b]} (${name})`, { "text-anchor": "middle", fill: INK });
+    text(svg, 12, (size - margin) / 2, `${data.runs[a]} (${name})`, { "text-anchor": "middle", fill: INK,
+      transform: `rotate(-90 12 ${(size - margin) / 2})` });
+    data.queries.forEach((qid, q) => {
+      const above = values[a][q] > values[b][q];
+      const even = values[a][q] === values[b][q];
+      const dot = svgElement("circle", { cx: scale(values[b][q]), cy: flip(values[a][q]), r: 3,
+        fill: even ? "#8a94a3" : above ? BETTER : WORSE, "fill-opacity": 0.75 });
+      const tip = svgElement("title");
+      tip.textContent = `query ${qid}: ${data.runs[a]} ${fixed(values[a][q])}, ${data.runs[b]} ${fixed(values[b][q])}`;
+      dot.appendChild(tip);
+      svg.appendChild(dot);
+    });
+    holder.appendChild(svg);
+    holder.appendChild(element("figcaption", { class: "caption" }, `Each compared query: ${data.runs[a]} (up) ` +
+      `against ${data.runs[b]} (across) on ${name}; above the grey identity line (blue) ${data.runs[a]} is ` +
+      "better, below (orange) worse. Hover a dot for its query."));
+    register("scatter", `lexeval-scatter-${name}`, svg, () => csvText([["qid", data.runs[a], data.runs[b]]]
+      .concat(data.queries.map((qid, q) => [qid, values[a][q], values[b][q]]))));
+  }
+
+  /* ------------------------------------------------------------ per-query table */
+
+  const QUERY_TABLE_RUNS = 15;
+
+  function queryTable(data) {
+    const names = Object.keys(data.measures);
+    if (!names.length || !data.queries.length) {
+      return;
+    }
+    document.getElementById("query-table-section").hidden = false;
+    const select = document.getElementById("qt-measure");
+    names.forEach((name) => option(select, name, name));
+    const draw = () => drawQueryTable(data, select.value);
+    select.addEventListener("change", draw);
+    document.getElementById("qt-csv").addEventListener("click", () => {
+      const values = perQuery(data, select.value);
+      const rows = [["qid"].concat(data.runs)];
+      data.queries.forEach((qid, q) => rows.push([qid].concat(values.map((row) => fixed(row[q])))));
+      download(`lexeval-${select.value}-per-query.csv`, csvText(rows), "text/csv");
+    });
+    draw();
+  }
+
+  function drawQueryTable(data, name) {
+    const values = perQuery(data, name);
+    const means = data.measures[name].means;
+    const order = data.runs.map((_, index) => index).sort((x, y) => means[y] - means[x]);
+    const runs = order.slice(0, QUERY_TABLE_RUNS);
+    const table = document.getElementById("query-table");
+    table.textContent = "";
+    const head = element("thead");
+    const header = element("tr");
+    ["qid"].concat(runs.map((run) => data.runs[run])).forEach((label, column) => {
+      const cell = element("th", { scope: "col", tabindex: "0" }, label);
+      const sort = () => sortRows(column);
+      cell.addEventListener("click", sort);
+      cell.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") {
+          sort();
+        }
+      });
+      header.appendChild(cell);
+    });
+    head.appendChild(header);
+    table.appendChild(head);
+    const body = element("tbody");
+    data.queries.forEach((qid, q) => {
+      const row = element("tr");
+      row.appendChild(element("th", { scope: "row" }, qid));
+      runs.forEach((run) => row.appendChild(element("td", { "data-value": String(values[run][q]) },
+        fixed(values[run][q]))));
+      body.appendChild(row);
+    });
+    table.appendChild(body);
+    let last = { column: -1, ascending: true };
+    function sortRows(column) {
+      const ascending = last.column === column ? !last.ascending : column === 0;
+      last = { column, ascending };
+      const rows = Array.from(body.rows);
+      const key = (row) => (column === 0 ? row.cells[0].textContent : Number(row.cells[column].dataset.value));
+      rows.sort((x, y) => {
+        const a = key(x);
+        const b = key(y);
+        const order = typeof a === "number" ? a - b : String(a).localeCompare(String(b), undefined, { numeric: true });
+        return ascending ? order : -order;
+      });
+      rows.forEach((row) => body.appendChild(row));
+    }
+    document.getElementById("qt-caption").textContent =
+      `${name} per compared query` + (data.runs.length > runs.length ?
+        `, for the ${runs.length} runs with the highest mean (the CSV holds all ${data.runs.length})` : "") +
+      ". Click a column's name to sort.";
   }
 
   /* ------------------------------------------------------------ pairs */
@@ -251,9 +767,61 @@
     drawMatrix(data, names[0]);
   }
 
+  /* With a baseline only its pairs are tested: one column, each run against it, with its interval. */
+  function drawBaselineColumn(data, name) {
+    const grid = document.getElementById("matrix-grid");
+    const baseline = data.summary.baseline;
+    const forestEntry = data.forest.measures[name];
+    const table = element("table", { class: "matrix baseline-column" });
+    const head = element("tr");
+    const level = Math.round(data.forest.confidence * 100);
+    ["run", `${data.preferences[name] ? "mean preference over" : "difference from"} ${data.runs[baseline]}`,
+      `${level}% interval`, "p", "wins", "losses", "ties"].forEach((label) =>
+      head.appendChild(element("th", { scope: "col" }, label)));
+    table.appendChild(head);
+    const runs = data.runs.map((_, index) => index).filter((run) => run !== baseline);
+    runs.sort((x, y) => pairFacts(data, name, y, baseline).mean - pairFacts(data, name, x, baseline).mean);
+    runs.forEach((run) => {
+      const facts = pairFacts(data, name, run, baseline);
+      const significant = facts.p < data.alpha;
+      const interval = facts.interval || (forestEntry ? [forestEntry.difference_low[run],
+        forestEntry.difference_high[run]] : null);
+      const row = element("tr");
+      row.appendChild(element("th", { scope: "row" }, data.runs[run]));
+      const sign = facts.mean > 0 ? "+" : facts.mean < 0 ? "\u2212" : "=";
+      const arrow = significant ? (facts.mean > 0 ? "\u25B2" : "\u25BC") : "";
+      const cell = element("td", { class: facts.mean > 0 ? (significant ? "better-significant" : "better") :
+        facts.mean < 0 ? (significant ? "worse-significant" : "worse") : "even" },
+        `${arrow}${sign}${fixed(Math.abs(facts.mean))}`);
+      cell.dataset.a = String(run);
+      cell.dataset.b = String(baseline);
+      row.appendChild(cell);
+      row.appendChild(element("td", {}, interval && interval[0] !== null ?
+        `[${fixed(interval[0])}, ${fixed(interval[1])}]` : ""));
+      row.appendChild(element("td", {}, pValue(facts.p)));
+      [facts.win, facts.loss, facts.tie].forEach((count) => row.appendChild(element("td", {}, String(count))));
+      table.appendChild(row);
+    });
+    table.addEventListener("click", (event) => {
+      const cell = event.target.closest("td");
+      if (cell && cell.dataset.a !== undefined) {
+        choosePair(data, Number(cell.dataset.a), Number(cell.dataset.b), name);
+      }
+    });
+    grid.appendChild(table);
+    document.getElementById("matrix-caption").textContent =
+      `Each run against the baseline ${data.runs[baseline]} on ${name} over the ${data.queries.length} compared ` +
+      `queries: blue and + better, orange and \u2212 worse, \u25B2/\u25BC significant at alpha = ${data.alpha} ` +
+      "(the test and correction are in the summary's caption). Click a row to see its queries below.";
+  }
+
   function drawMatrix(data, name) {
     const grid = document.getElementById("matrix-grid");
     grid.textContent = "";
+    if (data.summary.baseline !== null && data.summary.baseline !== undefined) {
+      drawBaselineColumn(data, name);
+      return;
+    }
     const runs = data.runs;
     const withText = runs.length <= 40;
     const table = element("table", { class: "matrix" });
@@ -271,6 +839,14 @@
         } else {
           const facts = pairFacts(data, name, a, b);
           const significant = facts.p < data.alpha;
+          if (!Number.isFinite(facts.mean)) {
+            cell.className = "untested";
+            cell.setAttribute("aria-label", `${run} against ${other}: not compared`);
+            cell.dataset.a = String(a);
+            cell.dataset.b = String(b);
+            row.appendChild(cell);
+            return;
+          }
           if (facts.mean > 0) {
             cell.className = significant ? "better-significant" : "better";
           } else if (facts.mean < 0) {
@@ -278,9 +854,13 @@
           } else {
             cell.className = "even";
           }
-          if (withText) {
-            cell.textContent = fixed(facts.mean, 2);
-          }
+          // never colour alone: a sign (+ better, - worse, = even) and, where significant, an arrow
+          const sign = facts.mean > 0 ? "+" : facts.mean < 0 ? "\u2212" : "=";
+          const arrow = significant ? (facts.mean > 0 ? "\u25B2" : "\u25BC") : "";
+          cell.textContent = withText && Number.isFinite(facts.mean) ?
+            `${arrow}${sign}${fixed(Math.abs(facts.mean), 2)}` : (arrow || sign);
+          cell.setAttribute("aria-label", `${run} against ${other}: ${fixed(facts.mean)}` +
+            (significant ? ", significant" : ""));
           cell.dataset.a = String(a);
           cell.dataset.b = String(b);
         }
@@ -326,7 +906,8 @@
       `significant at alpha = ${data.alpha} (dark): see the summary's caption for the test and correction`;
     document.getElementById("matrix-caption").textContent =
       `Row run against column run: mean ${data.preferences[name] ? "preference" : "difference"} ` +
-      `over the ${data.queries.length} compared queries; green: the row run is better, red: worse, ${tested}. ` +
+      `over the ${data.queries.length} compared queries; blue and + : the row run is better, orange and \u2212 : ` +
+      `worse, \u25B2/\u25BC: ${tested}. ` +
       "Hover a cell for wins, losses, ties and p; click it to see its queries below.";
   }
 
@@ -370,7 +951,12 @@
     matrixNames(data).forEach((name) => option(selectMeasure, name, name));
     // the chart TREC participants know: a metric's per-topic differences of the two best runs
     selectMeasure.value = Object.keys(data.measures)[0] || matrixNames(data)[0];
-    const [a, b] = bestTwo(data);
+    let [a, b] = bestTwo(data);
+    const baseline = data.summary.baseline;
+    if (baseline !== null && baseline !== undefined) {       // each run against the baseline
+      b = baseline;
+      a = bestTwo(data).find((run) => run !== baseline);
+    }
     selectA.value = String(a);
     selectB.value = String(b);
     const redraw = () => drawPerQuery(data, Number(selectA.value), Number(selectB.value), selectMeasure.value);
@@ -408,6 +994,7 @@
       caption.textContent = "Choose two different runs.";
       return;
     }
+    drawScatter(data, a, b, name);
     const values = differences(data, a, b, name);
     if (values === null) {
       caption.textContent = `The page has no per-query values of ${name} for this pair: with --baseline it keeps ` +
@@ -441,7 +1028,8 @@
       let shape;
       if (value === 0) {
         ties += 1;
-        shape = svgElement("circle", { class: "tie", cx: x + step / 2, cy: zero, r: Math.max(1.5, Math.min(3, step / 2)) });
+        shape = svgElement("circle", { class: "tie", fill: "#8a94a3", cx: x + step / 2, cy: zero,
+          r: Math.max(1.5, Math.min(3, step / 2)) });
       } else {
         if (value > 0) {
           wins += 1;
@@ -449,7 +1037,7 @@
           losses += 1;
         }
         const y = value > 0 ? zero - value * scale : zero;
-        shape = svgElement("rect", { class: value > 0 ? "bar-better" : "bar-worse", x, y,
+        shape = svgElement("rect", { class: value > 0 ? "bar-better" : "bar-worse", fill: value > 0 ? BETTER : WORSE, x, y,
           width: Math.max(1, step - 1), height: Math.max(1, Math.abs(value) * scale) });
       }
       const title = svgElement("title");
@@ -457,9 +1045,13 @@
       shape.appendChild(title);
       svg.appendChild(shape);
     });
+    svg.setAttribute("xmlns", SVG);
+    text(svg, left + 4, height - 6, `queries, sorted by ${data.runs[a]} minus ${data.runs[b]} (${name})`);
     chart.appendChild(svg);
+    register("differences", `lexeval-differences-${name}`, svg, () => csvText([["qid", "difference"]]
+      .concat(order.map((q) => [data.queries[q], values[q]]))));
     caption.textContent = `${data.runs[a]} minus ${data.runs[b]} on ${name}, per compared query, sorted: ` +
-      `${wins} wins (green), ${losses} losses (red), ${ties} ties (grey dots).`;
+      `${wins} wins (blue, above the line), ${losses} losses (orange, below), ${ties} ties (grey dots).`;
   }
 
   /* ------------------------------------------------------------ reports */
@@ -598,7 +1190,12 @@
       "(with a relevant document).";
     summaryTable(data);
     matrix(data);
+    forestView(data);
+    topicView(data);
     perQueryView(data);
+    queryTable(data);
+    figureDownloads();
+    downloads(data);
     reports(data);
     document.body.dataset.ready = "true";
   }

@@ -1,0 +1,43 @@
+"""Where a result came from: the command as typed, each input's name, size
+and SHA-256 prefix, the options that change numbers, lexeval's version and
+the date. The HTML page shows it in its header; ``--provenance`` puts it
+in the JSON output's first record."""
+
+from __future__ import annotations
+
+import datetime
+
+from ..io.digest import file_facts
+
+
+def provenance(evaluation, command: str | None = None) -> dict:
+    """The facts of an evaluation (one machine's or a cluster's; what it
+    does not know is None)."""
+    from .. import __version__
+    inputs = getattr(evaluation, "inputs", None) or {}
+    level = getattr(evaluation, "level", None)
+    rankings = getattr(evaluation, "rankings", None)
+    qrels = getattr(getattr(rankings, "qrels", None), "path", None)
+    files = ([file_facts(qrels, "qrels")] if qrels else []) + [file_facts(run, "run") for run in inputs.get("runs", ())]
+    options = getattr(evaluation, "options", None)
+    numbers = {
+        "relevance_level": level,
+        "depth": inputs.get("depth"),
+        "judged_only": inputs.get("judged_only"),
+        "complete": getattr(evaluation, "complete", None),
+        "test": options.test if options is not None else None,
+        "correction": options.correction if options is not None else None,
+        "alpha": options.alpha if options is not None else None,
+        "seed": options.seed if options is not None else None,
+        "permutations": options.permutations if options is not None and options.test == "randomization" else None,
+        "baseline": options.baseline if options is not None else None,
+        "confidence": options.confidence if options is not None and options.ci else None,
+    }
+    return {
+        "lexeval": __version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "command": command,
+        "inputs": files,
+        "options": numbers,
+        "reproduce": f"pip install 'lexeval=={__version__}' && {command}" if command else None,
+    }
