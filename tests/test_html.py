@@ -62,7 +62,7 @@ def test_the_page_is_self_contained_and_holds_the_evaluation():
     summary = {(line.split("\t")[0], line.split("\t")[1].strip()): line.split("\t")[3]
                for line in text if line.split("\t")[2] == "all" and ":" not in line.split("\t")[0]}
     for (run, measure), value in summary.items():
-        assert data["summary"]["cells"][measure][names.index(run)]["text"] == value, (run, measure)
+        assert data["summary"]["cells"][measure][names.index(run)][0] == value, (run, measure)
     ev = evaluate(str(QRELS), [str(path) for path in RUNS[:4]], ["map", "P.10", "LP"], warn=lambda text: None)
     # the pair matrix's p-values are the tests' (pairs in command-line order)
     np.testing.assert_allclose(floats(data["measures"]["map"]["p"]), ev.tests.p["map"], rtol=1e-6)
@@ -161,9 +161,9 @@ def test_chromium_renders_the_page(tmp_path):
                    capture_output=True, timeout=120)
     pixels = _png_pixels(shot)
     assert pixels.std() > 20                     # not blank: text, a coloured matrix, a chart
-    # the matrix draws significant wins in its dark green: some pixels are that colour
+    # the matrix draws significant wins in its dark blue: some pixels are that colour
     rgb = pixels[..., :3].reshape(-1, 3)
-    assert ((np.abs(rgb - [0x1a, 0x7f, 0x37]).sum(axis=1)) < 30).sum() > 500
+    assert ((np.abs(rgb - [0x21, 0x66, 0xac]).sum(axis=1)) < 30).sum() > 500
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
@@ -187,3 +187,129 @@ def test_identifiers_of_every_shape_render(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and 'data-ready="true"' in done.stdout
     assert "run&lt;b&gt;&amp;\"x" in done.stdout and "data-errors" not in done.stdout
+
+
+# ---------------------------------------------------------------- a page to send (issue 39)
+
+
+def _dom(page_path: Path, *extra: str) -> str:
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", *extra, "--dump-dom",
+                           page_path.as_uri()], capture_output=True, text=True, timeout=120)
+    assert 'data-ready="true"' in done.stdout and "data-errors" not in done.stdout, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_provenance_names_every_input_with_its_digest(tmp_path):
+    import hashlib
+    args = ["--format", "html", "-m", "map", "-l", "2", "--seed", "7", QRELS, *RUNS[:3]]
+    result = run_cli(args)
+    assert result.code == 0, result.err
+    facts = page_data(result.out)["provenance"]
+    assert facts["command"] == "lexeval " + " ".join(str(a) for a in args)
+    assert facts["options"]["relevance_level"] == 2 and facts["options"]["seed"] == 7
+    for item, path in zip(facts["inputs"], [QRELS, *RUNS[:3]]):
+        assert item["path"] == str(path) and item["bytes"] == path.stat().st_size
+        assert item["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    assert facts["reproduce"].endswith(facts["command"]) and facts["lexeval"] in facts["reproduce"]
+    record = json.loads(run_cli(["--provenance", "--format", "json", "-m", "map", QRELS, RUNS[0]]).lines()[0])
+    assert record["key"] == "provenance" and record["value"]["inputs"][1]["name"] == RUNS[0].name[:-3]
+    refused = run_cli(["--provenance", "-m", "map", QRELS, RUNS[0]])
+    assert refused.code == 2 and "--format json" in refused.err and not refused.out
+    if CHROMIUM:
+        page = tmp_path / "page.html"
+        page.write_text(result.out)
+        dom = _dom(page)
+        for item in facts["inputs"]:
+            assert f"<code>{item['sha256']}</code>" in dom and f">{item['name']}<" in dom
+
+
+def _deuteranopia(rgb) -> np.ndarray:
+    """Machado, Oliveira and Fernandes (2009), deuteranopia at severity 1, on linear RGB."""
+    matrix = np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                       [-0.011820, 0.042940, 0.968881]])
+    linear = (np.asarray(rgb, dtype=float) / 255) ** 2.2
+    return np.clip(matrix @ linear, 0, 1) ** (1 / 2.2) * 255
+
+
+def test_the_sign_colours_differ_for_every_reader():
+    css = (ROOT / "lexeval" / "output" / "web" / "page.css").read_text()
+    colour = {name: [int(value[i:i + 2], 16) for i in (0, 2, 4)]
+              for name, value in re.findall(r"--(better|worse): #([0-9a-f]{6})", css)}
+    seen = _deuteranopia(colour["better"]) - _deuteranopia(colour["worse"])
+    assert np.abs(seen).sum() > 150                      # blue and orange stay apart without green-red vision
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_every_coloured_cell_carries_a_sign_and_the_views_hold_their_data(tmp_path):
+    page = tmp_path / "page.html"
+    result = run_cli(["--format", "html", QRELS, *RUNS])
+    page.write_text(result.out)
+    data = page_data(result.out)
+    dom = _dom(page)
+    cells = re.findall(r'<td class="(better-significant|better|worse-significant|worse|even)"[^>]*>([^<]*)<', dom)
+    assert len(cells) == len(RUNS) * (len(RUNS) - 1)
+    assert all(text and text[0] in "+\u2212=\u25b2\u25bc" for _, text in cells)
+    # one name column; the picker's groups; a readable default, best first by the first measure shown
+    assert "runid" not in data["summary"]["columns"]
+    assert re.search(r'id="picker-count">9 of \d+ measures shown<', dom)
+    order = re.findall(r'<tr data-run="(\d+)"', dom)
+    maps = [float(data["summary"]["cells"]["map"][int(run)][0]) for run in order]
+    assert maps == sorted(maps, reverse=True)
+    # figures and tables hold what their CSV downloads hold
+    rows = dict(re.findall(r'data-figure="(\w+)" data-csv-rows="(\d+)"', dom))
+    compared = len(data["queries"])
+    assert rows == {"forest": str(len(RUNS)), "topic": str(compared), "scatter": str(compared),
+                    "differences": str(compared)}
+    assert dom.count("<tr><th scope=\"row\">") >= compared          # the per-query table, a row per query
+    for title in ("95% t interval over 225 queries", "query, by median map over the 12 runs"):
+        assert title in dom
+    # the summary's LaTeX and Markdown are --format latex's and markdown's
+    assert data["exports"]["latex"] == run_cli(["--format", "latex", QRELS, *RUNS]).out
+    assert data["exports"]["markdown"] == run_cli(["--format", "markdown", QRELS, *RUNS]).out
+    # every control is reachable by keyboard: native controls, and sortable headers in the tab order
+    assert all('tabindex="0"' in header for header in re.findall(r'<th scope="col"[^>]*>', dom.split(
+        'id="summary-table"')[1].split("</thead>")[0]))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_with_a_baseline_every_run_faces_it_with_an_interval(tmp_path):
+    page = tmp_path / "page.html"
+    result = run_cli(["--format", "html", "--baseline", "bm25okapi", "-m", "map", "-m", "LP", QRELS, *RUNS])
+    page.write_text(result.out)
+    data = page_data(result.out)
+    ev = evaluate(str(QRELS), [str(p) for p in RUNS], ["map", "LP"], baseline="bm25okapi", warn=lambda _: None)
+    baseline = ev.run_names.index("bm25okapi")
+    forest = data["forest"]["measures"]["map"]
+    values = ev.compared_values(ev.column("map"))
+    np.testing.assert_allclose(floats(forest["difference"]), (values - values[baseline]).mean(axis=1), atol=1e-6)
+    p = floats(forest["p"])
+    for row, (a, b) in enumerate(ev.pairs.tolist()):
+        assert p[b if a == baseline else a] == pytest.approx(ev.tests.p["map"][row], rel=1e-6)
+    dom = _dom(page)
+    column = dom.split('class="matrix baseline-column"')[1].split("</table>")[0]
+    assert column.count('<th scope="row">') == len(RUNS) - 1 and "95% interval" in column
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_many_runs_draw_on_a_canvas_with_compact_pairs(tmp_path, monkeypatch):
+    """Past 60 runs the matrix is a canvas; past COMPACT_PAIRS pairs p is a byte whose verdict is exact."""
+    import lexeval.output.html_page as html_page
+    monkeypatch.setattr(html_page, "COMPACT_PAIRS", 100)
+    rng = np.random.default_rng(3)
+    qrels = write(tmp_path / "qrels", "".join(f"q{q} 0 d{d} {int(rng.random() < 0.3)}\n"
+                                              for q in range(8) for d in range(30)))
+    runs = []
+    for run in range(64):
+        lines = [f"q{q} Q0 d{d} {rank} {30 - rank} r{run}\n" for q in range(8)
+                 for rank, d in enumerate(rng.permutation(30)[:12].tolist(), 1)]
+        runs.append(write(tmp_path / f"r{run:02d}", "".join(lines)))
+    ev = evaluate(str(qrels), [str(r) for r in runs], ["map", "LP"], warn=lambda _: None)
+    page = ev.to_html(command="lexeval ...")
+    data = page_data(page)
+    assert data["compact"] and "p_bytes" in data["measures"]["map"] and data["preferences"]["LP"]["mean"] is None
+    code = np.frombuffer(base64.b64decode(data["measures"]["map"]["p_bytes"]), dtype=np.uint8)
+    assert ((code & 128) > 0).tolist() == (ev.tests.p["map"] < 0.05).tolist()
+    path = tmp_path / "page.html"
+    path.write_text(page)
+    dom = _dom(path)
+    assert "<canvas" in dom and 'class="matrix"' not in dom

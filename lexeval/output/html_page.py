@@ -29,6 +29,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..choices import SIGN_PREFERENCES
 from ..interface import Result
 from ..stats.pairs import testable
 from .provenance import provenance
@@ -37,6 +38,15 @@ from .tables import summary_table
 #: Per-query preference values kept for the per-query view: every pair while
 #: pairs x queries stays under this, else the pairs of the best run only.
 PREFERENCE_CELLS = 250_000
+#: Beyond this many pairs the page carries p-values as a byte and preference means as int16.
+COMPACT_PAIRS = 20_000
+#: Bytes of per-pair arrays (p-values, preference means and counts) a page carries; measures beyond it are
+#: left to the text output.
+PAIR_BYTES = 4_000_000
+#: Per-query values (runs x compared queries, each measure) a page carries, the summary's shown measures first.
+VALUE_CELLS = 2_000_000
+#: The LaTeX and Markdown tables of the summary come with the page up to this many runs.
+EXPORT_RUNS = 100
 
 
 def _packed(values) -> str:
@@ -44,8 +54,44 @@ def _packed(values) -> str:
     return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
 
 
-def _counts(values) -> str:
-    return base64.b64encode(np.asarray(values, dtype="<i4").tobytes()).decode("ascii")
+def _counts(values, kind: str = "<i4") -> str:
+    return base64.b64encode(np.asarray(values, dtype=kind).tobytes()).decode("ascii")
+
+
+def _scaled(values) -> str:
+    """Means in [-1, 1] as int16 (x 32767; -32768 where missing): half the bytes of float32, to 3e-5."""
+    scaled = np.where(np.isfinite(values), np.rint(np.clip(values, -1, 1) * 32767), -32768)
+    return base64.b64encode(scaled.astype("<i2").tobytes()).decode("ascii")
+
+
+def _kept_values(evaluation, pairs: np.ndarray, name: str) -> np.ndarray:
+    """(pairs, compared Q) preference ``name`` of a few pairs: those pairs' block alone when the whole
+    matrix is not at hand (many pairs), never every pair's."""
+    preferences = evaluation.preferences
+    if "values" in preferences.__dict__ or not hasattr(preferences, "block"):
+        return preferences.of_pairs(name, pairs)
+    from ..preferences import pair_rows
+    return preferences.block(pair_rows(len(evaluation.run_names), pairs))[0][name]
+
+
+def _spend(budget: list, cost: int) -> bool:
+    """Take ``cost`` bytes from the page's budget for per-pair arrays, if it has them."""
+    if cost > budget[0]:
+        return False
+    budget[0] -= cost
+    return True
+
+
+def _p_bytes(p: np.ndarray, alpha: float) -> str:
+    """p-values of many pairs as a byte each: 255 untested; else bit 7 set
+    where p < alpha (exactly), and below it min(127, round(-10 log10 p)):
+    the page says p to a tenth of a decade."""
+    tested = np.isfinite(p)
+    with np.errstate(divide="ignore"):
+        level = np.minimum(127, np.rint(-10 * np.log10(np.maximum(p, 1e-300)))).astype(np.int64)
+    out = np.where(tested, level + 128 * (p < alpha), 255)
+    out = np.where(tested & (out == 255), 254, out)        # p < 1e-12.7 and significant: 254 still says so
+    return base64.b64encode(out.astype(np.uint8).tobytes()).decode("ascii")
 
 
 def _pair_index(num_runs: int) -> np.ndarray:
@@ -59,18 +105,21 @@ def _pair_index(num_runs: int) -> np.ndarray:
 def page_data(evaluation: Result, report_lines=None, command: str | None = None) -> dict:
     """Everything the page shows, as JSON-ready values."""
     runs = evaluation.run_names
-    table = summary_table(evaluation, for_paper=False)
+    table = summary_table(evaluation, for_paper=False, with_lists=False)
     options = evaluation.options
     if "runid" in table.cells and [cell.text for cell in table.cells["runid"]] == list(runs):
         table.measures.remove("runid")              # one name column: runid repeats the run names
-    from .tables import latex, markdown
-    paper = summary_table(evaluation, for_paper=True)
-    exports = {"latex": latex(paper), "markdown": markdown(paper)}
+    exports = None
+    if len(runs) <= EXPORT_RUNS:             # a paper's table: beyond a hundred runs, --format latex says it all
+        from .tables import latex, markdown
+        paper = summary_table(evaluation, for_paper=True)
+        exports = {"latex": latex(paper), "markdown": markdown(paper)}
     summary = {
         "columns": table.measures,
         "groups": {name: measure_group(name, table.cells[name]) for name in table.measures},
-        "cells": {name: [{"text": cell.text, "best": cell.best, "better": cell.better_than,
-                          "worse": cell.worse_than} for cell in cells] for name, cells in table.cells.items()},
+        # per cell: its text, whether best, how many runs it is significantly better and worse than
+        "cells": {name: [[cell.text, int(cell.best), cell.better, cell.worse] for cell in cells]
+                  for name, cells in table.cells.items()},
         "caption": table.caption,
         "baseline": table.baseline,
     }
@@ -79,34 +128,49 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
     index = _pair_index(len(runs))
     compared = evaluation.compared_qids
     measures = {}
-    for column in evaluation.columns:
-        if not testable(column.measure) or len(runs) < 2:
-            continue
-        values = evaluation.compared_values(column)
-        entry = {"values": [_packed(row) for row in values],
-                 "means": [float(v) for v in (values.mean(axis=1) if values.shape[1] else np.zeros(len(runs)))]}
-        entry.update(_tested(column.name, tests, pairs, index))
-        measures[column.name] = entry
+    size = int(index.max(initial=-1)) + 1
+    compact = size > COMPACT_PAIRS                 # many pairs: p as a byte, counts as small integers
+    budget = [PAIR_BYTES]                          # the per-pair arrays the page carries, in bytes
     preferences = {}
     if evaluation.preferences is not None and len(runs) > 1:
         # the printed pairs' (with a baseline, its pairs only): one machine has every pair's preferences,
         # a cluster gathers the printed ones
         known = evaluation.pairs
         at = index[known[:, 0], known[:, 1]]
-        size = int(index.max(initial=-1)) + 1
         best = int(np.argmax(evaluation.run_preference_summary(evaluation.preference_names()[0])[0])) \
             if evaluation.preference_names() else 0
         keep_all = size * max(len(compared), 1) <= PREFERENCE_CELLS
         kept = [i for i, (a, b) in enumerate(known.tolist()) if keep_all or best in (a, b)]
+        count_type = "<u1" if len(compared) < 256 else "<u2" if len(compared) < 65536 else "<i4"
         for name in evaluation.preference_names():
-            values = evaluation.preferences.of_pairs(name, known)
-            mean, win, loss, tie = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(3))
-            mean[at] = values.mean(axis=1) if values.shape[1] else 0.0
-            win[at], loss[at], tie[at] = (values > 0).sum(axis=1), (values < 0).sum(axis=1), (values == 0).sum(axis=1)
-            entry = {"mean": _packed(mean), "win": _counts(win), "loss": _counts(loss), "tie": _counts(tie),
-                     "per_query": {str(int(at[i])): _packed(values[i]) for i in kept}}
-            entry.update(_tested(name, tests, pairs, index))
+            signs = name in SIGN_PREFERENCES       # LP, LR: the mean is (wins - losses) / queries
+            if not _spend(budget, size * ((0 if signs else 2) + 2 * np.dtype(count_type).itemsize + 1)
+                          if compact else size * 16):
+                continue                           # beyond the page's budget: the text output has them
+            # the printed pairs' means and counts are the evaluation's already; per-query values only where kept
+            mean, win, loss = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(2))
+            mean[at] = evaluation.pair_summary.mean[name]
+            win[at], loss[at] = evaluation.pair_summary.wins[name], evaluation.pair_summary.losses[name]
+            values = _kept_values(evaluation, known[kept], name)
+            # ties are the queries neither wins; with many pairs an LP or LR mean is its counts'
+            entry = {"mean": None if compact and signs else _scaled(mean) if compact else _packed(mean),
+                     "win": _counts(win, count_type), "loss": _counts(loss, count_type), "counts": count_type[1:],
+                     "per_query": {str(int(at[i])): _packed(values[row]) for row, i in enumerate(kept)}}
+            entry.update(_tested(name, tests, pairs, index, compact, options.alpha if options else 0.05))
             preferences[name] = entry
+    cells = [VALUE_CELLS]                          # per-query values the page carries
+    tested_columns = [column for column in evaluation.columns if testable(column.measure) and len(runs) > 1]
+    shown_first = sorted(tested_columns, key=lambda column: "shown" not in summary["groups"].get(column.name, ""))
+    carried = {column.name for column in shown_first if _spend(cells, len(runs) * len(compared))}
+    for column in tested_columns:
+        values = evaluation.compared_values(column)
+        entry = {"values": [_packed(row) for row in values] if column.name in carried else None,
+                 "means": [float(v) for v in (values.mean(axis=1) if values.shape[1] else np.zeros(len(runs)))]}
+        if _spend(budget, size * (1 if compact else 4)):
+            entry.update(_tested(column.name, tests, pairs, index, compact, options.alpha if options else 0.05))
+        else:
+            entry["untested_on_page"] = True
+        measures[column.name] = entry
     return _displayable({
         "forest": forest(evaluation),
         "version": _version(),
@@ -116,7 +180,8 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
         "summary": summary,
         "measures": measures,
         "preferences": preferences,
-        "tested_pairs": pairs,
+        "tested_pairs": pairs if evaluation.options is not None and evaluation.options.baseline else None,
+        "compact": compact,
         "test": options.test if tests is not None else "none",
         "alpha": options.alpha,
         "ci": bool(options.ci) and tests is not None,
@@ -150,12 +215,12 @@ def measure_group(name: str, cells) -> str:
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high) per row of (rows, Q) values: the t interval of the mean."""
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # scipy.stats takes a second to import; this, a tenth
     count = values.shape[1]
     mean = values.mean(axis=1) if count else np.full(len(values), np.nan)
     if count < 2:
         return mean, mean, mean
-    half = student.ppf((1 + confidence) / 2, count - 1) * values.std(axis=1, ddof=1) / np.sqrt(count)
+    half = stdtrit(count - 1, (1 + confidence) / 2) * values.std(axis=1, ddof=1) / np.sqrt(count)
     return mean, mean - half, mean + half
 
 
@@ -171,11 +236,14 @@ def forest(evaluation: Result) -> dict:
     out = {}
     sources = [(column.name, evaluation.compared_values(column).astype(np.float64)) for column in evaluation.columns
                if testable(column.measure) and len(runs) > 1]
-    if evaluation.preferences is not None and len(runs) > 1 and hasattr(evaluation, "run_preference_scores"):
+    pairs = len(runs) * (len(runs) - 1) // 2
+    # a preference's per-query run scores go over every pair again: beyond COMPACT_PAIRS the plot has the metrics
+    if evaluation.preferences is not None and len(runs) > 1 and pairs <= COMPACT_PAIRS and \
+            hasattr(evaluation, "run_preference_scores"):
         sources += [(name, evaluation.run_preference_scores(name)) for name in evaluation.preference_names()]
     tests = evaluation.tests
     for name, values in sources:
-        entry = dict(zip(("mean", "low", "high"), (_floats(v) for v in _interval(values, confidence))))
+        entry = dict(zip(("mean", "low", "high"), (_packed(v) for v in _interval(values, confidence))))
         if baseline is not None:
             if name in evaluation.preference_names():
                 against = np.array([evaluation.preferences.of_pairs(name, np.array([[min(r, baseline),
@@ -184,19 +252,14 @@ def forest(evaluation: Result) -> dict:
             else:
                 against = values - values[baseline]
             entry.update(zip(("difference", "difference_low", "difference_high"),
-                             (_floats(v) for v in _interval(against, confidence))))
+                             (_packed(v) for v in _interval(against, confidence))))
             p = np.full(len(runs), np.nan)
             if tests is not None and name in tests.p:
                 for row, (a, b) in enumerate(evaluation.pairs.tolist()):
                     p[b if a == baseline else a] = tests.p[name][row]
-            entry["p"] = _floats(p)
+            entry["p"] = _packed(p)
         out[name] = entry
     return {"measures": out, "confidence": confidence, "baseline": baseline}
-
-
-def _floats(values) -> list:
-    """Floats for JSON: NaN as None."""
-    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _displayable(value):
@@ -212,7 +275,7 @@ def _displayable(value):
     return value
 
 
-def _tested(name: str, tests, pairs: list, index: np.ndarray) -> dict:
+def _tested(name: str, tests, pairs: list, index: np.ndarray, compact: bool = False, alpha: float = 0.05) -> dict:
     """p-values (and intervals) of a measure's tested pairs, by pair index
     (a < b, the difference a - b); NaN for pairs not tested."""
     if tests is None or name not in tests.p:
@@ -227,8 +290,8 @@ def _tested(name: str, tests, pairs: list, index: np.ndarray) -> dict:
         sign = np.where(first < second, 1.0, -1.0)          # the interval of a - b, whichever way the pair ran
         one, other = sign * np.asarray(tests.ci_low[name]), sign * np.asarray(tests.ci_high[name])
         low[at], high[at] = np.minimum(one, other), np.maximum(one, other)
-    out = {"p": _packed(p)}
-    if name in tests.ci_low:
+    out = {"p_bytes": _p_bytes(p, alpha)} if compact else {"p": _packed(p)}
+    if name in tests.ci_low and not compact:
         out.update({"ci_low": _packed(low), "ci_high": _packed(high)})
     return out
 
@@ -264,56 +327,10 @@ def html_page(evaluation: Result, report_lines=None, title: str | None = None, c
     many = len(data["provenance"]["inputs"]) > 13           # a long list of inputs starts folded
     return (page.replace("{{TITLE}}", _escape(title))
                 .replace("{{PROVENANCE_OPEN}}", "" if many else " open")
-                .replace("{{PROVENANCE}}", provenance_html(data["provenance"]))
                 .replace("{{CITATIONS}}", "".join(f"<li>{_escape(reference)}</li>" for reference in cited))
                 .replace("/*{{STYLE}}*/", _asset("page.css"))
                 .replace("/*{{SCRIPT}}*/", _asset("page.js"))
                 .replace("{{DATA}}", payload))
-
-
-OPTION_LABELS = [("relevance_level", "relevance level (-l)"), ("depth", "depth (-M)"),
-                 ("judged_only", "judged only (-J)"), ("complete", "every query (-c)"), ("test", "test"),
-                 ("correction", "correction"), ("alpha", "alpha"), ("seed", "seed"),
-                 ("permutations", "permutations"), ("baseline", "baseline"), ("confidence", "interval (--ci)")]
-
-
-def _size(count) -> str:
-    if count is None:
-        return "not a file here"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count} B"
-
-
-def _shown(value) -> str:
-    """An option's value as the page says it (1 and 0 are numbers, not yes and no)."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def provenance_html(facts: dict) -> str:
-    """The page's header: how it was made, from which files, with which options."""
-    rows = "".join(f"<tr><td>{_escape(item['role'])}</td><td>{_escape(item['name'])}</td>"
-                   f"<td>{_escape(item['path'] or '-')}</td><td>{_size(item['bytes'])}</td>"
-                   f"<td><code>{_escape(item['sha256'] or '-')}</code></td></tr>" for item in facts["inputs"])
-    options = "".join(f"<li><span>{_escape(label)}</span> <b>{_escape(_shown(facts['options'].get(key)))}</b></li>"
-                      for key, label in OPTION_LABELS)
-    command = _escape(facts["command"] or "")
-    reproduce = _escape(facts["reproduce"] or "")
-    return (f'<p>Made by lexeval {_escape(facts["lexeval"])} on <time datetime="{_escape(facts["date"])}">'
-            f'{_escape(facts["date"])}</time>.</p>'
-            f'<p class="command-line">Command: <code id="command">{command}</code></p>'
-            f'<div class="scroll"><table id="inputs"><caption>Inputs: size and the first characters of each '
-            f'file\'s SHA-256 (of the bytes as stored)</caption><thead><tr><th scope="col">role</th>'
-            f'<th scope="col">name</th><th scope="col">path</th><th scope="col">size</th>'
-            f'<th scope="col">SHA-256</th></tr></thead><tbody>{rows}</tbody></table></div>'
-            f'<ul class="options" id="options">{options}</ul>'
-            + (f'<p>To make it again (on files with the same digests): <code id="reproduce">{reproduce}</code></p>'
-               if reproduce else ""))
 
 
 def _plain(value):

@@ -86,103 +86,116 @@
     return new Set(measures.filter((name) => summary.groups[name].endsWith(" shown")));
   }
 
+  const SUMMARY_ROWS = 100;       // rows drawn at first; the rest on demand (a thousand runs stay quick)
+
+  /* The summary: drawn from the data each time the columns, the order or the filter change, only the shown
+     columns and at first only the first SUMMARY_ROWS runs. */
   function summaryTable(data) {
     const summary = data.summary;
     const table = document.getElementById("summary-table");
-    const head = element("thead");
-    const header = element("tr");
-    const columns = ["run"].concat(summary.columns);
     const shown = initiallyShown(summary);
-    columns.forEach((name, column) => {
-      const cell = element("th", { scope: "col", "data-column": String(column), tabindex: "0",
-        title: column ? `sort by ${name} (Enter)` : "sort by run name (Enter)" }, name);
-      cell.addEventListener("click", () => sortBy(column));
-      cell.addEventListener("keydown", (event) => {
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          sortBy(column);
-        }
-      });
-      header.appendChild(cell);
-    });
-    head.appendChild(header);
-    table.appendChild(head);
-    const body = element("tbody");
-    data.runs.forEach((run, index) => {
-      const row = element("tr", { "data-run": String(index) });
-      if (summary.baseline === index) {
-        row.className = "baseline";
+    const state = { column: null, ascending: false, filter: "", all: data.runs.length <= SUMMARY_ROWS };
+    const number = (name, run) => {
+      const value = Number(summary.cells[name][run][0]);
+      return Number.isFinite(value) ? value : -Infinity;
+    };
+
+    function order() {
+      const runs = data.runs.map((_, index) => index).filter((run) =>
+        !state.filter || data.runs[run].toLowerCase().includes(state.filter));
+      if (state.column === null) {
+        return runs;
       }
-      const name = summary.baseline === index ? run + " (baseline)" : run;
-      row.appendChild(element("th", { scope: "row" }, name));
-      summary.columns.forEach((measure) => {
-        const info = summary.cells[measure][index];
-        const cell = element("td", { "data-value": info.text }, info.text);
-        if (info.best) {
-          cell.className = "best";
+      const name = state.column;
+      runs.sort((x, y) => {
+        const difference = name === "run" ? data.runs[x].localeCompare(data.runs[y]) : number(name, x) - number(name, y);
+        return state.ascending ? difference : -difference;
+      });
+      return runs;
+    }
+
+    function header(columns) {
+      const head = element("thead");
+      const row = element("tr");
+      columns.forEach((name) => {
+        const cell = element("th", { scope: "col", tabindex: "0",
+          title: name === "run" ? "sort by run name (Enter)" : `sort by ${name} (Enter)` }, name);
+        if (state.column === name) {
+          cell.setAttribute("aria-sort", state.ascending ? "ascending" : "descending");
         }
-        const mark = significanceMark(info, index, summary.baseline);
-        if (mark) {
-          cell.appendChild(element("span", { class: "mark " + mark.kind, title: mark.title }, mark.text));
-        }
+        const sort = () => {
+          state.ascending = state.column === name ? !state.ascending : name === "run" || /_rank$/.test(name);
+          state.column = name;
+          draw();
+        };
+        cell.addEventListener("click", sort);
+        cell.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" || event.key === " ") {
+            event.preventDefault();
+            sort();
+          }
+        });
         row.appendChild(cell);
       });
-      body.appendChild(row);
-    });
-    table.appendChild(body);
-    document.getElementById("summary-caption").textContent = summary.caption;
-
-    function showColumns() {
-      const visible = columns.map((name, column) => column === 0 || shown.has(name));
-      Array.from(table.rows).forEach((row) => {
-        Array.from(row.cells).forEach((cell, column) => {
-          cell.hidden = !visible[column];
-        });
-      });
-      const count = document.getElementById("picker-count");
-      if (count) {
-        count.textContent = `${shown.size} of ${summary.columns.length} measures shown`;
-      }
+      head.appendChild(row);
+      return head;
     }
 
-    measurePicker(summary, shown, showColumns);
-    showColumns();
-    runFilter(body);
-
-    let sorted = { column: -1, ascending: true };
-
-    function sortBy(column, ascending) {
-      if (ascending === undefined) {
-        ascending = sorted.column === column ? !sorted.ascending : column === 0 || /_rank$/.test(columns[column]);
-      }
-      sorted = { column, ascending };
-      const rows = Array.from(body.rows);
-      const key = (row) => {
-        const text = column === 0 ? row.cells[0].textContent : row.cells[column].dataset.value;
-        const number = Number(text);
-        return text !== "" && Number.isFinite(number) ? number : text;
-      };
-      rows.sort((x, y) => {
-        const a = key(x);
-        const b = key(y);
-        const order = typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b));
-        return ascending ? order : -order;
-      });
-      rows.forEach((row) => body.appendChild(row));
-      Array.from(header.cells).forEach((cell, index) => {
-        if (index === column) {
-          cell.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        } else {
-          cell.removeAttribute("aria-sort");
+    function draw() {
+      const columns = ["run"].concat(summary.columns.filter((name) => shown.has(name)));
+      table.textContent = "";
+      table.appendChild(header(columns));
+      const body = element("tbody");
+      const runs = order();
+      const drawn = state.all ? runs : runs.slice(0, SUMMARY_ROWS);
+      drawn.forEach((index) => {
+        const row = element("tr", { "data-run": String(index) });
+        if (summary.baseline === index) {
+          row.className = "baseline";
         }
+        const run = data.runs[index];
+        row.appendChild(element("th", { scope: "row" }, summary.baseline === index ? run + " (baseline)" : run));
+        columns.slice(1).forEach((measure) => {
+          const info = cellInfo(summary.cells[measure][index]);
+          const cell = element("td", { "data-value": info.text }, info.text);
+          if (info.best) {
+            cell.className = "best";
+          }
+          const mark = significanceMark(info, index, summary.baseline);
+          if (mark) {
+            cell.appendChild(element("span", { class: "mark " + mark.kind, title: mark.title }, mark.text));
+          }
+          row.appendChild(cell);
+        });
+        body.appendChild(row);
       });
+      table.appendChild(body);
+      const more = document.getElementById("summary-more");
+      more.hidden = drawn.length === runs.length;
+      more.textContent = `Show all ${runs.length} runs (${drawn.length} shown)`;
+      document.getElementById("picker-count").textContent =
+        `${shown.size} of ${summary.columns.length} measures shown`;
+      document.getElementById("filter-count").textContent = state.filter ? `${runs.length} runs match` : "";
     }
 
+    document.getElementById("summary-caption").textContent = summary.caption;
+    document.getElementById("summary-more").addEventListener("click", () => {
+      state.all = true;
+      draw();
+    });
+    const box = document.getElementById("run-filter");
+    box.addEventListener("input", () => {
+      state.filter = box.value.trim().toLowerCase();
+      draw();
+    });
+    measurePicker(summary, shown, draw);
     // best first by the first measure shown
-    const first = columns.findIndex((name, column) => column > 0 && shown.has(name));
-    if (first > 0) {
-      sortBy(first, /_rank$/.test(columns[first]));
+    const first = summary.columns.find((name) => shown.has(name));
+    if (first) {
+      state.column = first;
+      state.ascending = /_rank$/.test(first);
     }
+    draw();
   }
 
   /* The picker: the summary's measures by group, each with a checkbox; nothing is remembered outside the page. */
@@ -235,48 +248,89 @@
     });
   }
 
-  function runFilter(body) {
-    const box = document.getElementById("run-filter");
-    box.addEventListener("input", () => {
-      const wanted = box.value.trim().toLowerCase();
-      let count = 0;
-      Array.from(body.rows).forEach((row) => {
-        const keep = !wanted || row.cells[0].textContent.toLowerCase().includes(wanted);
-        row.hidden = !keep;
-        count += keep ? 1 : 0;
-      });
-      document.getElementById("filter-count").textContent = wanted ? `${count} runs match` : "";
-    });
+
+
+  /* a summary cell: [text, best (0/1), runs it is significantly better than, worse than] */
+  function cellInfo(cell) {
+    return { text: cell[0], best: cell[1] === 1, better: cell[2], worse: cell[3] };
   }
 
   function significanceMark(info, index, baseline) {
     if (baseline !== null && baseline !== undefined) {
+      // only the baseline's pairs are tested: better than one run is better than the baseline
       if (index === baseline) {
         return null;
       }
-      if (info.better.includes(baseline)) {
+      if (info.better) {
         return { kind: "up", text: "\u25B2", title: "significantly better than the baseline" };
       }
-      if (info.worse.includes(baseline)) {
+      if (info.worse) {
         return { kind: "down", text: "\u25BC", title: "significantly worse than the baseline" };
       }
       return null;
     }
     const parts = [];
-    if (info.better.length) {
-      parts.push("\u25B2" + info.better.length);
+    if (info.better) {
+      parts.push("\u25B2" + info.better);
     }
-    if (info.worse.length) {
-      parts.push("\u25BC" + info.worse.length);
+    if (info.worse) {
+      parts.push("\u25BC" + info.worse);
     }
     if (!parts.length) {
       return null;
     }
     return {
-      kind: info.better.length >= info.worse.length ? "up" : "down",
+      kind: info.better >= info.worse ? "up" : "down",
       text: parts.join(" "),
-      title: `significantly better than ${info.better.length} runs, worse than ${info.worse.length}`,
+      title: `significantly better than ${info.better} runs, worse than ${info.worse}`,
     };
+  }
+
+  /* ------------------------------------------------------------ provenance */
+
+  const OPTION_LABELS = [["relevance_level", "relevance level (-l)"], ["depth", "depth (-M)"],
+    ["judged_only", "judged only (-J)"], ["complete", "every query (-c)"], ["test", "test"],
+    ["correction", "correction"], ["alpha", "alpha"], ["seed", "seed"], ["permutations", "permutations"],
+    ["baseline", "baseline"], ["confidence", "interval (--ci)"]];
+
+  function size(bytes) {
+    if (bytes === null || bytes === undefined) {
+      return "not a file here";
+    }
+    const units = [["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
+    const unit = units.find(([, scale]) => bytes >= scale);
+    return unit ? `${(bytes / unit[1]).toFixed(1)} ${unit[0]}` : `${bytes} B`;
+  }
+
+  function provenance(data) {
+    const facts = data.provenance;
+    document.getElementById("made").textContent = `Made by lexeval ${facts.lexeval} on ${facts.date}.`;
+    document.getElementById("command").textContent = facts.command || "";
+    const body = document.querySelector("#inputs tbody");
+    facts.inputs.forEach((item) => {
+      const row = element("tr");
+      [item.role, item.name, item.path || "-", size(item.bytes)].forEach((value) =>
+        row.appendChild(element("td", {}, value)));
+      const digest = element("td");
+      digest.appendChild(element("code", {}, item.sha256 || "-"));
+      row.appendChild(digest);
+      body.appendChild(row);
+    });
+    const list = document.getElementById("options");
+    OPTION_LABELS.forEach(([key, label]) => {
+      const value = facts.options[key];
+      const shown = value === null || value === undefined ? "-" : value === true ? "yes" : value === false ? "no" :
+        String(value);
+      const item = element("li");
+      item.appendChild(element("span", {}, label + " "));
+      item.appendChild(element("b", {}, shown));
+      list.appendChild(item);
+    });
+    if (facts.reproduce) {
+      document.getElementById("reproduce").textContent = facts.reproduce;
+    } else {
+      document.getElementById("reproduce-line").hidden = true;
+    }
   }
 
   /* ------------------------------------------------------------ downloads */
@@ -301,7 +355,7 @@
     const summary = data.summary;
     const rows = [["run"].concat(summary.columns)];
     data.runs.forEach((run, index) => rows.push([run].concat(summary.columns.map((name) =>
-      summary.cells[name][index].text))));
+      summary.cells[name][index][0]))));
     return csvText(rows);
   }
 
@@ -404,6 +458,23 @@
 
   const FOREST_ROWS = 60;
 
+  /* the forest plot's numbers of a measure, decoded once (null where missing) */
+  function forestEntry(data, name) {
+    const entry = data.forest.measures[name];
+    if (!entry) {
+      return null;
+    }
+    if (!entry.decoded) {
+      entry.decoded = {};
+      Object.entries(entry).forEach(([key, value]) => {
+        if (typeof value === "string") {
+          entry.decoded[key] = Array.from(floats(value), (v) => (Number.isFinite(v) ? v : null));
+        }
+      });
+    }
+    return entry.decoded;
+  }
+
   function forestView(data) {
     const measures = Object.keys(data.forest.measures);
     if (!measures.length) {
@@ -418,7 +489,7 @@
   }
 
   function drawForest(data, name) {
-    const entry = data.forest.measures[name];
+    const entry = forestEntry(data, name);
     const baseline = data.forest.baseline;
     const against = baseline !== null && baseline !== undefined;
     const key = against ? "difference" : "mean";
@@ -489,7 +560,7 @@
   }
 
   function topicView(data) {
-    const names = Object.keys(data.measures);
+    const names = Object.keys(data.measures).filter((name) => data.measures[name].values);
     if (!names.length || !data.queries.length) {
       return;
     }
@@ -574,10 +645,10 @@
   function drawScatter(data, a, b, name) {
     const holder = document.getElementById("pq-scatter");
     holder.textContent = "";
-    if (!data.measures[name] || a === b) {
+    const values = perQuery(data, name);
+    if (!values || a === b) {
       return;
     }
-    const values = perQuery(data, name);
     const size = 320;
     const margin = 48;
     const all = Array.from(values[a]).concat(Array.from(values[b]));
@@ -619,7 +690,7 @@
   const QUERY_TABLE_RUNS = 15;
 
   function queryTable(data) {
-    const names = Object.keys(data.measures);
+    const names = Object.keys(data.measures).filter((name) => data.measures[name].values);
     if (!names.length || !data.queries.length) {
       return;
     }
@@ -690,16 +761,40 @@
 
   /* ------------------------------------------------------------ pairs */
 
+  /* (runs) x (compared queries) values of a measure; null where the page does not carry them */
   function perQuery(data, name) {
     const cache = perQuery.cache || (perQuery.cache = {});
+    if (!data.measures[name] || !data.measures[name].values) {
+      return null;
+    }
     if (!cache[name]) {
       cache[name] = data.measures[name].values.map(floats);
     }
     return cache[name];
   }
 
-  function tested(entry, key) {
-    return entry[key] ? floats(entry[key]) : null;
+  /* p-values by pair index: float32, or with many pairs a byte each (bit 7: p < alpha; below it
+     -10 log10 p; 255: not tested) */
+  function pValues(entry, alpha) {
+    if (entry.p) {
+      return floats(entry.p);
+    }
+    if (!entry.p_bytes) {
+      return null;
+    }
+    const bytes = decode(entry.p_bytes, Uint8Array);
+    const out = new Float32Array(bytes.length);
+    for (let i = 0; i < bytes.length; i += 1) {
+      const byte = bytes[i];
+      if (byte === 255) {
+        out[i] = NaN;
+      } else {
+        const p = 10 ** (-(byte & 127) / 10);
+        // keep the exact verdict: a significant p stays below alpha, another at or above it
+        out[i] = byte & 128 ? Math.min(p, alpha * 0.999999) : Math.max(p, alpha);
+      }
+    }
+    return out;
   }
 
   /* What one cell of the matrix says: row run a against column run b. */
@@ -727,19 +822,19 @@
       facts = { mean: entry.means[a] - entry.means[b], win, loss, tie, entry };
     } else {
       const entry = data.preferences[name];
-      const decoded = entry.decoded || (entry.decoded = {
-        mean: floats(entry.mean), win: integers(entry.win), loss: integers(entry.loss), tie: integers(entry.tie),
-      });
+      const decoded = entry.decoded || (entry.decoded = decodePreference(entry, data.queries.length, data.compact));
+      const win = decoded.win[at];
+      const loss = decoded.loss[at];
       facts = {
-        mean: sign * decoded.mean[at],
-        win: sign > 0 ? decoded.win[at] : decoded.loss[at],
-        loss: sign > 0 ? decoded.loss[at] : decoded.win[at],
-        tie: decoded.tie[at],
+        mean: sign * decoded.mean(at),
+        win: sign > 0 ? win : loss,
+        loss: sign > 0 ? loss : win,
+        tie: data.queries.length - win - loss,
         entry,
       };
     }
     const entry = facts.entry;
-    entry.pDecoded = entry.pDecoded || tested(entry, "p");
+    entry.pDecoded = entry.pDecoded || pValues(entry, data.alpha);
     facts.p = entry.pDecoded ? entry.pDecoded[at] : NaN;
     if (data.ci && entry.ci_low) {
       entry.lowDecoded = entry.lowDecoded || floats(entry.ci_low);
@@ -751,8 +846,29 @@
     return facts;
   }
 
+  /* a preference's per-pair counts and mean: float32 means, or with many pairs int16 (x 32767), or for LP
+     and LR none (the mean is (wins - losses) / queries) */
+  function decodePreference(entry, queries, compact) {
+    const Kind = { u1: Uint8Array, u2: Uint16Array, i4: Int32Array }[entry.counts] || Int32Array;
+    const win = decode(entry.win, Kind);
+    const loss = decode(entry.loss, Kind);
+    let mean;
+    if (entry.mean === null) {
+      mean = (at) => (win[at] - loss[at]) / queries;
+    } else if (compact) {
+      const scaled = decode(entry.mean, Int16Array);
+      mean = (at) => (scaled[at] === -32768 ? NaN : scaled[at] / 32767);
+    } else {
+      const values = floats(entry.mean);
+      mean = (at) => values[at];
+    }
+    return { win, loss, mean };
+  }
+
+  /* the measures whose pairs the page carries */
   function matrixNames(data) {
-    return Object.keys(data.preferences).concat(Object.keys(data.measures));
+    return Object.keys(data.preferences).concat(Object.keys(data.measures).filter((name) =>
+      data.measures[name].values && !data.measures[name].untested_on_page));
   }
 
   function matrix(data) {
@@ -771,7 +887,7 @@
   function drawBaselineColumn(data, name) {
     const grid = document.getElementById("matrix-grid");
     const baseline = data.summary.baseline;
-    const forestEntry = data.forest.measures[name];
+    const intervals = forestEntry(data, name);
     const table = element("table", { class: "matrix baseline-column" });
     const head = element("tr");
     const level = Math.round(data.forest.confidence * 100);
@@ -784,8 +900,8 @@
     runs.forEach((run) => {
       const facts = pairFacts(data, name, run, baseline);
       const significant = facts.p < data.alpha;
-      const interval = facts.interval || (forestEntry ? [forestEntry.difference_low[run],
-        forestEntry.difference_high[run]] : null);
+      const interval = facts.interval || (intervals ? [intervals.difference_low[run],
+        intervals.difference_high[run]] : null);
       const row = element("tr");
       row.appendChild(element("th", { scope: "row" }, data.runs[run]));
       const sign = facts.mean > 0 ? "+" : facts.mean < 0 ? "\u2212" : "=";
@@ -815,11 +931,90 @@
       "(the test and correction are in the summary's caption). Click a row to see its queries below.";
   }
 
+  const CANVAS_RUNS = 60;        // beyond this many runs the matrix is drawn on a canvas, a pixel or more a pair
+
+  function drawMatrixCanvas(data, name) {
+    const grid = document.getElementById("matrix-grid");
+    const runs = data.runs.length;
+    const cell = Math.max(1, Math.floor(900 / runs));
+    const side = cell * runs;
+    const canvas = element("canvas", { width: String(side), height: String(side), tabindex: "0", role: "img",
+      "aria-label": `${name}: ${runs} x ${runs} matrix of row run against column run (blue better, orange ` +
+        "worse, dark significant); the text output lists every pair" });
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(side, side);
+    const colours = { "better-significant": [0x21, 0x66, 0xac], better: [0xd1, 0xe5, 0xf0],
+      "worse-significant": [0xb3, 0x58, 0x06], worse: [0xfe, 0xe0, 0xb6], even: [0xee, 0xf0, 0xf3],
+      diagonal: [0xf4, 0xf6, 0xf9], untested: [0xff, 0xff, 0xff] };
+    const measure = data.measures[name];
+    const entry = measure || data.preferences[name];
+    entry.pDecoded = entry.pDecoded || pValues(entry, data.alpha);
+    const decoded = measure ? null : (entry.decoded = entry.decoded ||
+      decodePreference(entry, data.queries.length, data.compact));
+    for (let a = 0; a < runs; a += 1) {
+      for (let b = 0; b < runs; b += 1) {
+        let kind = "diagonal";
+        if (a !== b) {
+          const at = pairIndex(a, b, runs);
+          const mean = measure ? measure.means[a] - measure.means[b] : (a < b ? 1 : -1) * decoded.mean(at);
+          const significant = entry.pDecoded && entry.pDecoded[at] < data.alpha;
+          kind = !Number.isFinite(mean) ? "untested" : mean > 0 ? (significant ? "better-significant" : "better") :
+            mean < 0 ? (significant ? "worse-significant" : "worse") : "even";
+        }
+        const [red, green, blue] = colours[kind];
+        for (let y = a * cell; y < (a + 1) * cell; y += 1) {
+          for (let x = b * cell; x < (b + 1) * cell; x += 1) {
+            const at = (y * side + x) * 4;
+            image.data[at] = red;
+            image.data[at + 1] = green;
+            image.data[at + 2] = blue;
+            image.data[at + 3] = 255;
+          }
+        }
+      }
+    }
+    context.putImageData(image, 0, 0);
+    const pairAt = (event) => {
+      const box = canvas.getBoundingClientRect();
+      const a = Math.floor(((event.clientY - box.top) / box.height) * runs);
+      const b = Math.floor(((event.clientX - box.left) / box.width) * runs);
+      return a >= 0 && b >= 0 && a < runs && b < runs && a !== b ? [a, b] : null;
+    };
+    canvas.addEventListener("mousemove", (event) => {
+      const pair = pairAt(event);
+      if (!pair) {
+        hideTip();
+        return;
+      }
+      const facts = pairFacts(data, name, pair[0], pair[1]);
+      showTip(`${data.runs[pair[0]]} vs ${data.runs[pair[1]]} on ${name}\nmean: ${fixed(facts.mean)}\n` +
+        `wins ${facts.win}, losses ${facts.loss}, ties ${facts.tie}\np = ${pValue(facts.p)}`, event);
+    });
+    canvas.addEventListener("mouseleave", hideTip);
+    canvas.addEventListener("click", (event) => {
+      const pair = pairAt(event);
+      if (pair) {
+        choosePair(data, pair[0], pair[1], name);
+      }
+    });
+    grid.appendChild(canvas);
+    document.getElementById("matrix-caption").textContent =
+      `Row run against column run (runs in command-line order, the first at the top left): mean ` +
+      `${data.preferences[name] ? "preference" : "difference"} over the ${data.queries.length} compared queries; ` +
+      `blue: the row run is better, orange: worse, dark: significant at alpha = ${data.alpha}. Hover a pixel for ` +
+      "the pair, click it to see its queries below." + (data.compact ? " With this many pairs the page keeps " +
+        "each p to a tenth of a decade (the text output has them whole)." : "");
+  }
+
   function drawMatrix(data, name) {
     const grid = document.getElementById("matrix-grid");
     grid.textContent = "";
     if (data.summary.baseline !== null && data.summary.baseline !== undefined) {
       drawBaselineColumn(data, name);
+      return;
+    }
+    if (data.runs.length > CANVAS_RUNS) {
+      drawMatrixCanvas(data, name);
       return;
     }
     const runs = data.runs;
@@ -932,7 +1127,7 @@
       return [0, 1];
     }
     const order = data.runs.map((_, index) => index);
-    order.sort((x, y) => Number(summary.cells[column][y].text) - Number(summary.cells[column][x].text));
+    order.sort((x, y) => Number(summary.cells[column][y][0]) - Number(summary.cells[column][x][0]));
     return [order[0], order[1]];
   }
 
@@ -950,7 +1145,8 @@
     });
     matrixNames(data).forEach((name) => option(selectMeasure, name, name));
     // the chart TREC participants know: a metric's per-topic differences of the two best runs
-    selectMeasure.value = Object.keys(data.measures)[0] || matrixNames(data)[0];
+    const names = matrixNames(data);
+    selectMeasure.value = names.find((name) => data.measures[name]) || names[0];
     let [a, b] = bestTwo(data);
     const baseline = data.summary.baseline;
     if (baseline !== null && baseline !== undefined) {       // each run against the baseline
@@ -975,10 +1171,10 @@
   function differences(data, a, b, name) {
     if (data.measures[name]) {
       const values = perQuery(data, name);
-      return Array.from(values[a], (value, q) => value - values[b][q]);
+      return values ? Array.from(values[a], (value, q) => value - values[b][q]) : null;
     }
     const entry = data.preferences[name];
-    const stored = entry.per_query[String(pairIndex(a, b, data.runs.length))];
+    const stored = entry ? entry.per_query[String(pairIndex(a, b, data.runs.length))] : undefined;
     if (stored === undefined) {
       return null;
     }
@@ -1183,20 +1379,31 @@
   /* ------------------------------------------------------------ the page */
 
   function main() {
+    const started = performance.now();
     const data = JSON.parse(document.getElementById("data").textContent);
+    const timings = { parse: performance.now() - started };
+    const step = (name, draw) => {
+      const before = performance.now();
+      draw(data);
+      timings[name] = performance.now() - before;
+    };
     document.getElementById("version").textContent = data.version;
     document.getElementById("about").textContent =
       `${data.runs.length} runs; ${data.num_queries} queries, ${data.queries.length} of them compared ` +
       "(with a relevant document).";
-    summaryTable(data);
-    matrix(data);
-    forestView(data);
-    topicView(data);
-    perQueryView(data);
-    queryTable(data);
+    step("provenance", provenance);
+    step("summary", summaryTable);
+    step("forest", forestView);
+    step("topics", topicView);
+    step("matrix", matrix);
+    step("pairs", perQueryView);
+    step("queries", queryTable);
     figureDownloads();
     downloads(data);
-    reports(data);
+    step("reports", reports);
+    // what each part cost, in milliseconds (the benchmarks and tests read it)
+    document.body.dataset.timings = JSON.stringify(timings, (key, value) =>
+      (typeof value === "number" ? Math.round(value) : value));
     document.body.dataset.ready = "true";
   }
 
