@@ -17,6 +17,10 @@
   }
 
   window.addEventListener("error", (event) => reportError(event.message));
+  // a printed page shows what folded sections hold
+  window.addEventListener("beforeprint", () => document.querySelectorAll("details").forEach((part) => {
+    part.open = true;
+  }));
 
   const SVG = "http://www.w3.org/2000/svg";
 
