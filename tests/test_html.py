@@ -313,3 +313,24 @@ def test_many_runs_draw_on_a_canvas_with_compact_pairs(tmp_path, monkeypatch):
     path.write_text(page)
     dom = _dom(path)
     assert "<canvas" in dom and 'class="matrix"' not in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_the_newer_reports_draw_their_figures(tmp_path):
+    """judges (a leaderboard scatter per measure), reusability (drops), power (queries against delta) and
+    reproduction (ER against DeltaRI), each with a caption and its CSV."""
+    result = run_cli(["--format", "html", "--report", "judges", "--report", "reusability", "--report", "power",
+                      "--report", "reproduction", "--original", "tfidf_cos,bm25okapi", "--reproduced",
+                      "tfidf_sublin,bm25s_lucene", "--compare-qrels", EXAMPLES / "cranfield" / "qrels-perturbed.txt.gz",
+                      "-m", "map", "-m", "LP", QRELS, *RUNS])
+    assert result.code == 0, result.err
+    page = tmp_path / "page.html"
+    page.write_text(result.out)
+    dom = _dom(page)
+    captions = re.findall(r'<figcaption class="caption">([^<]*)</figcaption>', dom)
+    for words in ("under qrels.txt (across) and qrels-perturbed.txt (up)", "contributed to the pool",
+                  "Queries a paired t-test needs", "effect ratio against its delta relative improvement"):
+        assert any(words in caption for caption in captions), words
+    rows = [int(n) for n in re.findall(r'data-figure="report\d+" data-csv-rows="(\d+)"', dom)]
+    # map, LP and the reports' reference measure (recip_rank): a leaderboard scatter and a drop chart each
+    assert rows.count(len(RUNS)) == 6

@@ -300,7 +300,9 @@ def _reports(lines) -> list[dict]:
     """Report lines as {report, measure, rows: [[parameter, value], ...]}."""
     grouped: dict[tuple[str, str], list] = {}
     for line in lines:
-        grouped.setdefault((line.report, line.measure.strip()), []).append([line.parameter, float(line.value)])
+        value = float(line.value)          # NaN (a kappa of one label, an undefined ratio): null, shown empty
+        grouped.setdefault((line.report, line.measure.strip()), []).append(
+            [line.parameter, value if np.isfinite(value) else None])
     return [{"report": report, "measure": measure, "rows": rows} for (report, measure), rows in grouped.items()]
 
 

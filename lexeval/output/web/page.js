@@ -1271,6 +1271,10 @@
     });
     byReport.forEach((groups, report) => {
       list.appendChild(element("h3", {}, report));
+      if (REPORT_FIGURES[report]) {
+        REPORT_FIGURES[report](list, groups, data);
+        return;
+      }
       const compact = groups.filter((group) => group.rows.length <= 12);
       const series = groups.filter((group) => group.rows.length > 12);
       if (compact.length) {
@@ -1308,6 +1312,219 @@
       }
     });
   }
+
+  /* ------------------------------------------------------------ the newer reports' tables and figures */
+
+  /* a table of measures x parameters of the rows ``keep`` chooses */
+  function reportTable(list, groups, keep, label) {
+    const parameters = [];
+    groups.forEach((group) => group.rows.forEach(([parameter]) => {
+      if (keep(parameter) && !parameters.includes(parameter)) {
+        parameters.push(parameter);
+      }
+    }));
+    if (!parameters.length) {
+      return;
+    }
+    const table = element("table", { class: "report" });
+    if (label) {
+      table.appendChild(element("caption", { class: "caption" }, label));
+    }
+    const head = element("tr");
+    head.appendChild(element("th", { scope: "col" }, "measure"));
+    parameters.forEach((parameter) => head.appendChild(element("th", { scope: "col" }, parameter)));
+    table.appendChild(head);
+    groups.forEach((group) => {
+      const values = new Map(group.rows);
+      if (!parameters.some((parameter) => values.has(parameter))) {
+        return;
+      }
+      const row = element("tr");
+      row.appendChild(element("th", { scope: "row" }, group.measure));
+      parameters.forEach((parameter) => row.appendChild(element("td", {},
+        values.has(parameter) ? fixed(values.get(parameter)) : "")));
+      table.appendChild(row);
+    });
+    const scroll = element("div", { class: "scroll" });
+    scroll.appendChild(table);
+    list.appendChild(scroll);
+  }
+
+  let reportFigures = 0;
+
+  /* a report's figure with its caption and SVG/PNG/CSV downloads */
+  function reportFigure(list, svg, caption, name, csv) {
+    reportFigures += 1;
+    const id = `report${reportFigures}`;
+    const buttons = element("p", { class: "controls" });
+    const holder = element("span", { class: "downloads", "data-figure": id }, "Download ");
+    ["svg", "png", "csv"].forEach((kind) => holder.appendChild(element("button", { type: "button",
+      "data-as": kind }, kind.toUpperCase())));
+    buttons.appendChild(holder);
+    list.appendChild(buttons);
+    const figure = element("figure");
+    figure.appendChild(svg);
+    figure.appendChild(element("figcaption", { class: "caption" }, caption));
+    list.appendChild(figure);
+    register(id, name, svg, csv);
+  }
+
+  /* x-y axes with ticks and titles; returns the two scales */
+  function axes(svg, width, height, box, xRange, yRange, xTitle, yTitle, logY) {
+    const [left, top, right, bottom] = box;
+    const ly = (value) => (logY ? Math.log10(value) : value);
+    const x = (value) => left + ((value - xRange[0]) / (xRange[1] - xRange[0] || 1)) * (width - left - right);
+    const y = (value) => height - bottom - ((ly(value) - ly(yRange[0])) / (ly(yRange[1]) - ly(yRange[0]) || 1)) *
+      (height - top - bottom);
+    line(svg, left, height - bottom, width - right, height - bottom);
+    line(svg, left, top, left, height - bottom);
+    ticks(xRange[0], xRange[1]).forEach((value) => text(svg, x(value), height - bottom + 14, fixed(value, 2),
+      { "text-anchor": "middle" }));
+    const yTicks = logY ? ticks(Math.floor(ly(yRange[0])), Math.ceil(ly(yRange[1]))).filter(Number.isInteger)
+      .map((power) => 10 ** power) : ticks(yRange[0], yRange[1]);
+    yTicks.filter((value) => value >= yRange[0] && value <= yRange[1]).forEach((value) =>
+      text(svg, left - 6, y(value) + 4, logY ? String(value) : fixed(value, 2), { "text-anchor": "end" }));
+    text(svg, (left + width - right) / 2, height - 6, xTitle, { "text-anchor": "middle", fill: INK });
+    text(svg, 12, (top + height - bottom) / 2, yTitle, { "text-anchor": "middle", fill: INK,
+      transform: `rotate(-90 12 ${(top + height - bottom) / 2})` });
+    return [x, y];
+  }
+
+  const PALETTE = [BETTER, WORSE, "#5e3c99", "#1b9e77", "#66a61e", "#e6ab02", "#a6761d", "#666666"];
+
+  function powerFigure(list, groups) {
+    reportTable(list, groups, (parameter) => !parameter.startsWith("achieved:"),
+      "Per measure: V_E, sd of a paired difference, queries needed per delta, the difference the queries at hand see");
+    const curves = groups.map((group) => ({ measure: group.measure, points: group.rows
+      .filter(([parameter, value]) => parameter.startsWith("queries_t@") && value > 0)
+      .map(([parameter, value]) => [Number(parameter.split("@")[1]), value]).sort((a, b) => a[0] - b[0]) }))
+      .filter((curve) => curve.points.length);
+    if (!curves.length) {
+      return;
+    }
+    const all = curves.flatMap((curve) => curve.points);
+    const width = 560;
+    const height = 280;
+    const svg = figureSvg(width, height, "queries a paired t-test needs against the difference to detect");
+    const [x, y] = axes(svg, width, height, [56, 12, 150, 34], [0, Math.max(...all.map((p) => p[0]))],
+      [1, Math.max(10, ...all.map((p) => p[1]))], "minimum detectable difference (delta)",
+      "queries needed", true);
+    curves.slice(0, 8).forEach((curve, index) => {
+      svg.appendChild(svgElement("polyline", { points: curve.points.map(([a, b]) => `${x(a)},${y(b)}`).join(" "),
+        fill: "none", stroke: PALETTE[index], "stroke-width": 1.5 }));
+      text(svg, width - 140, 20 + index * 14, curve.measure, { fill: PALETTE[index] });
+    });
+    reportFigure(list, svg, "Queries a paired t-test needs to see each delta at alpha with the power asked " +
+      "(Sakai's topic set size design), per measure (the first 8).", "lexeval-power",
+      () => csvText([["measure", "delta", "queries"]].concat(curves.flatMap((curve) =>
+        curve.points.map(([delta, queries]) => [curve.measure, delta, queries])))));
+  }
+
+  function reproductionFigure(list, groups) {
+    reportTable(list, groups, (parameter) => !parameter.includes(":") || /^(RMSE|nRMSE|p):(baseline|advanced)$/
+      .test(parameter), "KTU@k and RBO@k per role; per measure RMSE, nRMSE, ER, DeltaRI and p");
+    const points = groups.map((group) => {
+      const values = new Map(group.rows);
+      return [group.measure, values.get("ER"), values.get("DeltaRI")];
+    }).filter(([, er, delta]) => Number.isFinite(er) && Number.isFinite(delta));
+    if (!points.length) {
+      return;
+    }
+    const width = 520;
+    const height = 340;
+    const svg = figureSvg(width, height, "effect ratio against delta relative improvement, per measure");
+    const ers = points.map((p) => p[1]).concat([0, 1.5]);
+    const deltas = points.map((p) => p[2]).concat([-0.5, 0.5]);
+    const [x, y] = axes(svg, width, height, [56, 12, 12, 34], [Math.min(...ers), Math.max(...ers)],
+      [Math.min(...deltas), Math.max(...deltas)], "effect ratio ER (1: the improvement reproduced in full)",
+      "delta RI (0: the same)");
+    line(svg, x(1), y(Math.min(...deltas)), x(1), y(Math.max(...deltas)), "#c5ccd6");
+    line(svg, x(Math.min(...ers)), y(0), x(Math.max(...ers)), y(0), "#c5ccd6");
+    points.forEach(([measure, er, delta]) => {
+      const dot = svgElement("circle", { cx: x(er), cy: y(delta), r: 3.5, fill: BETTER });
+      const tip = svgElement("title");
+      tip.textContent = `${measure}: ER ${fixed(er)}, DeltaRI ${fixed(delta)}`;
+      dot.appendChild(tip);
+      svg.appendChild(dot);
+      text(svg, x(er) + 5, y(delta) - 4, measure);
+    });
+    reportFigure(list, svg, "Each measure's effect ratio against its delta relative improvement, as repro_eval " +
+      "draws them: a reproduction at (1, 0) keeps the original effect in full.", "lexeval-reproduction",
+      () => csvText([["measure", "ER", "DeltaRI"]].concat(points)));
+  }
+
+  function judgesFigure(list, groups) {
+    reportTable(list, groups, (parameter) => parameter.split(":").length === 2 &&
+      !/^(score|share|grades_|cohen_kappa:.*:)/.test(parameter), "Per measure and judgement set: leaderboard " +
+      "correlations, significance agreement over the tested pairs; documents: agreement on shared judgements");
+    groups.filter((group) => group.rows.some(([parameter]) => parameter.startsWith("score:"))).slice(0, 6)
+      .forEach((group) => {
+        const boards = new Map();
+        group.rows.filter(([parameter]) => parameter.startsWith("score:")).forEach(([parameter, value]) => {
+          const [, set, ...run] = parameter.split(":");
+          if (!boards.has(set)) {
+            boards.set(set, new Map());
+          }
+          boards.get(set).set(run.join(":"), value);
+        });
+        const [first, ...others] = Array.from(boards.keys());
+        others.forEach((other) => {
+          const runs = Array.from(boards.get(first).keys());
+          const xs = runs.map((run) => boards.get(first).get(run));
+          const ys = runs.map((run) => boards.get(other).get(run));
+          const low = Math.min(...xs, ...ys);
+          const high = Math.max(...xs, ...ys);
+          const size = 340;
+          const svg = figureSvg(size, size, `${group.measure}: the leaderboard under ${first} against ${other}`);
+          const [x, y] = axes(svg, size, size, [56, 12, 12, 34], [low, high], [low, high],
+            `${group.measure} under ${first}`, `under ${other}`);
+          line(svg, x(low), y(low), x(high), y(high), "#c5ccd6");
+          runs.forEach((run, index) => {
+            const dot = svgElement("circle", { cx: x(xs[index]), cy: y(ys[index]), r: 3.5, fill: BETTER });
+            const tip = svgElement("title");
+            tip.textContent = `${run}: ${fixed(xs[index])} under ${first}, ${fixed(ys[index])} under ${other}`;
+            dot.appendChild(tip);
+            svg.appendChild(dot);
+          });
+          reportFigure(list, svg, `${group.measure}: each run's score under ${first} (across) and ${other} (up); ` +
+            "off the identity line the sets score it differently, crossings are rank changes.",
+            `lexeval-judges-${group.measure}`, () => csvText([["run", first, other]].concat(runs.map((run, index) =>
+              [run, xs[index], ys[index]]))));
+        });
+      });
+  }
+
+  function reusabilityFigure(list, groups) {
+    reportTable(list, groups, (parameter) => !/^(before|after|drop|rank_before|rank_after):/.test(parameter),
+      "Per measure: mean and largest drop, Kendall's tau of the two leaderboards; pool: unique relevant documents");
+    groups.filter((group) => group.rows.some(([parameter]) => parameter.startsWith("drop:"))).slice(0, 6)
+      .forEach((group) => {
+        const drops = group.rows.filter(([parameter]) => parameter.startsWith("drop:"))
+          .map(([parameter, value]) => [parameter.slice(5), value]).sort((a, b) => b[1] - a[1]);
+        const width = Math.max(360, Math.min(900, drops.length * 14 + 80));
+        const height = 240;
+        const svg = figureSvg(width, height, `${group.measure}: each run's drop without its unique documents`);
+        const values = drops.map((d) => d[1]).concat([0]);
+        const [, y] = axes(svg, width, height, [56, 12, 12, 34], [0, drops.length], [Math.min(...values),
+          Math.max(...values, 1e-9)], "runs, largest drop first", `drop in ${group.measure}`);
+        const step = (width - 68) / drops.length;
+        drops.forEach(([run, value], index) => {
+          const bar = svgElement("rect", { x: 56 + index * step, width: Math.max(1, step - 2),
+            y: Math.min(y(0), y(value)), height: Math.max(1, Math.abs(y(0) - y(value))),
+            fill: value >= 0 ? WORSE : BETTER });
+          const tip = svgElement("title");
+          tip.textContent = `${run}: ${fixed(value)}`;
+          bar.appendChild(tip);
+          svg.appendChild(bar);
+        });
+        reportFigure(list, svg, `${group.measure}: how much each run loses without the relevant documents only ` +
+          "it (its group) contributed to the pool; orange a loss, blue a gain.", `lexeval-reusability-` +
+          group.measure, () => csvText([["run", "drop"]].concat(drops)));
+      });
+  }
+
+  const REPORT_FIGURES = { power: powerFigure, reproduction: reproductionFigure, judges: judgesFigure,
+    reusability: reusabilityFigure };
 
   /* every measure's curve over the fractions of labels kept (percentages) */
   function degradationChart(groups, suffix) {
@@ -1402,9 +1619,9 @@
     step("matrix", matrix);
     step("pairs", perQueryView);
     step("queries", queryTable);
+    step("reports", reports);
     figureDownloads();
     downloads(data);
-    step("reports", reports);
     // what each part cost, in milliseconds (the benchmarks and tests read it)
     document.body.dataset.timings = JSON.stringify(timings, (key, value) =>
       (typeof value === "number" ? Math.round(value) : value));
