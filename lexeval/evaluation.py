@@ -195,10 +195,13 @@ def gate_of(result, gates: list[str], margin: float, gate_test: str = "worse") -
                          margin, run_values, choice("gate_test", gate_test, GATE_TESTS))
 
 
-def compute_columns(rankings: Rankings, requests) -> list[Column]:
-    """Every requested measure's (R, Q) values."""
+def compute_columns(rankings: Rankings, requests, phases=None) -> list[Column]:
+    """Every requested measure's (R, Q) values; ``phases("measures", done,
+    total)`` follows them."""
     columns = []
-    for req in requests:
+    for done, req in enumerate(requests):
+        if phases:
+            phases("measures", done, len(requests))
         if req.measure.compute is None:       # runid, num_q: summary only
             columns.append(Column(req.output_names()[0], req.measure,
                                   np.zeros((rankings.num_runs, rankings.num_queries))))
@@ -229,13 +232,14 @@ def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[
 def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
                       preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
                       aggregate: str = "mean", pair_metrics: bool = False, zscores: dict | None = None,
-                      timings: Timings | None = None) -> Evaluation:
+                      timings: Timings | None = None, phases=None) -> Evaluation:
     """Compute per-run measures and, with 2+ runs, pair preferences and tests.
 
     ``aggregate`` (mean, borda, mc4) ranks runs from per-query preferences;
     ``pair_metrics`` also makes every metric a preference (mean difference,
     wins, losses, ties per pair). ``timings`` (a :class:`Timings`) receives
-    the seconds spent on measures and on pairs (preferences and tests)."""
+    the seconds spent on measures and on pairs (preferences and tests);
+    ``phases(label, done, total)`` follows the measures and the pairs."""
     options = options or SignificanceOptions()
     choice("aggregate", aggregate, AGGREGATES)
     if options.baseline is not None and options.baseline not in rankings.run_names:
@@ -243,7 +247,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
-        columns = compute_columns(rankings, requests)
+        columns = compute_columns(rankings, requests, phases)
         rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
@@ -258,8 +262,13 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
             plan = plan_for(by_name, pairs, options, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names)
-            totals = query_totals(by_name, included, compared, rankings.qids, relevant, plan, preferences, aggregate)
+            totals = query_totals(by_name, included, compared, rankings.qids, relevant, plan, preferences, aggregate,
+                                  phases)
+            if phases:
+                phases("tests", 0, 1)
             summary, tests, as_preferences = conclude(totals, plan, options, aggregate, pair_metrics)
+            if phases:
+                phases("tests", 1, 1)
     return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
                       preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals)
 
@@ -424,7 +433,7 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
              extra_measures=(),
              keep_rows: bool = False,
              jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
-             verbose: bool = False, on_read=None) -> Evaluation:
+             verbose: bool = False, on_read=None, phases=None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
@@ -446,7 +455,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
     reading; ``warn(text)`` receives notes (default: standard error);
     ``timings`` (a :class:`Timings`) the seconds spent in each phase;
     ``verbose`` lists every run's dropped queries, however many runs;
-    ``on_read(qrels, runs)`` sees what was read (see :func:`load`). On a
+    ``on_read(qrels, runs)`` sees what was read (see :func:`load`);
+    ``phases(label, done, total)`` follows the measures, pairs and tests. On a
     Dask cluster: :func:`lexeval.evaluate` with ``client=``.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
@@ -468,7 +478,8 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                     timings=timings, on_read=on_read, complete=complete)
     evaluation = evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
                                    options=options, aggregate=aggregate, pair_metrics=pair_metrics,
-                                   zscores=read_zscores(zscores) if zscores is not None else None, timings=timings)
+                                   zscores=read_zscores(zscores) if zscores is not None else None, timings=timings,
+                                   phases=phases)
     # the reports that read the runs again (judges, reusability, reproduction) read them as these were read
     return replace(evaluation, inputs={"runs": tuple(sources), "depth": depth, "judged_only": judged_only,
                                        "jobs": jobs})

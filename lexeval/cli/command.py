@@ -288,6 +288,7 @@ def run(call: Call, command_line: str | None = None, provenance: bool = False) -
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
+                              **({"phases": bar} if bar and client is None else {}),
                               # the page shows per-query differences: a cluster brings them back for it
                               per_query=(call.printing.per_query and not call.printing.output_dir) or
                               call.printing.format == "html",
@@ -427,7 +428,15 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
     if verdicts and output_format in ("json", "csv"):
         from ..output.gate_report import verdict_blocks
         blocks = chain(blocks, verdict_blocks(verdicts))
-    _emit(lambda out: write(blocks, output_format, out, len(evaluation.run_names) > 1))
+    # a bar for long outputs, where the output goes to a file or a pipe (not over the bar)
+    bar, stop = progress_reporter() if not sys.stdout.isatty() else (None, lambda: None)
+    pairs = 0 if evaluation.pairs is None else len(evaluation.pairs)
+    total = len(evaluation.run_names) * (1 + per_query) + (pairs * (1 + summary) if per_query else -(-pairs // 4096))
+    try:
+        _emit(lambda out: write(blocks, output_format, out, len(evaluation.run_names) > 1,
+                                bar and (lambda done: bar("output", min(done, total), total))))
+    finally:
+        stop()
 
 
 def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None,

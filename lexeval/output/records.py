@@ -410,13 +410,15 @@ def csv_chunk(block: Block) -> str:
     return _chunk(block, _csv_field, _csv_value, lambda key, name, qid, value: f"{key},{name},{qid},{value}\n")
 
 
-def write(blocks: Iterable[Block], output_format: str, out, with_key: bool) -> None:
+def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, progress=None) -> None:
     """Write blocks to ``out`` as they come, in ``output_format`` (text,
-    json or csv)."""
+    json or csv); ``progress(blocks written)`` follows them."""
     if output_format == "csv":
         out.write(CSV_HEADER)
     pending, size = [], 0
-    for block in blocks:
+    for done, block in enumerate(blocks, 1):
+        if progress and done % 64 == 0:
+            progress(done)
         if output_format == "json":
             chunk = json_chunk(block)
         elif output_format == "csv":

@@ -198,7 +198,8 @@ def _grid(values: np.ndarray) -> np.ndarray:
 
 
 def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list[str], relevant: int,
-                 plan: Plan | None, preferences: Preferences | None = None, aggregate: str = "mean") -> Totals:
+                 plan: Plan | None, preferences: Preferences | None = None, aggregate: str = "mean",
+                 phases=None) -> Totals:
     """Totals of one set of queries.
 
     ``columns``: printed name -> (measure, (R, Q) values); ``included``
@@ -224,7 +225,9 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
         for start in range(0, len(keys), step):
             weights += poisson_weights(plan.seed, keys[start:start + step], 0, plan.resamples).sum(axis=1)
         totals.weights = weights
-    for name, (_, values) in columns.items():
+    for done, (name, (_, values)) in enumerate(columns.items()):
+        if phases:
+            phases("pairs", done, len(columns) + 1)
         kind = plan.tested.get(name)
         if kind is None and name not in plan.paired:
             continue
@@ -248,6 +251,8 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
             totals.anova[name] = Anova.of(values)
     if preferences is not None:
         _preference_totals(totals, preferences, plan, keys, aggregate)
+    if phases:
+        phases("pairs", len(columns) + 1, len(columns) + 1)
     return totals
 
 
