@@ -343,6 +343,53 @@ def default_call(name: str, label: str, repeat: int) -> None:
         f"({megabytes(runs + [qrels]):.0f} MB of text)")
 
 
+TREC_EVAL_LOOP = 'q="$1"; shift; for r in "$@"; do "$0" "$q" "$r" > /dev/null; done'
+
+
+def thousand(repeat: int, trec_eval_source: str) -> None:
+    """A thousand runs (issue 36): the default call, --format table, -m map,
+    --format html, each taken in turns with trec_eval 9.0.8 once per run;
+    wall, peak memory, the --timings phases and microseconds per pair and
+    tested measure of the pairs phase; the page's size and how long headless
+    Chromium takes to draw it (from its own record of what each part cost)."""
+    qrels, runs = dataset("many1000")
+    pairs = len(runs) * (len(runs) - 1) // 2
+    trec_eval = trec_eval_908(trec_eval_source)
+    loop = ["sh", "-c", TREC_EVAL_LOOP, trec_eval, qrels, *runs] if trec_eval else ["true"]
+    # the default call's tested measures: each metric's _p line and each preference's in one pair's summary
+    summary = subprocess.run(LEXEVAL + [qrels, runs[0], runs[1]], capture_output=True, text=True).stdout
+    tested = sum(1 for line in summary.splitlines() if ":" in line.split("\t")[0] and
+                 line.split("\t")[1].strip().endswith("_p"))
+    for label, extra in (("default call", []), ("`--format table`", ["--format", "table"]),
+                         ("`-m map`", ["-m", "map"]), ("`--format html -m map -m ndcg_cut.10 -m LP`",
+                                                       ["--format", "html", "-m", "map", "-m", "ndcg_cut.10",
+                                                        "-m", "LP"])):
+        (wall, peak), reference = measure_side_by_side(LEXEVAL + extra + [qrels, *runs], loop, repeat)
+        timing = phases(LEXEVAL + extra + [qrels, *runs])
+        pair_seconds = re.search(r"pairs (\d+\.\d+) s", timing)
+        measures = tested if not extra or extra[0] == "--format" and extra[1] == "table" else \
+            1 if extra == ["-m", "map"] else 3
+        per = f"; pairs {float(pair_seconds.group(1)) * 1e6 / (pairs * measures):.2f} us per pair and measure " \
+              f"({measures} tested)" if pair_seconds else ""
+        ratio = f"; ratio {wall / reference:.2f}" if trec_eval else ""
+        row(f"1,000 runs x 50 queries x 100 ({pairs:,} pairs): {label}", f"{wall:.1f} s, {peak:.0f} MB ({timing}"
+            f"{per})", f"trec_eval 9.0.8 once per run, taken in turns: {reference:.1f} s{ratio}")
+    page = DATA / "many1000-page.html"
+    with open(page, "w") as out:
+        subprocess.run(LEXEVAL + ["--format", "html", qrels, *runs], stdout=out, check=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    drawn = "(no Chromium here)"
+    if chromium:
+        start = time.perf_counter()
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                             capture_output=True, text=True).stdout
+        wall = time.perf_counter() - start
+        costs = re.search(r'data-timings="([^"]*)"', dom)
+        drawn = f"Chromium --dump-dom {wall:.1f} s (start-up included); the script's parts (ms): " \
+                f"{costs.group(1).replace('&quot;', '') if costs else '?'}"
+    row("1,000 runs: the default call's page", f"{page.stat().st_size / 1e6:.1f} MB", drawn)
+
+
 def cluster(name: str, label: str, repeat: int) -> None:
     """The default call with --cluster local (this machine's cores as Dask
     workers) and in one process, taken in turns: wall time; the workers'
@@ -421,7 +468,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
                                                   "cluster20k cluster cluster20kgz q5000 deep docno growth library "
-                                                  "(default: all)")
+                                                  "thousand (default: all but thousand)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
@@ -452,6 +499,7 @@ def main() -> None:
         "docno": lambda: huge_docno(repeat),
         "growth": lambda: growth(repeat),
         "library": lambda: library(repeat),
+        "thousand": lambda: thousand(repeat, options.trec_eval_source),
     }
     for shape in chosen:
         if shape not in runners:

@@ -481,5 +481,5 @@ def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = 
                                    zscores=read_zscores(zscores) if zscores is not None else None, timings=timings,
                                    phases=phases)
     # the reports that read the runs again (judges, reusability, reproduction) read them as these were read
-    return replace(evaluation, inputs={"runs": tuple(sources), "depth": depth, "judged_only": judged_only,
-                                       "jobs": jobs})
+    return replace(evaluation, inputs={"qrels": qrels, "runs": tuple(sources), "depth": depth,
+                                       "judged_only": judged_only, "jobs": jobs, "level": level})

@@ -38,6 +38,7 @@ class Combined(ResultViews):
     compared: np.ndarray | None = None
     preferences: object = None
     parts: list[str] = field(default_factory=list)     # part files of per-query lines, if written
+    inputs: dict | None = None                          # what was read, and how (the page's provenance)
 
     @property
     def compared_qids(self) -> list[str]:

@@ -110,6 +110,8 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         timings.worker_seconds = sum(seconds - cpu_before.get(worker, 0.0)
                                      for worker, seconds in client.run(_processor_seconds).items())
         timings.partitions = partitions
+    combined.inputs = {"qrels": qrels, "runs": tuple(sources), "depth": keywords.get("depth"),
+                       "judged_only": keywords.get("judged_only", False), "level": keywords.get("level", 1)}
     return combined
 
 

@@ -225,10 +225,11 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.nda
 
 
 def forest(evaluation: Result) -> dict:
-    """The forest plot's numbers, per tested metric and preference score:
-    each run's mean over the compared queries and its t interval; with a
-    baseline, each run's mean difference from it (preference: its mean
-    preference over it), the interval and the pair's p."""
+    """The forest plot's numbers, per tested metric: each run's mean over
+    the compared queries and its t interval; with a baseline, each run's
+    mean difference from it, the interval and the pair's p. (Preferences
+    have their scores in the summary: a run's score is relative to every
+    other run, which a cluster with a baseline never sees.)"""
     runs = evaluation.run_names
     options = evaluation.options
     confidence = options.confidence if options is not None else 0.95
@@ -236,21 +237,11 @@ def forest(evaluation: Result) -> dict:
     out = {}
     sources = [(column.name, evaluation.compared_values(column).astype(np.float64)) for column in evaluation.columns
                if testable(column.measure) and len(runs) > 1]
-    pairs = len(runs) * (len(runs) - 1) // 2
-    # a preference's per-query run scores go over every pair again: beyond COMPACT_PAIRS the plot has the metrics
-    if evaluation.preferences is not None and len(runs) > 1 and pairs <= COMPACT_PAIRS and \
-            hasattr(evaluation, "run_preference_scores"):
-        sources += [(name, evaluation.run_preference_scores(name)) for name in evaluation.preference_names()]
     tests = evaluation.tests
     for name, values in sources:
         entry = dict(zip(("mean", "low", "high"), (_packed(v) for v in _interval(values, confidence))))
         if baseline is not None:
-            if name in evaluation.preference_names():
-                against = np.array([evaluation.preferences.of_pairs(name, np.array([[min(r, baseline),
-                                    max(r, baseline)]]))[0] * (1 if r < baseline else -1) if r != baseline
-                                    else np.zeros(values.shape[1]) for r in range(len(runs))])
-            else:
-                against = values - values[baseline]
+            against = values - values[baseline]
             entry.update(zip(("difference", "difference_low", "difference_high"),
                              (_packed(v) for v in _interval(against, confidence))))
             p = np.full(len(runs), np.nan)

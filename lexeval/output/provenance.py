@@ -6,6 +6,7 @@ in the JSON output's first record."""
 from __future__ import annotations
 
 import datetime
+import os
 
 from ..io.digest import file_facts
 
@@ -15,9 +16,11 @@ def provenance(evaluation, command: str | None = None) -> dict:
     does not know is None)."""
     from .. import __version__
     inputs = getattr(evaluation, "inputs", None) or {}
-    level = getattr(evaluation, "level", None)
+    level = inputs.get("level", getattr(evaluation, "level", None))
     rankings = getattr(evaluation, "rankings", None)
-    qrels = getattr(getattr(rankings, "qrels", None), "path", None)
+    qrels = inputs.get("qrels", getattr(getattr(rankings, "qrels", None), "path", None))
+    if qrels is not None and not isinstance(qrels, (str, os.PathLike)):
+        qrels = getattr(getattr(rankings, "qrels", None), "path", None)       # a table: its name
     files = ([file_facts(qrels, "qrels")] if qrels else []) + [file_facts(run, "run") for run in inputs.get("runs", ())]
     options = getattr(evaluation, "options", None)
     numbers = {
