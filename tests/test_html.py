@@ -334,3 +334,18 @@ def test_the_newer_reports_draw_their_figures(tmp_path):
     rows = [int(n) for n in re.findall(r'data-figure="report\d+" data-csv-rows="(\d+)"', dom)]
     # map, LP and the reports' reference measure (recip_rank): a leaderboard scatter and a drop chart each
     assert rows.count(len(RUNS)) == 6
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_the_page_prints(tmp_path):
+    """Printing keeps the header, the summary and the figures: Chromium's PDF of the page has pages of them."""
+    page = tmp_path / "page.html"
+    page.write_text(run_cli(["--format", "html", "-m", "map", "-m", "LP", QRELS, *RUNS[:4]]).out)
+    pdf = tmp_path / "page.pdf"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--print-to-pdf={pdf}",
+                    page.as_uri()], capture_output=True, timeout=120)
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF") and data.count(b"/Type /Page") - data.count(b"/Type /Pages") >= 2
+    css = (ROOT / "lexeval" / "output" / "web" / "page.css").read_text()
+    printed = css.split("@media print")[1]
+    assert ".controls" in printed and "button" in printed and "max-height: none" in printed
