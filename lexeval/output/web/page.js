@@ -479,17 +479,21 @@
     return entry.decoded;
   }
 
+  /* show a section, offer its measures in a select, and draw the chosen one now and on each change */
+  function measureSection(sectionId, selectId, names, draw) {
+    document.getElementById(sectionId).hidden = false;
+    const select = document.getElementById(selectId);
+    names.forEach((name) => option(select, name, name));
+    select.addEventListener("change", () => draw(select.value));
+    draw(select.value);
+    return select;
+  }
+
   function forestView(data) {
     const measures = Object.keys(data.forest.measures);
-    if (!measures.length) {
-      return;
+    if (measures.length) {
+      measureSection("figures", "forest-measure", measures, (name) => drawForest(data, name));
     }
-    document.getElementById("figures").hidden = false;
-    const select = document.getElementById("forest-measure");
-    measures.forEach((name) => option(select, name, name));
-    const draw = () => drawForest(data, select.value);
-    select.addEventListener("change", draw);
-    draw();
   }
 
   function drawForest(data, name) {
@@ -698,18 +702,13 @@
     if (!names.length || !data.queries.length) {
       return;
     }
-    document.getElementById("query-table-section").hidden = false;
-    const select = document.getElementById("qt-measure");
-    names.forEach((name) => option(select, name, name));
-    const draw = () => drawQueryTable(data, select.value);
-    select.addEventListener("change", draw);
+    const select = measureSection("query-table-section", "qt-measure", names, (name) => drawQueryTable(data, name));
     document.getElementById("qt-csv").addEventListener("click", () => {
       const values = perQuery(data, select.value);
       const rows = [["qid"].concat(data.runs)];
       data.queries.forEach((qid, q) => rows.push([qid].concat(values.map((row) => fixed(row[q])))));
       download(`lexeval-${select.value}-per-query.csv`, csvText(rows), "text/csv");
     });
-    draw();
   }
 
   function drawQueryTable(data, name) {
@@ -1278,28 +1277,7 @@
       const compact = groups.filter((group) => group.rows.length <= 12);
       const series = groups.filter((group) => group.rows.length > 12);
       if (compact.length) {
-        const parameters = [];
-        compact.forEach((group) => group.rows.forEach(([parameter]) => {
-          if (!parameters.includes(parameter)) {
-            parameters.push(parameter);
-          }
-        }));
-        const table = element("table", { class: "report" });
-        const head = element("tr");
-        head.appendChild(element("th", {}, "measure"));
-        parameters.forEach((parameter) => head.appendChild(element("th", {}, parameter)));
-        table.appendChild(head);
-        compact.forEach((group) => {
-          const row = element("tr");
-          row.appendChild(element("td", {}, group.measure));
-          const values = new Map(group.rows);
-          parameters.forEach((parameter) => row.appendChild(element("td", {},
-            values.has(parameter) ? fixed(values.get(parameter)) : "")));
-          table.appendChild(row);
-        });
-        const scroll = element("div", { class: "scroll" });
-        scroll.appendChild(table);
-        list.appendChild(scroll);
+        reportTable(list, compact, () => true);
       }
       series.forEach((group) => list.appendChild(seriesChart(group)));
       if (report === "degradation") {
