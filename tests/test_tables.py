@@ -250,7 +250,8 @@ def test_the_plain_table_is_riches_character_for_character():
     random.seed(1)
     for _ in range(300):
         columns = random.randint(1, 6)
-        header = ["run"] + [random.choice(["map", "P_10", "ndcg_cut_1000", "LP_score", "x"]) for _ in range(columns - 1)]
+        header = ["run"] + [random.choice(["map", "P_10", "ndcg_cut_1000", "LP_score", "x"])
+                            for _ in range(columns - 1)]
         rows = [[random.choice(["bm25", "é-run", "日本語", "a" * random.randint(1, 12)])] +
                 [random.choice(["0.2842 ▲5", "0.1", "12", "0.2345 ▼1 ▲3"]) for _ in range(columns - 1)]
                 for _ in range(random.randint(1, 5))]
