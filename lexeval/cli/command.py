@@ -429,7 +429,7 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
         from ..output.gate_report import verdict_blocks
         blocks = chain(blocks, verdict_blocks(verdicts))
     # a bar for long outputs, where the output goes to a file or a pipe (not over the bar)
-    bar, stop = progress_reporter() if not sys.stdout.isatty() else (None, lambda: None)
+    bar, stop = progress_reporter() if sys.stdout is not None and not sys.stdout.isatty() else (None, lambda: None)
     pairs = 0 if evaluation.pairs is None else len(evaluation.pairs)
     total = len(evaluation.run_names) * (1 + per_query) + (pairs * (1 + summary) if per_query else -(-pairs // 4096))
     try:
