@@ -186,7 +186,7 @@ def check_call(tmp: Path, qrels, runs, args: list[str]) -> None:
         raise AssertionError(f"{call}: exit status {result.code}\n{result.err}")
 
 
-EXAMPLES = int(os.environ.get("LEXEVAL_FUZZ_EXAMPLES", "300"))     # more by hand: LEXEVAL_FUZZ_EXAMPLES=5000
+EXAMPLES = int(os.environ.get("LEXEVAL_FUZZ_EXAMPLES", "200"))     # more by hand: LEXEVAL_FUZZ_EXAMPLES=5000
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

@@ -64,7 +64,7 @@ def test_graded_rpp_differs_from_pref_evals_output(tmp_path):
     assert at_two[("A:B", "RPP", "q1")] == "1.0000"
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(collections(max_runs=4))
 def test_rpp_matches_the_plain_reference(tmp_path_factory, collection):
     qrels, runs = collection

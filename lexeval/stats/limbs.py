@@ -28,12 +28,13 @@ def carry(limbs: np.ndarray, width: int | None = None) -> np.ndarray:
     limbs = np.asarray(limbs, dtype=np.int64)
     have = limbs.shape[-1]
     width = have + 3 if width is None else width
-    out = np.zeros(limbs.shape[:-1] + (width,), dtype=np.int64)
-    out[..., :min(have, width)] = limbs[..., :width]
+    # limb-major while carrying: each step reads and writes whole contiguous rows, not a strided column
+    work = np.zeros((width,) + limbs.shape[:-1], dtype=np.int64)
+    work[:min(have, width)] = np.moveaxis(limbs[..., :width], -1, 0)
     for k in range(width - 1):
-        out[..., k + 1] += out[..., k] >> LIMB_BITS      # arithmetic shift: floor, so the rest is in [0, 2**21)
-        out[..., k] &= _MASK
-    return out
+        work[k + 1] += work[k] >> LIMB_BITS               # arithmetic shift: floor, so the rest is in [0, 2**21)
+        work[k] &= _MASK
+    return np.ascontiguousarray(np.moveaxis(work, 0, -1))
 
 
 def trim(limbs: np.ndarray) -> np.ndarray:
@@ -41,20 +42,23 @@ def trim(limbs: np.ndarray) -> np.ndarray:
     (a carried limb is below 2**21: a third of the memory of int64 words
     would be wasted, twice over). A top limb goes where it is only the sign
     of the one below: 0 above a limb under 2**20, or -1 above one from 2**20
-    (which then carries the sign itself)."""
-    limbs = np.array(limbs, dtype=np.int64)
+    (which then carries the sign itself). Only the top limb is worked on
+    (a row at a time for all numbers): the others are in [0, 2**21) already."""
+    limbs = np.asarray(limbs)
     top = limbs.shape[-1]
+    head = limbs[..., top - 1].astype(np.int64)
+    half = 1 << (LIMB_BITS - 1)
     while top > 1:
-        head, below = limbs[..., top - 1], limbs[..., top - 2]
-        half = 1 << (LIMB_BITS - 1)
+        below = limbs[..., top - 2].astype(np.int64)
         positive, negative = (head == 0) & (below < half), (head == -1) & (below >= half)
         if not (positive | negative).all():
             break
-        limbs[..., top - 2] = np.where(negative, below - (1 << LIMB_BITS), below)
+        head = np.where(negative, below - (1 << LIMB_BITS), below)
         top -= 1
-    out = limbs[..., :top]
-    fits = not out.size or (int(out.min()) >= -(1 << 31) and int(out.max()) < (1 << 31))
-    return out.astype(np.int32) if fits else out.copy()
+    fits = not head.size or (int(head.min()) >= -(1 << 31) and int(head.max()) < (1 << 31))
+    out = limbs[..., :top].astype(np.int32 if fits else np.int64)      # a copy: the top limb is rewritten
+    out[..., top - 1] = head
+    return out
 
 
 def add(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -154,17 +158,18 @@ def _to_float(digits: np.ndarray, sticky: np.ndarray) -> np.ndarray:
     """(rows,) the nearest float of each row of non-negative carried limbs,
     plus a fraction below them where ``sticky`` (never a whole half)."""
     rows, width = digits.shape
-    padded = np.concatenate([np.zeros((rows, 3), dtype=np.int64), digits], axis=1)
-    nonzero = padded != 0
-    top = width - 1 - np.argmax(nonzero[:, :2:-1], axis=1) + 3            # in padded positions
+    nonzero = digits != 0
     zero = ~nonzero.any(axis=1)
+    top = width - 1 - np.argmax(nonzero[:, ::-1], axis=1) + 3             # in positions of the digits after 3 zeros
     index = np.arange(rows)
-    first, second, third, fourth = (padded[index, top - j] for j in range(4))
+    # the limb j below the top, 0 under the lowest (the 3 zero limbs a padded copy would hold)
+    first, second, third, fourth = (np.where(top - j >= 3, digits[index, np.maximum(top - j - 3, 0)], 0)
+                                    for j in range(4))
     shift = LIMB_BITS - np.frexp(first.astype(np.float64))[1]               # 0..20: puts the top bit at 62
     shift = np.where(zero, 0, shift)
     window = (((first << 42) | (second << 21) | third) << shift) | (fourth >> (LIMB_BITS - shift))
-    below = np.cumsum(nonzero, axis=1)                                       # limbs that are not 0, up to each
-    lower = np.where(top >= 4, below[index, np.maximum(top - 4, 0)], 0) > 0  # any limb under the fourth
+    lowest = np.argmax(nonzero, axis=1) + 3                                  # the lowest limb that is not 0
+    lower = ~zero & (lowest < top - 3)                                       # any limb under the fourth
     lost = (fourth & ((np.int64(1) << (LIMB_BITS - shift)) - 1)) != 0
     window = window | (lower | lost | sticky).astype(np.int64)            # a sticky bit far below float's 53
     value = np.ldexp(window.astype(np.float64), LIMB_BITS * (top - 3 - 2) - shift)
