@@ -124,23 +124,25 @@ def quotient(limbs: np.ndarray, divisor: np.ndarray, scale: int = 0) -> np.ndarr
     negative = numbers[:, -1] < 0
     if negative.any():
         numbers = np.where(negative[:, None], carry(-numbers, numbers.shape[1]), numbers)
-    numbers = trim(numbers).astype(np.int64)
+    # limb-major from here: each step of the long division reads and writes whole contiguous rows
+    numbers = np.ascontiguousarray(trim(numbers).T, dtype=np.int64)                 # (K, rows)
     divisor = np.broadcast_to(np.asarray(divisor, dtype=np.int64), negative.shape)
     # zero limbs appended below, so that the smallest non-zero number's quotient keeps 55 bits or more
     nonzero = numbers != 0
-    lowest_top = int((numbers.shape[1] - 1 - np.argmax(nonzero[:, ::-1], axis=1))[nonzero.any(axis=1)].min(initial=0))
+    lowest_top = int((len(numbers) - 1 - np.argmax(nonzero[::-1], axis=0))[nonzero.any(axis=0)].min(initial=0))
     largest = int(divisor.max(initial=1))
     guard = max(0, -(-(56 + largest.bit_length() - LIMB_BITS * lowest_top) // LIMB_BITS))
-    width = numbers.shape[1] + guard
-    digits = np.zeros((len(numbers), width), dtype=np.int64)
-    remainder = np.zeros(len(numbers), dtype=np.int64)
-    zero = np.zeros(len(numbers), dtype=np.int64)
+    width = len(numbers) + guard
+    rows = numbers.shape[1]
+    digits = np.zeros((width, rows), dtype=np.int64)
+    remainder = np.zeros(rows, dtype=np.int64)
+    zero = np.zeros(rows, dtype=np.int64)
     for k in range(width - 1, -1, -1):      # long division from the top limb
-        limb = numbers[:, k - guard] if k >= guard else zero
+        limb = numbers[k - guard] if k >= guard else zero
         if largest < 1 << 42:               # a partial remainder and a limb: below 2**63
             current = (remainder << LIMB_BITS) + limb
-            digits[:, k] = current // divisor
-            remainder = current - digits[:, k] * divisor
+            digits[k] = current // divisor
+            remainder = current - digits[k] * divisor
             continue
         # larger divisors: half a limb at a time (11 bits, then 10), each partial remainder below 2**63
         current = (remainder << (LIMB_BITS - _HALF)) + (limb >> _HALF)
@@ -148,27 +150,28 @@ def quotient(limbs: np.ndarray, divisor: np.ndarray, scale: int = 0) -> np.ndarr
         current = ((current - high * divisor) << _HALF) + (limb & ((1 << _HALF) - 1))
         low = current // divisor
         remainder = current - low * divisor
-        digits[:, k] = (high << _HALF) | low
+        digits[k] = (high << _HALF) | low
     value = _to_float(digits, remainder != 0)
     value = np.ldexp(value, -LIMB_BITS * guard - scale)
     return np.where(negative, -value, value)
 
 
 def _to_float(digits: np.ndarray, sticky: np.ndarray) -> np.ndarray:
-    """(rows,) the nearest float of each row of non-negative carried limbs,
-    plus a fraction below them where ``sticky`` (never a whole half)."""
-    rows, width = digits.shape
+    """(rows,) the nearest float of each column of non-negative carried
+    limbs (width, rows), limb-major, plus a fraction below them where
+    ``sticky`` (never a whole half)."""
+    width, rows = digits.shape
     nonzero = digits != 0
-    zero = ~nonzero.any(axis=1)
-    top = width - 1 - np.argmax(nonzero[:, ::-1], axis=1) + 3             # in positions of the digits after 3 zeros
+    zero = ~nonzero.any(axis=0)
+    top = width - 1 - np.argmax(nonzero[::-1], axis=0) + 3                # in positions of the digits after 3 zeros
     index = np.arange(rows)
     # the limb j below the top, 0 under the lowest (the 3 zero limbs a padded copy would hold)
-    first, second, third, fourth = (np.where(top - j >= 3, digits[index, np.maximum(top - j - 3, 0)], 0)
+    first, second, third, fourth = (np.where(top - j >= 3, digits[np.maximum(top - j - 3, 0), index], 0)
                                     for j in range(4))
     shift = LIMB_BITS - np.frexp(first.astype(np.float64))[1]               # 0..20: puts the top bit at 62
     shift = np.where(zero, 0, shift)
     window = (((first << 42) | (second << 21) | third) << shift) | (fourth >> (LIMB_BITS - shift))
-    lowest = np.argmax(nonzero, axis=1) + 3                                  # the lowest limb that is not 0
+    lowest = np.argmax(nonzero, axis=0) + 3                                  # the lowest limb that is not 0
     lower = ~zero & (lowest < top - 3)                                       # any limb under the fourth
     lost = (fourth & ((np.int64(1) << (LIMB_BITS - shift)) - 1)) != 0
     window = window | (lower | lost | sticky).astype(np.int64)            # a sticky bit far below float's 53
