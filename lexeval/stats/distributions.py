@@ -29,37 +29,46 @@ def _log_beta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _continued_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The continued fraction of I_x(a, b) (modified Lentz), for x below
-    (a + 1) / (a + b + 2), where it converges quickly."""
+    (a + 1) / (a + b + 2), where it converges quickly. Each value stops at
+    its own convergence; the values still going are kept packed together
+    (packed again only on a step where some stop), so a step does no
+    gathering."""
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = np.ones_like(x)
     d = 1.0 - qab * x / qap
     d = np.where(np.abs(d) < _TINY, _TINY, d)
     d = 1.0 / d
     h = d.copy()
-    active = np.arange(len(x))
+    out = h.copy()
+    where = np.arange(len(x))                    # each packed value's place in the output
+    aa_, bb, xx, qab_, qap_, qam_ = a, b, x, qab, qap, qam
     for m in range(1, _MAX_TERMS):
-        if not len(active):
+        if not len(where):
             break
-        aa_, bb, xx = a[active], b[active], x[active]
         m2 = 2 * m
-        coefficient = m * (bb - m) * xx / ((qam[active] + m2) * (aa_ + m2))
-        dd = 1.0 + coefficient * d[active]
+        coefficient = m * (bb - m) * xx / ((qam_ + m2) * (aa_ + m2))
+        dd = 1.0 + coefficient * d
         dd = np.where(np.abs(dd) < _TINY, _TINY, dd)
-        cc = 1.0 + coefficient / c[active]
+        cc = 1.0 + coefficient / c
         cc = np.where(np.abs(cc) < _TINY, _TINY, cc)
         dd = 1.0 / dd
         step = dd * cc
-        coefficient = -(aa_ + m) * (qab[active] + m) * xx / ((aa_ + m2) * (qap[active] + m2))
+        coefficient = -(aa_ + m) * (qab_ + m) * xx / ((aa_ + m2) * (qap_ + m2))
         dd = 1.0 + coefficient * dd
         dd = np.where(np.abs(dd) < _TINY, _TINY, dd)
         cc = 1.0 + coefficient / cc
         cc = np.where(np.abs(cc) < _TINY, _TINY, cc)
         dd = 1.0 / dd
         delta = dd * cc
-        h[active] *= step * delta
-        d[active], c[active] = dd, cc
-        active = active[np.abs(delta - 1.0) > _EPSILON]
-    return h
+        h = h * (step * delta)
+        d, c = dd, cc
+        going = np.abs(delta - 1.0) > _EPSILON
+        if not going.all():                      # some stop here: keep their value, pack the others
+            out[where] = h
+            where, h, d, c = where[going], h[going], d[going], c[going]
+            aa_, bb, xx, qab_, qap_, qam_ = aa_[going], bb[going], xx[going], qab_[going], qap_[going], qam_[going]
+    out[where] = h
+    return out
 
 
 def betainc(a, b, x, complement=None) -> np.ndarray:
