@@ -18,6 +18,7 @@ import numpy as np
 
 LIMB_BITS = 21
 _MASK = (1 << LIMB_BITS) - 1
+_CARRY_BLOCK = 1 << 17           # limbs carried at once (a megabyte of them: a cache's worth)
 _HALF = 10                      # long division takes a limb in two steps (11 bits, then 10): divisors to 2**52
 
 
@@ -28,13 +29,20 @@ def carry(limbs: np.ndarray, width: int | None = None) -> np.ndarray:
     limbs = np.asarray(limbs, dtype=np.int64)
     have = limbs.shape[-1]
     width = have + 3 if width is None else width
-    # limb-major while carrying: each step reads and writes whole contiguous rows, not a strided column
-    work = np.zeros((width,) + limbs.shape[:-1], dtype=np.int64)
-    work[:min(have, width)] = np.moveaxis(limbs[..., :width], -1, 0)
-    for k in range(width - 1):
-        work[k + 1] += work[k] >> LIMB_BITS               # arithmetic shift: floor, so the rest is in [0, 2**21)
-        work[k] &= _MASK
-    return np.ascontiguousarray(np.moveaxis(work, 0, -1))
+    flat = limbs.reshape(-1, have)
+    out = np.empty((len(flat), width), dtype=np.int64)
+    # limb-major while carrying, a cache-sized block of numbers at a time: each step reads and writes
+    # whole contiguous rows, not a strided column
+    step = max(1, _CARRY_BLOCK // width)
+    for start in range(0, len(flat), step):
+        block = flat[start:start + step]
+        work = np.zeros((width, len(block)), dtype=np.int64)
+        work[:min(have, width)] = block[:, :width].T
+        for k in range(width - 1):
+            work[k + 1] += work[k] >> LIMB_BITS           # arithmetic shift: floor, so the rest is in [0, 2**21)
+            work[k] &= _MASK
+        out[start:start + step] = work.T
+    return out.reshape(limbs.shape[:-1] + (width,))
 
 
 def trim(limbs: np.ndarray) -> np.ndarray:
