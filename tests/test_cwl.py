@@ -16,7 +16,7 @@ from lexeval import evaluate
 from lexeval.measures.names import output_names
 
 CRANFIELD_QRELS = EXAMPLES / "cranfield" / "qrels.txt.gz"
-CRANFIELD_RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:2]
+CRANFIELD_RUNS = sorted((EXAMPLES / "cranfield" / "runs").glob("*.gz"))[:1]
 
 NAMES = ["INST(max_rel={top})", "INST(T=3,max_rel={top})", "INSQ(T=2,max_rel={top})", "BPM(T=1,max_rel={top})@10",
          "BPM(T=2,max_rel={top})@20", "SDCG(max_rel={top})@10", "SDCG(min_rel=1,max_rel={top})@5",

@@ -110,7 +110,7 @@ MEASURES = ["map", "P.3", "recall.5", "recip_rank", "Rprec", "bpref", "ndcg_cut.
             "lexicographic"]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=64, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(collections())
 def test_every_identifier_shape_matches_the_reference(tmp_path_factory, reader, collection):
@@ -157,7 +157,7 @@ def read_columns(path, fast: bool = True):
     return block_columns(text, 1, str(path), RUN_LAYOUTS, [], fast)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(identifiers(b"p" * 50), identifiers(b"q" * 50), SCORES), min_size=1, max_size=30),
        st.randoms(use_true_random=False), st.booleans(), st.booleans())
 def test_fast_and_line_by_line_paths_read_the_same(tmp_path_factory, reader, rows, rng, comments, bom):
@@ -358,7 +358,7 @@ def test_text_that_starts_like_gzip_is_text(tmp_path, reader):
     assert result.code == 2 and "not a valid gzip file" in result.err
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from([b"1", b"2", b"10", b"x" * 30]),
                           st.sampled_from([b"a", b"b", b"c", b"d" * 20, b"e", b"f", b"aa", b"\xc3\xa9"]),
                           st.sampled_from([b"1", b"2", b"2.0", b"3"])), min_size=1, max_size=14),

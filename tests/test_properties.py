@@ -74,7 +74,7 @@ MEASURES = ["map", "P.1,5", "recall.3", "recip_rank", "Rprec", "bpref", "success
             "ndcg_cut.3,10", "ndcg", "iprec_at_recall.0,0.5,1", "set_F", "unj.5"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(collections())
 def test_measures_match_naive_reference(tmp_path_factory, collection):
     qrels, runs = collection

@@ -105,7 +105,7 @@ def _write_prefs(tmp_path, lines, runs):
     return prefs, paths
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=160, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_prefs_measures_equal_a_plain_reading_of_trec_eval(tmp_path_factory, data):
     lines, runs = data.draw(prefs_collections())

@@ -1246,6 +1246,8 @@
     });
     svg.setAttribute("xmlns", SVG);
     text(svg, left + 4, height - 6, `queries, sorted by ${data.runs[a]} minus ${data.runs[b]} (${name})`);
+    text(svg, 12, zero, `difference in ${name}`, { "text-anchor": "middle", fill: INK,
+      transform: `rotate(-90 12 ${zero})` });
     chart.appendChild(svg);
     register("differences", `lexeval-differences-${name}`, svg, () => csvText([["qid", "difference"]]
       .concat(order.map((q) => [data.queries[q], values[q]]))));
