@@ -482,6 +482,11 @@ def test_the_html_page_is_one_machines(cluster):
     ["--report", "degradation", "--samples", "3", "--fractions", "1,0.5,0.2"],          # label draws keyed per label
     ["--report", "degradation", "--label-policy", "pool", "--samples", "2", "-m", "map", "-m", "LP"],
     ["--report", "power", "--delta", "0.05", "-m", "map", "-m", "LR", "--format", "csv"],
+    # the reports that read runs and judgements again
+    ["--report", "judges", "--compare-qrels", CRAN_QRELS.parent / "qrels-perturbed.txt.gz", "-m", "map", "-m", "LP"],
+    ["--report", "reusability", "--pool-depth", "20", "-m", "map", "-m", "LP"],
+    ["--report", "reproduction", "--original", "bm25l,bm25okapi", "--reproduced", "bm25plus,bm25s_atire",
+     "--cutoffs", "10", "-m", "map", "--format", "json"],
 ])
 def test_reports_print_the_same(cluster, options):
     same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])

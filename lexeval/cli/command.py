@@ -277,14 +277,15 @@ def run(call: Call, command_line: str | None = None, provenance: bool = False) -
         if reading.cluster:
             from ..cluster import connect
             client = connect(reading.cluster)
-        evaluation = run_evaluation(reading.qrels, list(reading.runs), reading.measures or None, level=reading.level,
-                              depth=reading.depth, complete=reading.complete, judged_only=reading.judged_only,
-                              options=tests, rarity_weight=reading.rarity_weight, aggregate=call.aggregate,
-                              pair_metrics=call.pair_metrics, subtopics=reading.subtopics, zscores=reading.zscores,
-                              num_docs=reading.num_docs, rel_format=reading.rel_format,
-                              extra_measures=list(call.gate.measures) +
-                              ([reports.reference] if set(reports.names) - set(INPUT_REPORTS) else []),
-                              keep_rows=bool({"degradation", "reusability"} & set(reports.names)), jobs=reading.jobs,
+        # what one machine and a cluster both read and compute
+        common = {"level": reading.level, "depth": reading.depth, "complete": reading.complete,
+                      "judged_only": reading.judged_only, "options": tests, "rarity_weight": reading.rarity_weight,
+                      "aggregate": call.aggregate, "pair_metrics": call.pair_metrics, "subtopics": reading.subtopics,
+                      "zscores": reading.zscores, "num_docs": reading.num_docs, "rel_format": reading.rel_format,
+                      "extra_measures": list(call.gate.measures) +
+                      ([reports.reference] if set(reports.names) - set(INPUT_REPORTS) else []),
+                      "keep_rows": bool({"degradation", "reusability"} & set(reports.names)), "jobs": reading.jobs}
+        evaluation = run_evaluation(reading.qrels, list(reading.runs), reading.measures or None, **common,
                               progress=bar and (lambda done, total: bar("partitions" if client else "reading runs",
                                                                         done, total)),
                               timings=timings, verbose=reading.verbose, client=client, warn=_note,
@@ -296,13 +297,21 @@ def run(call: Call, command_line: str | None = None, provenance: bool = False) -
                               # where the rankings are)
                               for_reports=report_options if client is not None and reports.names else None,
                               output_dir=call.printing.output_dir, output_format=call.printing.format)
+        report_source = evaluation
+        if client is not None and set(reports.names) & set(INPUT_REPORTS):
+            # judges, reusability and reproduction read runs and judgements again from one machine's
+            # rankings: that evaluation is made here (its notes were said once already)
+            from ..io.runs import check_rereadable
+            check_rereadable([reading.qrels, *reading.runs], f"--report {'/'.join(INPUT_REPORTS)} with --cluster")
+            report_source = run_evaluation(reading.qrels, list(reading.runs), reading.measures or None, **common,
+                                           warn=lambda _: None)
         gate_names = [name for gate in call.gate.measures for name in output_names(gate)]
         verdicts = evaluation.gate_verdicts(gate_names, call.gate.margin, call.gate.test) if gate_names else []
         report_lines = []
         if reports.names:
             from ..reports import run_reports
             with timed(timings, "reports"):
-                report_lines = run_reports(evaluation, list(reports.names), report_options, bar)
+                report_lines = run_reports(report_source, list(reports.names), report_options, bar)
     finally:
         stop()
         if client is not None:

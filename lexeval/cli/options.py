@@ -316,10 +316,6 @@ def check(call: Call) -> None:
         raise UsageError("--group-by groups runs for the reusability report: add --report reusability")
     if reports.group_by == "":
         raise UsageError("--group-by needs a separator (e.g. - or _)")
-    rereading = [name for name in reports.names if name in ("reproduction", "judges", "reusability")]
-    if rereading and call.reading.cluster:
-        raise UsageError(f"--report {rereading[0]} works on this machine (it reads runs or judgements again): "
-                         "leave out --cluster")
     if reports.names and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
     if printing.output_dir and not printing.per_query:

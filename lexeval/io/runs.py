@@ -67,6 +67,8 @@ def check_rereadable(runs, reader: str) -> None:
         if path is not None and is_stream(path):
             raise UsageError(f"{reader} reads the runs a second time: give {path} as a file, not standard "
                              "input or a pipe")
+        if path is not None and "://" in path:
+            raise UsageError(f"{reader} reads the runs again on this machine: give {path} as a local path")
 
 
 def check_names(runs: list[ParsedRun]) -> None:
