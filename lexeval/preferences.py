@@ -306,8 +306,14 @@ class Preferences:
         return gathered
 
     def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
-        """(P, compared Q) preference ``name`` of ``pairs`` (a, b), a < b."""
-        return self.values[name][pair_rows(self.rankings.num_runs, pairs)]
+        """(P, compared Q) preference ``name`` of ``pairs`` (a, b), a < b:
+        from the whole matrices where they are kept (or small enough to
+        keep), else computed for these pairs alone."""
+        rows = pair_rows(self.rankings.num_runs, pairs)
+        whole = len(self.pairs) * self.rankings.num_queries * len(self.names)
+        if "values" not in self.__dict__ and whole > self.KEEP_CELLS:
+            return self.block(rows)[0][name]
+        return self.values[name][rows]
 
     @property
     def block_size(self) -> int:

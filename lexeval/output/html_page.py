@@ -64,16 +64,6 @@ def _scaled(values) -> str:
     return base64.b64encode(scaled.astype("<i2").tobytes()).decode("ascii")
 
 
-def _kept_values(evaluation, pairs: np.ndarray, name: str) -> np.ndarray:
-    """(pairs, compared Q) preference ``name`` of a few pairs: those pairs' block alone when the whole
-    matrix is not at hand (many pairs), never every pair's."""
-    preferences = evaluation.preferences
-    if "values" in preferences.__dict__ or not hasattr(preferences, "block"):
-        return preferences.of_pairs(name, pairs)
-    from ..preferences import pair_rows
-    return preferences.block(pair_rows(len(evaluation.run_names), pairs))[0][name]
-
-
 def _spend(budget: list, cost: int) -> bool:
     """Take ``cost`` bytes from the page's budget for per-pair arrays, if it has them."""
     if cost > budget[0]:
@@ -151,7 +141,7 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
             mean, win, loss = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(2))
             mean[at] = evaluation.pair_summary.mean[name]
             win[at], loss[at] = evaluation.pair_summary.wins[name], evaluation.pair_summary.losses[name]
-            values = _kept_values(evaluation, known[kept], name)
+            values = evaluation.preferences.of_pairs(name, known[kept])
             # ties are the queries neither wins; with many pairs an LP or LR mean is its counts'
             entry = {"mean": None if compact and signs else _scaled(mean) if compact else _packed(mean),
                      "win": _counts(win, count_type), "loss": _counts(loss, count_type), "counts": count_type[1:],

@@ -166,9 +166,8 @@ def _ratio(top: float, bottom: float) -> float:
 
 def _preference(evaluation, a: int, b: int, name: str) -> np.ndarray:
     """(compared queries,) the preference of run a over run b."""
-    values = evaluation.preferences.values[name]
-    row = evaluation.preferences.pairs.index((min(a, b), max(a, b)))
-    return values[row] if a < b else -values[row]
+    values = evaluation.preferences.of_pairs(name, np.array([[min(a, b), max(a, b)]]))[0]
+    return values if a < b else -values
 
 
 def _preference_p(values: np.ndarray, name: str) -> float:
