@@ -135,7 +135,7 @@ class RangeMinimum:
         stacked = np.zeros((len(levels),) + rows.shape, dtype=rows.dtype)
         for k, level in enumerate(levels):
             stacked[k, :, :level.shape[1]] = level
-        self.flat, self.shape = stacked.ravel(), stacked.shape
+        self.stacked, self.flat, self.shape = stacked, stacked.ravel(), stacked.shape
 
     def query(self, row: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
         """min(rows[row, start:stop]) elementwise; requires start < stop."""
@@ -157,6 +157,17 @@ def _reciprocal_at(r: Rankings, segments: np.ndarray, level: np.ndarray) -> np.n
     index = r.rel_starts[segments[retrieved]] + level[retrieved] - 1
     out[retrieved] = 1.0 / r.rel_rank[index]
     return out
+
+
+def _reciprocal_difference(r: Rankings, first: np.ndarray, second: np.ndarray, level: np.ndarray,
+                           seg_a: np.ndarray, seg_b: np.ndarray) -> np.ndarray:
+    """(k, Q) 1 / p_level of run A less that of run B (segments ``seg_a``,
+    ``seg_b``), 0 where ``level`` is 0 (tied): rrLP's and rrLR's values."""
+    from . import compiled
+    made = compiled.reciprocal_difference(r, first, second, level)
+    if made is not None:
+        return made
+    return np.where(level != 0, _reciprocal_at(r, seg_a, level) - _reciprocal_at(r, seg_b, level), 0.0)
 
 
 def lexirecall_sequences(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -190,6 +201,10 @@ class _Lex:
     def decide(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Sign (k, Q) (+1: the first run better) and deciding sequence
         element (k, Q), 1-based, NO_SPLIT where tied, for k pairs."""
+        from . import compiled
+        made = compiled.lex_decide(self.rank, self.position, self.table.stacked, first, second, int(NO_SPLIT))
+        if made is not None:
+            return made
         sign = np.sign(self.rank[second] - self.rank[first])
         element = np.full(sign.shape, NO_SPLIT, dtype=np.int64)
         decided = np.flatnonzero(sign)
@@ -342,8 +357,7 @@ class Preferences:
             values["LP"] = sign.astype(np.float64)
             levels["LP"] = np.where(sign != 0, level, 0)
             if "rrLP" in self.names:
-                values["rrLP"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
-                                          - _reciprocal_at(r, seg_b, level), 0.0)
+                values["rrLP"] = _reciprocal_difference(r, first, second, levels["LP"], seg_a, seg_b)
         if self._lr is not None:
             sign, element = self._lr.decide(first, second)
             values["LR"] = sign.astype(np.float64)
@@ -353,8 +367,7 @@ class Preferences:
             level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
             levels["LR"] = np.where(sign != 0, level, 0)
             if "rrLR" in self.names:
-                values["rrLR"] = np.where(sign != 0, _reciprocal_at(r, seg_a, level)
-                                          - _reciprocal_at(r, seg_b, level), 0.0)
+                values["rrLR"] = _reciprocal_difference(r, first, second, levels["LR"], seg_a, seg_b)
         for name in self.names:
             if name in RPP_WEIGHTS:
                 values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])

@@ -18,6 +18,7 @@ PACKAGE = ROOT / "lexeval"
 #: part and any part of a lower layer.
 LAYERS = {
     "errors": 0, "choices": 0, "timings": 0, "parameters": 0, "interface": 0,
+    "compiled": 0,          # the compiled statistics kernel's wrappers (measures, preferences and stats use it)
     "io": 1,
     "rankings": 2,
     "measures": 3, "preferences": 3,

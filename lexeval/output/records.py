@@ -71,20 +71,32 @@ def four_decimals(values: np.ndarray, end: str = "") -> np.ndarray:
     possible texts; the others are printed one by one. Printing millions of
     per-query values one by one is most of ``-q``'s time. Each text is
     followed by ``end``."""
+    values = np.asarray(values, dtype=np.float64)
+    index, plain = _four_decimal_index(values)
+    texts = _four_decimal_texts(end)[index]
+    for i in zip(*np.nonzero(~plain)):
+        texts[i] = "%6.4f%s" % (values[i], end)
+    return texts
+
+
+def _four_decimal_texts(end: str) -> np.ndarray:
+    """(200000,) ``%6.4f`` of 0.0000 .. 9.9999, then of their negatives, each followed by ``end``."""
     if end not in _FOUR_DECIMALS:
         plus = np.array(["%d.%04d%s" % (*divmod(k, 10000), end) for k in range(100000)], dtype=object)
         _FOUR_DECIMALS[end] = np.concatenate([plus, "-" + plus])
-    values = np.asarray(values, dtype=np.float64)
+    return _FOUR_DECIMALS[end]
+
+
+def _four_decimal_index(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's place among :func:`_four_decimal_texts`, and whether it
+    may be looked up (else 0 and False: printed one by one)."""
     size = np.abs(values)
     with np.errstate(invalid="ignore", over="ignore"):
         scaled = size * 10000.0
         # far from a tie next to the product's rounding error: rounding it rounds the exact value
         plain = (size < 9.99994) & (np.abs(scaled - np.floor(scaled) - 0.5) > 1e-6)
         index = np.where(plain, np.rint(scaled), 0).astype(np.int64) + 100000 * np.signbit(values)
-    texts = _FOUR_DECIMALS[end][index]
-    for i in zip(*np.nonzero(~plain)):
-        texts[i] = "%6.4f%s" % (values[i], end)
-    return texts
+    return index, plain
 
 
 _SIGNIFICANT: dict[str, tuple] = {}
@@ -97,22 +109,9 @@ def four_significant(values, end: str = "") -> np.ndarray:
     whose fifth significant digit is not near a tie are looked up (the
     mantissa's text, then the exponent's); 0, 1 and the others are printed
     one by one. Each text is followed by ``end``."""
-    if end not in _SIGNIFICANT:
-        digits = [str(m).rstrip("0") for m in range(1000, 10000)]            # 1200 -> "12"
-        fixed = np.array([["0." + "0" * zeros + d + end for d in digits] for zeros in range(4)], dtype=object)
-        mantissa = np.array([d[0] + ("." + d[1:] if len(d) > 1 else "") for d in digits], dtype=object)
-        exponent = np.array(["e-%02d%s" % (k, end) for k in range(400)], dtype=object)
-        _SIGNIFICANT[end] = fixed, mantissa, exponent
-    fixed, mantissa, exponent = _SIGNIFICANT[end]
+    fixed, mantissa, exponent = _significant_texts(end)
     values = np.asarray(values, dtype=np.float64).ravel()
-    inside = (values > 1e-300) & (values < 1)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        power = np.floor(np.log10(np.where(inside, values, 0.5))).astype(np.int64)    # -1 for 0.1 .. 0.99
-        scaled = values * _POWERS_OF_TEN[3 - power]            # in [1000, 10000): the four digits and the rest
-        rest = scaled - np.floor(scaled)
-        # far from a tie and from the decade's ends next to the product's rounding error
-        plain = inside & (np.abs(rest - 0.5) > 1e-6) & (scaled >= 1000.0 + 1e-6) & (scaled < 9999.5 - 1e-6)
-        digits = np.where(plain, np.rint(scaled), 1000).astype(np.int64) - 1000
+    plain, power, digits = _significant_parts(values)
     texts = np.empty(len(values), dtype=object)
     near = plain & (power >= -4)                              # 0.1234, 0.01234, ..., 0.0001234
     texts[near] = fixed[-1 - power[near], digits[near]]
@@ -121,6 +120,34 @@ def four_significant(values, end: str = "") -> np.ndarray:
     for i in np.flatnonzero(~plain).tolist():
         texts[i] = "%.4g%s" % (values[i], end)
     return texts
+
+
+def _significant_texts(end: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """%.4g's pieces: (4, 9000) ``0.1234`` .. ``0.0001234`` by leading zeros
+    and four digits (trailing zeros dropped), then ``end``; (9000,)
+    mantissas ``1.234``; (400,) exponents ``e-05``, then ``end``."""
+    if end not in _SIGNIFICANT:
+        digits = [str(m).rstrip("0") for m in range(1000, 10000)]            # 1200 -> "12"
+        fixed = np.array([["0." + "0" * zeros + d + end for d in digits] for zeros in range(4)], dtype=object)
+        mantissa = np.array([d[0] + ("." + d[1:] if len(d) > 1 else "") for d in digits], dtype=object)
+        exponent = np.array(["e-%02d%s" % (k, end) for k in range(400)], dtype=object)
+        _SIGNIFICANT[end] = fixed, mantissa, exponent
+    return _SIGNIFICANT[end]
+
+
+def _significant_parts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(plain, power, digits) of each value (n,): whether its %.4g may be
+    looked up, its power of ten (-1 for 0.1 .. 0.99) and its four digits
+    less 1000."""
+    inside = (values > 1e-300) & (values < 1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        power = np.floor(np.log10(np.where(inside, values, 0.5))).astype(np.int64)    # -1 for 0.1 .. 0.99
+        scaled = values * _POWERS_OF_TEN[3 - power]            # in [1000, 10000): the four digits and the rest
+        rest = scaled - np.floor(scaled)
+        # far from a tie and from the decade's ends next to the product's rounding error
+        plain = inside & (np.abs(rest - 0.5) > 1e-6) & (scaled >= 1000.0 + 1e-6) & (scaled < 9999.5 - 1e-6)
+        digits = np.where(plain, np.rint(scaled), 1000).astype(np.int64) - 1000
+    return plain, power, digits
 
 
 def _style(column) -> str:
@@ -200,8 +227,9 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[
         yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, line_names, per_query_values,
                     [FLOAT] * len(line_names))
         if summary:
-            yield Block([every.keys[pair_index]], ["all"], every.names, [[v[pair_index]] for v in every.values],
-                        every.styles, [[t[pair_index]] for t in every_texts])
+            yield Block([every.keys[pair_index]], ["all"], every.names,
+                        [v[pair_index:pair_index + 1] for v in every.values], every.styles,
+                        [[t[pair_index]] for t in every_texts])
 
 
 def _pair_summary_block(evaluation: Result, indices: range) -> Block:
@@ -211,23 +239,23 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
     summary, tests = evaluation.pair_summary, evaluation.tests
     names = evaluation.run_names
     chosen = slice(indices.start, indices.stop)
-    keys = [f"{names[a]}:{names[b]}" for a, b in evaluation.pairs[chosen].tolist()]
+    keys = [f"{names[a]}:{names[b]}" for a, b in evaluation.pairs[chosen]]
     lines: list[tuple[str, list, str]] = []
     for name in evaluation.preference_names():
-        lines.append((name, summary.mean[name][chosen].tolist(), FLOAT))
+        lines.append((name, summary.mean[name][chosen], FLOAT))
         if name in SIGN_PREFERENCES:
-            lines += [(f"{name}_win", summary.wins[name][chosen].tolist(), INTEGER),
-                      (f"{name}_loss", summary.losses[name][chosen].tolist(), INTEGER),
-                      (f"{name}_tie", summary.ties[name][chosen].tolist(), INTEGER)]
+            lines += [(f"{name}_win", summary.wins[name][chosen], INTEGER),
+                      (f"{name}_loss", summary.losses[name][chosen], INTEGER),
+                      (f"{name}_tie", summary.ties[name][chosen], INTEGER)]
         lines += _p_lines(tests, name, chosen)
     as_preferences = evaluation.metric_pairs
     for column in evaluation.columns:
         if as_preferences is not None and column.name in as_preferences.mean:
             name = column.name
-            lines += [(name, as_preferences.mean[name][chosen].tolist(), FLOAT),
-                      (f"{name}_win", as_preferences.wins[name][chosen].tolist(), INTEGER),
-                      (f"{name}_loss", as_preferences.losses[name][chosen].tolist(), INTEGER),
-                      (f"{name}_tie", as_preferences.ties[name][chosen].tolist(), INTEGER)]
+            lines += [(name, as_preferences.mean[name][chosen], FLOAT),
+                      (f"{name}_win", as_preferences.wins[name][chosen], INTEGER),
+                      (f"{name}_loss", as_preferences.losses[name][chosen], INTEGER),
+                      (f"{name}_tie", as_preferences.ties[name][chosen], INTEGER)]
         lines += _p_lines(tests, column.name, chosen)
     return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines], [v for _, v, _ in lines],
                  [style for _, _, style in lines])
@@ -238,13 +266,13 @@ def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
     interval of the mean difference and the standardized effect size."""
     if tests is None or name not in tests.p:
         return []
-    lines = [(f"{name}_p", tests.p[name][chosen].tolist(), PVALUE)]
+    lines = [(f"{name}_p", tests.p[name][chosen], PVALUE)]
     if name in tests.hsd_p:
-        lines.append((f"{name}_hsd_p", tests.hsd_p[name][chosen].tolist(), PVALUE))
+        lines.append((f"{name}_hsd_p", tests.hsd_p[name][chosen], PVALUE))
     if name in tests.effect:
-        lines += [(f"{name}_ci_low", tests.ci_low[name][chosen].tolist(), FLOAT),
-                  (f"{name}_ci_high", tests.ci_high[name][chosen].tolist(), FLOAT),
-                  (f"{name}_effect", tests.effect[name][chosen].tolist(), FLOAT)]
+        lines += [(f"{name}_ci_low", tests.ci_low[name][chosen], FLOAT),
+                  (f"{name}_ci_high", tests.ci_high[name][chosen], FLOAT),
+                  (f"{name}_effect", tests.effect[name][chosen], FLOAT)]
     return lines
 
 
@@ -257,8 +285,9 @@ def all_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[B
 def records(blocks: Iterable[Block]) -> Iterator[Record]:
     """The lines of blocks, one Record each, in output order."""
     for block in blocks:
+        columns = [values.tolist() if isinstance(values, np.ndarray) else values for values in block.values]
         for i, (key, qid) in enumerate(zip(block.keys, block.qids)):
-            for name, values, style in zip(block.names, block.values, block.styles):
+            for name, values, style in zip(block.names, columns, block.styles):
                 yield Record(key, name, qid, values[i], style)
 
 
@@ -301,6 +330,96 @@ def text_chunk(block: Block, with_key: bool) -> str:
     for j, texts in enumerate(shown):
         pieces[width - 1 + width * j::width * names] = texts
     return "".join(pieces)
+
+
+BYTES_LINES = 4096          # blocks of this many lines or more are laid out as bytes, by the reading kernel
+_BYTE_TABLES: list = []
+_BYTE_HEADS: dict[tuple, tuple] = {}
+
+
+def _pieces(texts: list[str]) -> tuple[bytes, np.ndarray]:
+    """Texts as one UTF-8 blob (surrogates as the bytes they stand for) and each one's length."""
+    encoded = [text.encode("utf-8", "surrogateescape") for text in texts]
+    return b"".join(encoded), np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+
+
+def _byte_tables() -> tuple[bytes, np.ndarray, dict[str, int]]:
+    """(blob, lengths, where): every looked-up value text of the text
+    writer, one after another (``%6.4f`` texts, %.4g's fixed texts and
+    mantissas, counts 0 .. 65535, the p-values 1 and 0, then %.4g's
+    exponents after an empty text), and where each kind starts."""
+    if not _BYTE_TABLES:
+        fixed, mantissa, exponent = _significant_texts("\n")
+        kinds = {"float": _four_decimal_texts("\n").tolist(), "fixed": fixed.ravel().tolist(),
+                 "mantissa": mantissa.tolist(), "int": _integer_texts(65535)[:65536].tolist(),
+                 "one": ["1\n", "0\n"], "exponent": [""] + exponent.tolist()[1:]}
+        where = np.cumsum([0] + [len(kind) for kind in kinds.values()]).tolist()
+        blob, lengths = _pieces([text for kind in kinds.values() for text in kind])
+        _BYTE_TABLES[:] = [blob, lengths, dict(zip(kinds, where))]
+    return tuple(_BYTE_TABLES)
+
+
+def block_bytes(block: Block, with_key: bool) -> bytes | None:
+    """:func:`text_chunk`'s text of a block of numbers as UTF-8 bytes: each
+    value's text is looked up by index (see :func:`four_decimals`,
+    :func:`four_significant`), and every line's key, head and value are
+    copied out in one call of the compiled reading kernel, not joined as
+    Python strings (a thousand runs' default call prints 18 million
+    lines). None without the kernel, or for a block with text values or
+    counts beyond the table: :func:`text_chunk` takes those."""
+    from ..io import kernel
+    if not kernel.enabled() or block.texts is not None or \
+            any(style not in (FLOAT, PVALUE, INTEGER) for style in block.styles):
+        return None
+    blob, lengths, where = _byte_tables()
+    groups, names = len(block.qids), len(block.names)
+    value = np.empty((names, groups), dtype=np.int64)             # a piece of the table (or of the extra texts)
+    exponent = np.full((names, groups), where["exponent"], dtype=np.int64)       # "" or e-05 ...
+    extra: list[str] = []
+    for j, (column, style) in enumerate(zip(block.values, block.styles)):
+        values = np.asarray(column)
+        if style == INTEGER:
+            if values.dtype.kind not in "iu" or (len(values) and (values.min() < 0 or values.max() > 65535)):
+                return None
+            value[j] = where["int"] + values
+            continue
+        values = values.astype(np.float64)
+        if style == FLOAT:
+            index, plain = _four_decimal_index(values)
+            value[j] = where["float"] + index
+            form = "%6.4f\n"
+        else:
+            plain, power, digits = _significant_parts(values)
+            near = power >= -4
+            value[j] = np.where(near, where["fixed"] + (-1 - np.where(near, power, -1)) * 9000,
+                                where["mantissa"]) + digits
+            exponent[j] = np.where(plain & ~near, where["exponent"] - power, where["exponent"])
+            zero = (values == 0.0) & ~np.signbit(values)
+            value[j][values == 1.0] = where["one"]               # p = 1 (ties) and 0: not looked up above
+            value[j][zero] = where["one"] + 1
+            plain = plain | (values == 1.0) | zero
+            form = "%.4g\n"
+        for i in np.flatnonzero(~plain).tolist():
+            value[j, i] = len(lengths) + len(extra)
+            extra.append(form % values[i])
+    heads = _BYTE_HEADS.get((tuple(block.names), tuple(block.qids)))
+    if heads is None:
+        if len(_BYTE_HEADS) > 4:
+            _BYTE_HEADS.clear()
+        heads = _BYTE_HEADS[tuple(block.names), tuple(block.qids)] = \
+            _pieces(_line_heads(tuple(block.names), tuple(block.qids)))
+    parts = [(blob, lengths), _pieces(extra), heads] + ([_pieces([f"{key}\t" for key in block.keys])]
+                                                      if with_key else [])
+    sizes = np.concatenate([part[1] for part in parts])
+    starts = np.cumsum(sizes) - sizes
+    first_head = len(lengths) + len(extra)
+    order = [value.T.ravel(), exponent.T.ravel()]          # line by line: group by group, names within
+    order.insert(0, first_head + np.arange(groups * names))
+    if with_key:
+        order.insert(0, first_head + groups * names + np.repeat(np.arange(groups), names))
+    pieces = np.stack(order, axis=1).ravel()
+    ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
+    return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)
 
 
 def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[str]]:
@@ -424,6 +543,12 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, prog
         elif output_format == "csv":
             chunk = csv_chunk(block)
         else:
+            chunk = block_bytes(block, with_key) if len(block.qids) * len(block.names) >= BYTES_LINES else None
+            if chunk is not None:
+                out.write("".join(pending))
+                pending, size = [], 0
+                _write_bytes(out, chunk)
+                continue
             chunk = text_chunk(block, with_key)
         pending.append(chunk)
         size += len(chunk)
@@ -431,6 +556,23 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, prog
             out.write("".join(pending))
             pending, size = [], 0
     out.write("".join(pending))
+
+
+def _write_bytes(out, data) -> None:
+    """UTF-8 bytes to a text stream: to its byte stream underneath where
+    the text is UTF-8 too, else decoded as the text writer would have
+    encoded it."""
+    import codecs
+    underneath = getattr(out, "buffer", None)
+    try:
+        utf8 = codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if underneath is not None and utf8:
+        out.flush()
+        underneath.write(data)
+    else:
+        out.write(bytes(data).decode("utf-8", "surrogateescape"))
 
 
 PART_SUFFIX = {"text": "txt", "json": "jsonl", "csv": "csv"}

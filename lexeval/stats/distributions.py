@@ -5,7 +5,9 @@ both are the regularized incomplete beta function I_x(a, b). scipy has it,
 but importing scipy.special costs a quarter of a second, more than a small
 evaluation itself; a CI gate runs on every commit. Computed here with the
 continued fraction of Numerical Recipes (section 6.4), vectorised, to about
-1e-14 relative error (the tests compare with scipy across the range).
+1e-14 relative error (the tests compare with scipy across the range). The
+compiled kernel (:mod:`lexeval.compiled`) runs the same fraction value
+by value, with the same floats.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import math
 
 import numpy as np
 
+from .. import compiled
+
 _EPSILON = 1e-16
 _TINY = 1e-300
 _MAX_TERMS = 100_000
@@ -21,6 +25,12 @@ _MAX_TERMS = 100_000
 
 def _log_beta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log B(a, b) elementwise; lgamma runs once per distinct (a, b)."""
+    # B is symmetric, and lgamma(a) + lgamma(b) is the same float either way: (small, large) pairs; a
+    # default call's t-tests share one pair, found without sorting millions of values
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    if a.size and a.min() == a.max() and b.min() == b.max():
+        x, y = float(a[0]), float(b[0])
+        return np.full(a.shape, math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y))
     distinct, inverse = np.unique(a + 1j * b, return_inverse=True)    # one sort finds the pairs
     values = np.array([math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
                        for x, y in zip(distinct.real.tolist(), distinct.imag.tolist())])
@@ -87,7 +97,10 @@ def betainc(a, b, x, complement=None) -> np.ndarray:
         a2, b2 = np.where(flip, b_, a_), np.where(flip, a_, b_)
         x2 = np.where(flip, y_, x_)
         log_front = a2 * np.log(x2) + b2 * np.log1p(-x2) - _log_beta(a2, b2)
-        value = np.exp(log_front) * _continued_fraction(a2, b2, x2) / a2
+        fraction = compiled.continued_fraction(a2, b2, x2)
+        if fraction is None:
+            fraction = _continued_fraction(a2, b2, x2)
+        value = np.exp(log_front) * fraction / a2
         out[inside] = np.where(flip, 1.0 - value, value)
     return out.reshape(shape)
 
@@ -112,5 +125,15 @@ def binomial_lower_tail(k, n) -> np.ndarray:
     out[k < 0] = 0.0
     inside = below & (k >= 0)
     if inside.any():
-        out[inside] = betainc(n[inside] - k[inside], k[inside] + 1.0, np.full(int(inside.sum()), 0.5))
+        # a sign test's tail depends on (k, n) alone: half a million pairs over 50 queries have a few
+        # hundred of them
+        k_in, n_in = k[inside], n[inside]
+        if n_in.max() < 2.0 ** 31:           # one integer key per (k, n): a sort of integers
+            key = n_in.astype(np.int64) << 32 | k_in.astype(np.int64)
+            distinct, inverse = np.unique(key, return_inverse=True)
+            k_in, n_in = (distinct & 0xFFFFFFFF).astype(np.float64), (distinct >> 32).astype(np.float64)
+        else:
+            inverse = np.arange(len(k_in))
+        tails = betainc(n_in - k_in, k_in + 1.0, np.full(len(k_in), 0.5))
+        out[inside] = tails[np.ravel(inverse)]
     return out

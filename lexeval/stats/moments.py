@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import compiled
 from . import limbs as lb
 from .sums import GRID_BITS, Sums
 
@@ -101,10 +102,15 @@ class Moments:
     """Per pair (P,): exact sums of the differences (units of 2**-62) and of
     their squares (2**-124), and the queries counted. Where asked for
     (``signs``): the smallest and largest difference, wins (> 0), losses
-    (< 0) and ties; else None."""
+    (< 0) and ties; else None.
 
-    first: Sums
-    second: Sums
+    Pairs of runs whose means and deviations the compiled kernel made
+    (:meth:`of_pairs`) keep the runs' values instead of the sums (``_runs``)
+    and make the sums only when asked (adding partitions, --hsd): at a
+    thousand runs the sums of every pair would take gigabytes."""
+
+    _first: Sums | None
+    _second: Sums | None
     queries: np.ndarray
     low: np.ndarray | None = None
     high: np.ndarray | None = None
@@ -113,6 +119,31 @@ class Moments:
     ties: np.ndarray | None = None
     _mean: np.ndarray | None = field(default=None, repr=False, compare=False)      # made once, when asked
     _spread: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _runs: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)  # (values, pairs)
+
+    @property
+    def first(self) -> Sums:
+        if self._first is None:
+            self._sums_from_runs()
+        return self._first
+
+    @property
+    def second(self) -> Sums:
+        if self._second is None:
+            self._sums_from_runs()
+        return self._second
+
+    def __getstate__(self) -> dict:
+        """Pickled (a cluster's partition sends its totals back): the sums,
+        not the runs' values."""
+        if self._first is None:
+            self._sums_from_runs()
+        return {**self.__dict__, "_runs": None}
+
+    def _sums_from_runs(self) -> None:
+        values, pairs = self._runs
+        made = Moments._numpy_pairs(values, pairs, np.isfinite(values), False)
+        self._first, self._second = made._first, made._second
 
     @classmethod
     def of(cls, differences: np.ndarray, signs: bool = True, unit: bool = False) -> Moments:
@@ -127,7 +158,13 @@ class Moments:
             moments.second.limbs = _shifted(moments.wins + moments.losses, 2 * GRID_BITS)
             return moments
         finite = np.isfinite(differences)
-        if finite.all():
+        made = compiled.row_moments(differences, GRID_BITS) if finite.all() else None
+        if made is not None:
+            pairs = len(differences)
+            moments = cls(Sums(lb.trim(made[0]), np.zeros(pairs)),
+                          Sums(lb.trim(made[1]), np.zeros(pairs), 2 * GRID_BITS),
+                          np.full(pairs, differences.shape[1], dtype=np.int64))
+        elif finite.all():
             bound = float(np.abs(differences).max()) if differences.size else 0.0
             moments = cls._of_limbs(grid_limbs(differences, bound))
         else:
@@ -142,6 +179,16 @@ class Moments:
         values on the grid."""
         values = np.asarray(values, dtype=np.float64)
         finite = np.isfinite(values)
+        if not signs and finite.all():
+            made = compiled.pair_moments(values, pairs, GRID_BITS)
+            if made is not None:
+                return cls(None, None, np.full(len(pairs), values.shape[1], dtype=np.int64),
+                           _mean=made[0], _spread=made[1], _runs=(values, pairs))
+        return cls._numpy_pairs(values, pairs, finite, signs)
+
+    @classmethod
+    def _numpy_pairs(cls, values: np.ndarray, pairs: np.ndarray, finite: np.ndarray, signs: bool) -> Moments:
+        """:meth:`of_pairs` in numpy: the exact sums, from the runs' sums and cross products."""
         bound = float(np.abs(np.where(finite, values, 0.0)).max()) if values.size else 0.0
         limbs = grid_limbs(np.where(finite, values, 0.0), bound)
         first, second = pairs[:, 0], pairs[:, 1]
@@ -207,6 +254,10 @@ class Moments:
 
     def take(self, order: np.ndarray) -> Moments:
         """The moments of pairs in ``order``."""
+        if self._first is None:
+            values, pairs = self._runs
+            return Moments(None, None, self.queries[order], _mean=self._mean[order], _spread=self._spread[order],
+                           _runs=(values, pairs[order]))
         return Moments(self.first.take(order), self.second.take(order), self.queries[order],
                        *(None if self.wins is None else getattr(self, name)[order]
                          for name in ("low", "high", "wins", "losses", "ties")))
@@ -224,15 +275,26 @@ class Moments:
 
     def mean(self) -> np.ndarray:
         """(P,) the mean difference, correctly rounded."""
-        if self._mean is None:
+        if self._mean is None and not self._compiled():
             self._mean = self.first.divided(self.queries)
         return self._mean
+
+    def _compiled(self) -> bool:
+        """The mean and deviation from the compiled kernel, where it applies."""
+        n = self.queries
+        made = compiled.limb_moments(self.first.limbs, self.second.limbs, n, self.first.bits) \
+            if self.second.bits == 2 * self.first.bits else None
+        if made is None:
+            return False
+        self._mean = np.where(n > 0, made[0] + self.first.special, 0.0)
+        self._spread = made[1]
+        return True
 
     def spread(self) -> np.ndarray:
         """(P,) sample standard deviation (0 when every difference is equal
         or there are fewer than two), from the exact sums: n (n - 1) s^2 =
         n S2 - S1^2, in integers, divided once (correctly rounded)."""
-        if self._spread is not None:
+        if self._spread is not None or self._compiled():
             return self._spread
         n = self.queries
         if not len(n):

@@ -1,0 +1,647 @@
+/* lexeval's compiled statistics kernel: the exact moments of pairs'
+ * differences and their correctly rounded means and standard deviations,
+ * and the t and binomial tails' continued fraction.
+ *
+ * Everything here is also done by numpy (moments.py, limbs.py,
+ * distributions.py), which gives the same floats bit for bit: the moments
+ * are exact integers and their quotients are rounded once, to nearest with
+ * ties to even, so any correct way of computing them agrees; the continued
+ * fraction does the numpy code's operations in the numpy code's order, one
+ * value at a time (compiled without contraction into fused multiply-adds).
+ * Tests compare the two. Optional: without a compiler the package installs
+ * without it, and LEXEVAL_KERNEL=off turns it off.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+typedef unsigned __int128 u128;
+typedef __int128 i128;
+
+/* ---------------------------------------------------------------- 256-bit integers
+ * Two's complement, four 64-bit words, lowest first. The moments are far
+ * below 2**255 (the Python side checks the bounds before calling). */
+
+typedef struct { uint64_t w[4]; } i256;
+
+static inline i256 from_i128(i128 v) {
+    i256 r;
+    r.w[0] = (uint64_t)v;
+    r.w[1] = (uint64_t)((u128)v >> 64);
+    r.w[2] = r.w[3] = v < 0 ? ~0ULL : 0;
+    return r;
+}
+
+static inline i256 add256(i256 a, i256 b) {
+    i256 r;
+    u128 carry = 0;
+    for (int k = 0; k < 4; k++) {
+        carry += (u128)a.w[k] + b.w[k];
+        r.w[k] = (uint64_t)carry;
+        carry >>= 64;
+    }
+    return r;
+}
+
+static inline i256 neg256(i256 a) {
+    i256 r;
+    u128 carry = 1;
+    for (int k = 0; k < 4; k++) {
+        carry += (u128)(~a.w[k]);
+        r.w[k] = (uint64_t)carry;
+        carry >>= 64;
+    }
+    return r;
+}
+
+static inline int negative256(i256 a) { return (int64_t)a.w[3] < 0; }
+
+/* a (non-negative) times m (non-negative, below 2**64) */
+static inline i256 mul256_u64(i256 a, uint64_t m) {
+    i256 r;
+    u128 carry = 0;
+    for (int k = 0; k < 4; k++) {
+        carry += (u128)a.w[k] * m;
+        r.w[k] = (uint64_t)carry;
+        carry >>= 64;
+    }
+    return r;
+}
+
+/* the square of |v| */
+static inline i256 square128(u128 v) {
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    u128 ll = (u128)lo * lo, lh = (u128)lo * hi, hh = (u128)hi * hi;
+    i256 r;
+    r.w[0] = (uint64_t)ll;
+    u128 mid = (ll >> 64) + (uint64_t)lh + (uint64_t)lh;      /* 2 lo hi's low half, with ll's carry */
+    r.w[1] = (uint64_t)mid;
+    u128 top = (mid >> 64) + (lh >> 64) + (lh >> 64) + (uint64_t)hh;
+    r.w[2] = (uint64_t)top;
+    r.w[3] = (uint64_t)((top >> 64) + (hh >> 64));
+    return r;
+}
+
+static inline int bit_length256(i256 a) {
+    for (int k = 3; k >= 0; k--)
+        if (a.w[k]) return 64 * k + 64 - __builtin_clzll(a.w[k]);
+    return 0;
+}
+
+static inline i256 shift_left256(i256 a, int s) {
+    i256 r = {{0, 0, 0, 0}};
+    int words = s / 64, bits = s % 64;
+    for (int k = 3; k >= words; k--) {
+        uint64_t v = a.w[k - words] << bits;
+        if (bits && k - words - 1 >= 0) v |= a.w[k - words - 1] >> (64 - bits);
+        r.w[k] = v;
+    }
+    return r;
+}
+
+/* (high 2**64 + low) / divisor, high below divisor: one machine division on x86-64 */
+static inline uint64_t divide_word(uint64_t high, uint64_t low, uint64_t divisor, uint64_t *remainder) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t quotient;
+    __asm__("divq %4" : "=a"(quotient), "=d"(*remainder) : "a"(low), "d"(high), "rm"(divisor));
+    return quotient;
+#else
+    u128 current = ((u128)high << 64) | low;
+    *remainder = (uint64_t)(current % divisor);
+    return (uint64_t)(current / divisor);
+#endif
+}
+
+/* ``number / (divisor * 2**scale)``, correctly rounded (to nearest, ties
+ * to even); divisor in [1, 2**62). The quotient is taken with 56 bits or
+ * more, so that a sticky bit for the remainder lies below the rounding
+ * position, and the uint64 to double conversion rounds once. */
+static double quotient(i256 number, uint64_t divisor, int scale) {
+    int negative = negative256(number);
+    i256 m = negative ? neg256(number) : number;
+    int length = bit_length256(m);
+    if (!length) return 0.0;
+    int divisor_bits = 64 - __builtin_clzll(divisor);
+    int shift = 56 + divisor_bits - length;
+    if (shift < 0) shift = 0;
+    m = shift_left256(m, shift);
+    i256 q = {{0, 0, 0, 0}};
+    uint64_t remainder = 0;
+    int top = (bit_length256(m) - 1) / 64;          /* the words above are 0, and so are their quotients */
+    for (int k = top; k >= 0; k--)
+        q.w[k] = divide_word(remainder, m.w[k], divisor, &remainder);
+    int q_bits = bit_length256(q);
+    uint64_t window, sticky = remainder != 0;
+    int exponent = 0;
+    if (q_bits <= 64) {
+        window = q.w[0];
+    } else {
+        exponent = q_bits - 64;
+        int words = exponent / 64, bits = exponent % 64;
+        window = q.w[words] >> bits;
+        if (bits) window |= q.w[words + 1] << (64 - bits);
+        for (int k = 0; k < words; k++) sticky |= q.w[k] != 0;
+        if (bits) sticky |= (q.w[words] & ((1ULL << bits) - 1)) != 0;
+    }
+    double value = ldexp((double)(window | sticky), exponent - shift - scale);
+    return negative ? -value : value;
+}
+
+/* a pair's mean (first / (n 2**scale)) and sample standard deviation from
+ * its exact first and second moments: n (n - 1) s**2 = n S2 - S1**2, in
+ * units of 2**-(2 scale), divided once */
+static inline void finish(i128 first, i256 second, int64_t count, int scale, double *mean, double *spread) {
+    *mean = quotient(from_i128(first), (uint64_t)(count > 1 ? count : 1), scale);
+    if (count < 2) { *spread = 0.0; return; }
+    u128 magnitude = first < 0 ? (u128)(-first) : (u128)first;
+    i256 numerator = add256(mul256_u64(second, (uint64_t)count), neg256(square128(magnitude)));
+    double variance = quotient(numerator, (uint64_t)(count * (count - 1)), 2 * scale);
+    *spread = variance > 0 ? sqrt(variance) : 0.0;
+}
+
+static int check(Py_buffer *b, Py_ssize_t items, Py_ssize_t itemsize, const char *name) {
+    if (b->len != items * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, b->len, items * itemsize);
+        return 0;
+    }
+    return 1;
+}
+
+/* pair_moments(grid, queries, pairs, scale, mean, spread): for each pair
+ * (a, b) of ``pairs`` (int64, P x 2), the mean and standard deviation of
+ * the differences grid[a] - grid[b] (int64, R x queries: the values in
+ * units of 2**-scale; the caller checks that every difference fits int64),
+ * into ``mean`` and ``spread`` (float64, P). */
+static PyObject *pair_moments(PyObject *self, PyObject *args) {
+    Py_buffer grid, pairs, mean, spread;
+    Py_ssize_t queries;
+    int scale;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ny*iw*w*", &grid, &queries, &pairs, &scale, &mean, &spread)) return NULL;
+    Py_ssize_t count = pairs.len / 16, runs = queries ? grid.len / 8 / queries : 0;
+    PyObject *result = NULL;
+    if (!check(&mean, count, 8, "mean") || !check(&spread, count, 8, "spread") ||
+        (queries && !check(&grid, runs * queries, 8, "grid")))
+        goto done;
+    const int64_t *values = (const int64_t *)grid.buf, *pair = (const int64_t *)pairs.buf;
+    for (Py_ssize_t p = 0; p < count; p++)
+        if (pair[2 * p] < 0 || pair[2 * p] >= runs || pair[2 * p + 1] < 0 || pair[2 * p + 1] >= runs) {
+            PyErr_SetString(PyExc_IndexError, "pair_moments: a run out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
+    for (Py_ssize_t p = 0; p < count; p++) {
+        const int64_t *x = values + pair[2 * p] * queries, *y = values + pair[2 * p + 1] * queries;
+        i128 first = 0;
+        u128 low = 0;           /* the sum of squares: low + high * 2**128 */
+        uint64_t high = 0;
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            int64_t d = x[q] - y[q];
+            first += d;
+            u128 square = (u128)((i128)d * d), before = low;
+            low += square;
+            high += low < before;
+        }
+        i256 second;
+        second.w[0] = (uint64_t)low;
+        second.w[1] = (uint64_t)(low >> 64);
+        second.w[2] = high;
+        second.w[3] = 0;
+        finish(first, second, queries, scale, means + p, spreads + p);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&grid);
+    PyBuffer_Release(&pairs);
+    PyBuffer_Release(&mean);
+    PyBuffer_Release(&spread);
+    return result;
+}
+
+/* ``count`` carried 21-bit limbs of a 256-bit number: each in [0, 2**21) but the top one, which keeps the
+ * sign (an arithmetic shift) */
+static inline void to_limbs(i256 v, int64_t *limbs, int count) {
+    for (int k = 0; k < count; k++) {
+        int bit = 21 * k, word = bit / 64, offset = bit % 64;
+        if (k == count - 1) {       /* the rest, signed: fits int64 for the widths used here */
+            uint64_t low = v.w[word] >> offset;
+            if (offset && word < 3) low |= v.w[word + 1] << (64 - offset);
+            limbs[k] = (int64_t)low;
+            break;
+        }
+        uint64_t bits = v.w[word] >> offset;
+        if (offset > 43 && word < 3) bits |= v.w[word + 1] << (64 - offset);
+        limbs[k] = (int64_t)(bits & ((1ULL << 21) - 1));
+    }
+}
+
+/* row_moments(grid, queries, first, second): the exact sums of each row of ``grid`` (int64, rows x
+ * queries: values on the grid, the caller checks |value| <= 2**62) and of their squares, as carried
+ * 21-bit limbs: first (int64, rows x 7), second (rows x 10). */
+static PyObject *row_moments(PyObject *self, PyObject *args) {
+    Py_buffer grid, first, second;
+    Py_ssize_t queries;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nw*w*", &grid, &queries, &first, &second)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = first.len / 8 / 7;
+    if (!check(&first, rows * 7, 8, "first") || !check(&second, rows * 10, 8, "second") ||
+        !check(&grid, rows * queries, 8, "grid"))
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *values = (const int64_t *)grid.buf;
+    int64_t *firsts = (int64_t *)first.buf, *seconds = (int64_t *)second.buf;
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        const int64_t *x = values + row * queries;
+        i128 sum = 0;
+        u128 low = 0;
+        uint64_t high = 0;
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            sum += x[q];
+            u128 square = (u128)((i128)x[q] * x[q]), before = low;
+            low += square;
+            high += low < before;
+        }
+        i256 squares;
+        squares.w[0] = (uint64_t)low;
+        squares.w[1] = (uint64_t)(low >> 64);
+        squares.w[2] = high;
+        squares.w[3] = 0;
+        to_limbs(from_i128(sum), firsts + row * 7, 7);
+        to_limbs(squares, seconds + row * 10, 10);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&grid);
+    PyBuffer_Release(&first);
+    PyBuffer_Release(&second);
+    return result;
+}
+
+/* the number sum_k limbs[k] 2**(21 k) of ``count`` 21-bit limbs, each of
+ * either sign (carried or not: sums of blocks are widened, not carried), as
+ * 256 bits */
+static inline i256 from_limbs(const int64_t *limbs, Py_ssize_t count) {
+    i256 r = from_i128((i128)limbs[count - 1]);
+    for (Py_ssize_t k = count - 2; k >= 0; k--)
+        r = add256(shift_left256(r, 21), from_i128((i128)limbs[k]));
+    return r;
+}
+
+/* limb_moments(first, first_width, second, second_width, counts, scale, mean, spread):
+ * the same from exact moments already summed: 21-bit limbs (int64, P x
+ * width, each below 2**21 in size), the first in units of 2**-scale, the
+ * second of 2**-(2 scale); counts (int64, P). The caller checks that they
+ * fit (first below 2**127, n S2 and S1**2 below 2**254). */
+static PyObject *limb_moments(PyObject *self, PyObject *args) {
+    Py_buffer first, second, counts, mean, spread;
+    Py_ssize_t first_width, second_width;
+    int scale;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ny*ny*iw*w*", &first, &first_width, &second, &second_width, &counts, &scale,
+                          &mean, &spread))
+        return NULL;
+    Py_ssize_t count = counts.len / 8;
+    PyObject *result = NULL;
+    if (first_width < 1 || second_width < 1 || first_width > 6 || second_width > 12) {
+        PyErr_SetString(PyExc_ValueError, "limb_moments: widths out of range");
+        goto done;
+    }
+    if (!check(&first, count * first_width, 8, "first") || !check(&second, count * second_width, 8, "second") ||
+        !check(&mean, count, 8, "mean") || !check(&spread, count, 8, "spread"))
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *f = (const int64_t *)first.buf, *s = (const int64_t *)second.buf, *n = (const int64_t *)counts.buf;
+    double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
+    for (Py_ssize_t p = 0; p < count; p++) {
+        i256 sum = from_limbs(f + p * first_width, first_width);
+        i128 value = (i128)(((u128)sum.w[1] << 64) | sum.w[0]);
+        finish(value, from_limbs(s + p * second_width, second_width), n[p], scale, means + p, spreads + p);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&first);
+    PyBuffer_Release(&second);
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&mean);
+    PyBuffer_Release(&spread);
+    return result;
+}
+
+/* ---------------------------------------------------------------- the incomplete beta's continued fraction */
+
+#define EPSILON 1e-16
+#define TINY 1e-300
+#define MAX_TERMS 100000
+
+static inline double clamp(double v) { return fabs(v) < TINY ? TINY : v; }
+
+/* distributions._continued_fraction for one value, operation for operation */
+static double fraction(double a, double b, double x) {
+    double qab = a + b, qap = a + 1.0, qam = a - 1.0;
+    double c = 1.0, d = 1.0 / clamp(1.0 - qab * x / qap), h = d;
+    for (int m = 1; m < MAX_TERMS; m++) {
+        double m2 = 2.0 * m, mm = (double)m;
+        double coefficient = mm * (b - mm) * x / ((qam + m2) * (a + m2));
+        double dd = clamp(1.0 + coefficient * d), cc = clamp(1.0 + coefficient / c);
+        dd = 1.0 / dd;
+        double step = dd * cc;
+        coefficient = -(a + mm) * (qab + mm) * x / ((a + m2) * (qap + m2));
+        dd = clamp(1.0 + coefficient * dd);
+        cc = clamp(1.0 + coefficient / cc);
+        dd = 1.0 / dd;
+        double delta = dd * cc;
+        h = h * (step * delta);
+        d = dd;
+        c = cc;
+        if (!(fabs(delta - 1.0) > EPSILON)) break;
+    }
+    return h;
+}
+
+/* t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the paired t-test's two-sided p of each
+ * pair, up to the incomplete beta function's transcendental part, in the numpy code's operations and
+ * order (totals.t_tests, distributions.t_two_sided and betainc). Pairs decided without it get their p
+ * (1, or 0 where every difference is equal and not 0, or where |t| is too large); the n others are
+ * listed in ``index`` with the beta function's a, b and x after its flip, and whether it flipped. */
+static PyObject *t_prepare(PyObject *self, PyObject *args) {
+    Py_buffer mean, spread, count, p, index, a, b, x, flip;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*w*w*w*", &mean, &spread, &count, &p, &index, &a, &b, &x, &flip))
+        return NULL;
+    Py_ssize_t pairs = mean.len / 8, inside = -1;
+    if (check(&spread, pairs, 8, "spread") && check(&count, pairs, 8, "count") && check(&p, pairs, 8, "p") &&
+        check(&index, pairs, 8, "index") && check(&a, pairs, 8, "a") && check(&b, pairs, 8, "b") &&
+        check(&x, pairs, 8, "x") && check(&flip, pairs, 1, "flip")) {
+        const double *means = (const double *)mean.buf, *spreads = (const double *)spread.buf;
+        const int64_t *counts = (const int64_t *)count.buf;
+        double *ps = (double *)p.buf, *as = (double *)a.buf, *bs = (double *)b.buf, *xs = (double *)x.buf;
+        int64_t *where = (int64_t *)index.buf;
+        unsigned char *flips = (unsigned char *)flip.buf;
+        inside = 0;
+        for (Py_ssize_t i = 0; i < pairs; i++) {
+            int64_t n = counts[i];
+            if (!(spreads[i] > 0 && n >= 2)) {          /* every difference equal: p 0 if they are not 0 */
+                ps[i] = means[i] != 0 && n >= 2 ? 0.0 : 1.0;
+                continue;
+            }
+            double t = means[i] / (spreads[i] / sqrt((double)n)), df = (double)(n - 1), lower, upper;
+            if (isinf(t)) {
+                lower = 0.0;
+                upper = 1.0;
+            } else {
+                lower = df / (df + t * t);
+                upper = (t * t) / (df + t * t);
+            }
+            if (!(lower > 0.0 && upper > 0.0)) {
+                ps[i] = lower <= 0.0 ? 0.0 : 1.0;
+                continue;
+            }
+            double first = df / 2.0, second = 0.5;
+            int flipped = lower >= (first + 1.0) / (first + second + 2.0);
+            where[inside] = i;
+            as[inside] = flipped ? second : first;
+            bs[inside] = flipped ? first : second;
+            xs[inside] = flipped ? upper : lower;
+            flips[inside] = (unsigned char)flipped;
+            inside++;
+        }
+    }
+    PyBuffer_Release(&mean);
+    PyBuffer_Release(&spread);
+    PyBuffer_Release(&count);
+    PyBuffer_Release(&p);
+    PyBuffer_Release(&index);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&flip);
+    return inside < 0 ? NULL : PyLong_FromSsize_t(inside);
+}
+
+/* t_finish(a, b, x, front, flip, index, p): for the n values t_prepare listed, the continued fraction,
+ * then p[index] = front * fraction / a, or 1 less that where the function flipped (front: numpy's
+ * exp(a log x + b log(1 - x) - log B(a, b))) */
+static PyObject *t_finish(PyObject *self, PyObject *args) {
+    Py_buffer a, b, x, front, flip, index, p;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*", &a, &b, &x, &front, &flip, &index, &p)) return NULL;
+    Py_ssize_t n = front.len / 8, pairs = p.len / 8;
+    PyObject *result = NULL;
+    if (!check(&a, n, 8, "a") || !check(&b, n, 8, "b") || !check(&x, n, 8, "x") || !check(&flip, n, 1, "flip") ||
+        !check(&index, n, 8, "index"))
+        goto done;
+    const int64_t *where = (const int64_t *)index.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (where[i] < 0 || where[i] >= pairs) {
+            PyErr_SetString(PyExc_IndexError, "t_finish: an index out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    const double *as = (const double *)a.buf, *bs = (const double *)b.buf, *xs = (const double *)x.buf;
+    const double *fronts = (const double *)front.buf;
+    const unsigned char *flips = (const unsigned char *)flip.buf;
+    double *ps = (double *)p.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double value = fronts[i] * fraction(as[i], bs[i], xs[i]) / as[i];
+        ps[where[i]] = flips[i] ? 1.0 - value : value;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&front);
+    PyBuffer_Release(&flip);
+    PyBuffer_Release(&index);
+    PyBuffer_Release(&p);
+    return result;
+}
+
+/* continued_fraction(a, b, x, out): float64 arrays of one length */
+static PyObject *continued_fraction(PyObject *self, PyObject *args) {
+    Py_buffer a, b, x, out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &a, &b, &x, &out)) return NULL;
+    Py_ssize_t count = out.len / 8;
+    PyObject *result = NULL;
+    if (!check(&a, count, 8, "a") || !check(&b, count, 8, "b") || !check(&x, count, 8, "x")) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    const double *av = (const double *)a.buf, *bv = (const double *)b.buf, *xv = (const double *)x.buf;
+    double *o = (double *)out.buf;
+    for (Py_ssize_t i = 0; i < count; i++) o[i] = fraction(av[i], bv[i], xv[i]);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ---------------------------------------------------------------- lexicographic preferences */
+
+/* lex_decide(rank, position, table, levels, queries, first, second, sign, element): for k pairs of
+ * runs (first[i], second[i]) and every query q, the sign of rank[second, q] - rank[first, q] (int64,
+ * runs x queries: each run's dense rank among the runs' sequences, 0 best) and, where they differ, the
+ * 1-based sequence element that decides: the minimum of the split levels between the two runs' sorted
+ * positions (position, runs x queries), a range-minimum query on ``table`` (int64, levels x queries x
+ * width, see preferences.RangeMinimum); ``no_split`` where tied. Outputs int64, k x queries. */
+static PyObject *lex_decide(PyObject *self, PyObject *args) {
+    Py_buffer rank, position, table, first, second, sign, element;
+    Py_ssize_t levels, queries;
+    long long no_split;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*Lw*w*", &rank, &position, &table, &levels, &queries, &first, &second,
+                          &no_split, &sign, &element))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = first.len / 8, cells = rank.len / 8, runs = queries ? cells / queries : 0;
+    Py_ssize_t width = levels && queries ? table.len / 8 / levels / queries : 0;
+    if (!queries || !check(&position, cells, 8, "position") || !check(&second, pairs, 8, "second") ||
+        !check(&sign, pairs * queries, 8, "sign") || !check(&element, pairs * queries, 8, "element") ||
+        !check(&table, levels * queries * width, 8, "table"))
+        goto done;
+    const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs) {
+            PyErr_SetString(PyExc_IndexError, "lex_decide: a run out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *ranks = (const int64_t *)rank.buf, *positions = (const int64_t *)position.buf;
+    const int64_t *mins = (const int64_t *)table.buf;
+    int64_t *signs = (int64_t *)sign.buf, *elements = (int64_t *)element.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++) {
+        const int64_t *rank_a = ranks + a_runs[i] * queries, *rank_b = ranks + b_runs[i] * queries;
+        const int64_t *at_a = positions + a_runs[i] * queries, *at_b = positions + b_runs[i] * queries;
+        int64_t *sign_out = signs + i * queries, *element_out = elements + i * queries;
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            int64_t difference = rank_b[q] - rank_a[q];
+            sign_out[q] = (difference > 0) - (difference < 0);
+            if (!difference) { element_out[q] = no_split; continue; }
+            int64_t low = at_a[q] < at_b[q] ? at_a[q] : at_b[q], high = at_a[q] < at_b[q] ? at_b[q] : at_a[q];
+            int power = 63 - __builtin_clzll((unsigned long long)(high - low));
+            const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
+            int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
+            element_out[q] = left < right ? left : right;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rank);
+    PyBuffer_Release(&position);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&first);
+    PyBuffer_Release(&second);
+    PyBuffer_Release(&sign);
+    PyBuffer_Release(&element);
+    return result;
+}
+
+/* reciprocal_difference(rel_rank, rel_starts, num_rel_ret, queries, first, second, level, out): rrLP's and
+ * rrLR's value for k pairs of runs and every query: 1 / p_level of the first run's ranking less the same of
+ * the second's (0 where that run did not retrieve ``level`` relevant documents), and 0 where ``level`` is 0
+ * (tied). Segments are run * queries + query; rel_rank (int64) holds each segment's relevant ranks from
+ * rel_starts[segment]. level (int64) and out (float64) are k x queries. */
+static PyObject *reciprocal_difference(PyObject *self, PyObject *args) {
+    Py_buffer rel_rank, rel_starts, num_rel_ret, first, second, level, out;
+    Py_ssize_t queries;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*ny*y*y*w*", &rel_rank, &rel_starts, &num_rel_ret, &queries, &first, &second,
+                          &level, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = first.len / 8, segments = rel_starts.len / 8, ranks = rel_rank.len / 8;
+    if (!queries || !check(&num_rel_ret, segments, 8, "num_rel_ret") || !check(&second, pairs, 8, "second") ||
+        !check(&level, pairs * queries, 8, "level") || !check(&out, pairs * queries, 8, "out"))
+        goto done;
+    const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
+    const int64_t *starts = (const int64_t *)rel_starts.buf, *retrieved = (const int64_t *)num_rel_ret.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (a_runs[i] < 0 || (a_runs[i] + 1) * queries > segments || b_runs[i] < 0 ||
+            (b_runs[i] + 1) * queries > segments) {
+            PyErr_SetString(PyExc_IndexError, "reciprocal_difference: a run out of range");
+            goto done;
+        }
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (retrieved[s] < 0 || starts[s] < 0 || starts[s] + retrieved[s] > ranks) {
+            PyErr_SetString(PyExc_IndexError, "reciprocal_difference: a segment outside the ranks");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *rank = (const int64_t *)rel_rank.buf, *levels = (const int64_t *)level.buf;
+    double *values = (double *)out.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            Py_ssize_t cell = i * queries + q, a = a_runs[i] * queries + q, b = b_runs[i] * queries + q;
+            int64_t at = levels[cell];
+            if (!at) { values[cell] = 0.0; continue; }
+            double from_a = at >= 1 && at <= retrieved[a] ? 1.0 / (double)rank[starts[a] + at - 1] : 0.0;
+            double from_b = at >= 1 && at <= retrieved[b] ? 1.0 / (double)rank[starts[b] + at - 1] : 0.0;
+            values[cell] = from_a - from_b;
+        }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rel_rank);
+    PyBuffer_Release(&rel_starts);
+    PyBuffer_Release(&num_rel_ret);
+    PyBuffer_Release(&first);
+    PyBuffer_Release(&second);
+    PyBuffer_Release(&level);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"pair_moments", pair_moments, METH_VARARGS,
+     "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "
+     "differences, from the runs' values on the grid (see lexeval.compiled)."},
+    {"row_moments", row_moments, METH_VARARGS,
+     "row_moments(grid, queries, first, second): exact sums of rows and of their squares, as carried limbs."},
+    {"limb_moments", limb_moments, METH_VARARGS,
+     "limb_moments(first, first_width, second, second_width, counts, scale, mean, spread): the same from exact "
+     "moments as carried limbs."},
+    {"lex_decide", lex_decide, METH_VARARGS,
+     "lex_decide(rank, position, table, levels, queries, first, second, no_split, sign, element): LP's or LR's sign "
+     "and deciding element for pairs of runs (see lexeval.compiled)."},
+    {"reciprocal_difference", reciprocal_difference, METH_VARARGS,
+     "reciprocal_difference(rel_rank, rel_starts, num_rel_ret, queries, first, second, level, out): rrLP's and "
+     "rrLR's values for pairs of runs (see lexeval.compiled)."},
+    {"t_prepare", t_prepare, METH_VARARGS,
+     "t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the t-test up to the beta function's "
+     "transcendental part (see lexeval.compiled.t_test_p)."},
+    {"t_finish", t_finish, METH_VARARGS,
+     "t_finish(a, b, x, front, flip, index, p): the t-test's p from the beta function's front factor."},
+    {"continued_fraction", continued_fraction, METH_VARARGS,
+     "continued_fraction(a, b, x, out): the incomplete beta function's continued fraction, value by value."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,
+                                     methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__exact(void) { return PyModule_Create(&module); }

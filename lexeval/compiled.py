@@ -1,0 +1,158 @@
+"""The compiled statistics kernel (``_exact.c``), when it was built.
+
+Loops that numpy does too, bit for bit, at a tenth of its cost or
+less (a thousand runs make half a million pairs per measure):
+
+- :func:`pair_moments`: each pair's mean and standard deviation of its
+  per-query differences, from the runs' values on the 2**-62 grid, exact
+  (128- and 256-bit integers) and rounded once;
+- :func:`limb_moments`: the same from exact moments already summed (a
+  cluster's partitions added, a preference's blocks);
+- :func:`continued_fraction`: the incomplete beta function's continued
+  fraction (the t and binomial tails), value by value, in numpy's order;
+- :func:`lex_decide`: LP's and LR's sign and deciding element for pairs
+  of runs, from the runs' ranks and the range-minimum table, and
+  :func:`reciprocal_difference`: rrLP's and rrLR's values from them.
+
+Each returns None where it does not apply (not built, turned off with
+``LEXEVAL_KERNEL=off``, or numbers beyond its bounds); the caller then
+takes the numpy path. The tests compare the two.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+try:
+    from . import _exact
+except ImportError:         # not built: no compiler at install time
+    _exact = None
+
+_LIMB_BITS = 21
+_MOST_QUERIES = 1 << 31     # n (n - 1) stays below 2**62, the kernel's largest divisor
+
+
+def enabled() -> bool:
+    """Whether the kernel is built and not turned off."""
+    return _exact is not None and os.environ.get("LEXEVAL_KERNEL", "on") != "off"
+
+
+def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(mean, spread), (P,) each: for each pair (a, b) of ``pairs`` (P, 2),
+    the mean and sample standard deviation of ``values[a] - values[b]`` (R,
+    Q, finite) on the grid of 2**-bits, from exact sums; None where the
+    kernel does not apply (a difference on the grid would leave int64)."""
+    runs, queries = values.shape
+    if not enabled() or not queries or queries >= _MOST_QUERIES or not len(pairs):
+        return None
+    scaled = values * float(2.0 ** bits)           # a power of 2: exact
+    low, high = float(scaled.min()), float(scaled.max())
+    if not (high - low < 2.0 ** 63 and low > -2.0 ** 63 and high < 2.0 ** 63):   # NaN fails too
+        return None
+    grid = np.ascontiguousarray(np.rint(scaled).astype(np.int64))
+    mean, spread = np.empty(len(pairs)), np.empty(len(pairs))
+    _exact.pair_moments(grid, queries, np.ascontiguousarray(pairs, dtype=np.int64), bits, mean, spread)
+    return mean, spread
+
+
+def row_moments(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(first, second): carried limbs (P, 7) and (P, 10) of the exact sums
+    over each row of ``values`` (P, Q, finite) on the grid of 2**-bits and
+    of their squares; None where the kernel does not apply (a value on the
+    grid beyond 2**62)."""
+    rows, queries = values.shape
+    if not enabled() or not rows:
+        return None
+    scaled = values * float(2.0 ** bits)           # a power of 2: exact
+    if scaled.size and not float(np.abs(scaled).max()) <= 2.0 ** 62:        # NaN fails too
+        return None
+    grid = np.ascontiguousarray(np.rint(scaled).astype(np.int64))
+    first, second = np.empty((rows, 7), dtype=np.int64), np.empty((rows, 10), dtype=np.int64)
+    _exact.row_moments(grid, queries, first, second)
+    return first, second
+
+
+def _fits(limbs: np.ndarray, width: int) -> bool:
+    """Whether every limb is below 2**21 in size (carried, or widened after
+    carrying: a sum of blocks) and there are at most ``width``: the number
+    is then below 2**(21 width + 1)."""
+    return limbs.shape[-1] <= width and (not limbs.size or int(np.abs(limbs).max()) < 1 << _LIMB_BITS)
+
+
+def limb_moments(first: np.ndarray, second: np.ndarray, counts: np.ndarray,
+                 bits: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(mean, spread) from exact moments: carried limbs (P, K) of the sums
+    of the differences (units of 2**-bits) and of their squares
+    (2**-2 bits), and the counts (P,); None where the kernel does not apply
+    (sums beyond 2**106 and 2**190, or too many queries)."""
+    if not enabled() or not len(counts) or int(counts.max()) >= _MOST_QUERIES or int(counts.min()) < 0 \
+            or not _fits(first, 5) or not _fits(second, 9):
+        return None
+    first, second = (np.ascontiguousarray(limbs, dtype=np.int64) for limbs in (first, second))
+    mean, spread = np.empty(len(counts)), np.empty(len(counts))
+    _exact.limb_moments(first, first.shape[1], second, second.shape[1],
+                        np.ascontiguousarray(counts, dtype=np.int64), bits, mean, spread)
+    return mean, spread
+
+
+def continued_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """The values of :func:`lexeval.stats.distributions._continued_fraction`,
+    or None where the kernel is not there."""
+    if not enabled():
+        return None
+    a, b, x = (np.ascontiguousarray(v, dtype=np.float64) for v in (a, b, x))
+    out = np.empty(len(x))
+    _exact.continued_fraction(a, b, x, out)
+    return out
+
+
+def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first: np.ndarray, second: np.ndarray,
+               no_split: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values of :meth:`lexeval.preferences._Lex.decide`: (sign,
+    element), (k, Q) int64 each, for runs ``first`` and ``second`` (k,);
+    ``rank`` and ``position`` (R, Q), ``table`` (levels, Q, R - 1) the
+    range-minimum levels. None where the kernel is not there."""
+    if not enabled() or not rank.shape[1] or table.shape[2] == 0:
+        return None
+    levels, queries = table.shape[0], rank.shape[1]
+    sign = np.empty((len(first), queries), dtype=np.int64)
+    element = np.empty((len(first), queries), dtype=np.int64)
+    contiguous = [np.ascontiguousarray(v, dtype=np.int64) for v in (rank, position, table, first, second)]
+    _exact.lex_decide(*contiguous[:3], levels, queries, *contiguous[3:], no_split, sign, element)
+    return sign, element
+
+
+def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,
+                          level: np.ndarray) -> np.ndarray | None:
+    """(k, Q) rrLP's or rrLR's values: 1 / p_level of run ``first`` less
+    that of run ``second`` (k,) per query, 0 where ``level`` (k, Q) is 0;
+    None where the kernel is not there."""
+    queries = rankings.num_queries
+    if not enabled() or not queries:
+        return None
+    out = np.empty((len(first), queries))
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
+              (rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret, first, second, level)]
+    _exact.reciprocal_difference(*arrays[:3], queries, *arrays[3:], out)
+    return out
+
+
+def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) -> np.ndarray | None:
+    """(P,) :func:`lexeval.stats.totals.t_test`'s two-sided p from each
+    pair's mean, sample deviation and count, the same floats: the kernel
+    does the arithmetic, numpy the logarithms and the exponential (whose
+    last bits are numpy's own), ``log_beta(a, b)`` log B elementwise.
+    None where the kernel is not there."""
+    if not enabled():
+        return None
+    pairs = len(mean)
+    p, index = np.empty(pairs), np.empty(pairs, dtype=np.int64)
+    a, b, x, flip = np.empty(pairs), np.empty(pairs), np.empty(pairs), np.empty(pairs, dtype=np.uint8)
+    inside = _exact.t_prepare(*(np.ascontiguousarray(v, dtype=np.float64) for v in (mean, spread)),
+                              np.ascontiguousarray(count, dtype=np.int64), p, index, a, b, x, flip)
+    a, b, x = a[:inside], b[:inside], x[:inside]
+    front = np.exp(a * np.log(x) + b * np.log1p(-x) - log_beta(a, b))
+    _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
+    return p

@@ -1,0 +1,282 @@
+"""The compiled statistics kernel (lexeval/_exact.c) and the text
+writer's byte path against the numpy code they stand in for, bit for bit.
+
+Every function of the kernel has a numpy twin that gives the same floats
+(the exact moments are integers, divided once and rounded correctly; the
+continued fraction does numpy's operations in numpy's order). Each test
+runs both on the same input, with ``LEXEVAL_KERNEL=off`` for the numpy
+path, and compares bits; the moments are also checked against Python's
+fractions. The whole command line is compared too, at a size where every
+fast path is taken.
+"""
+
+import math
+import os
+import shutil
+import sysconfig
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from test_identity import identifiers
+
+from lexeval import compiled
+from lexeval.stats.moments import Moments
+from lexeval.stats.sums import GRID_BITS
+
+pytestmark = pytest.mark.skipif(compiled._exact is None, reason="the compiled statistics kernel is not built")
+
+
+def test_the_kernel_is_built_where_a_compiler_is():
+    """Where the package could compile the kernel, it did: a silent build
+    failure would leave only the numpy path tested."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler})")
+    assert compiled._exact is not None
+
+
+def bits(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).view(np.int64)
+
+
+def numpy_path(make):
+    """``make()`` with the kernel turned off."""
+    os.environ["LEXEVAL_KERNEL"] = "off"
+    try:
+        return make()
+    finally:
+        del os.environ["LEXEVAL_KERNEL"]
+
+
+# values as measures give them: ties, exact 0 and 1, short decimals, tiny and negative values
+VALUE = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 0.1, 0.3, 1 / 3, 2 / 3, 1e-300, 5e-324, -0.0]),
+                  st.floats(0, 1), st.floats(-1.5, 1.5))
+
+
+def matrices(min_rows=2, max_rows=12, max_columns=40):
+    return st.integers(min_rows, max_rows).flatmap(lambda rows: st.integers(0, max_columns).flatmap(
+        lambda columns: hnp.arrays(np.float64, (rows, columns), elements=VALUE)))
+
+
+def on_grid(values: list[float]) -> list[int]:
+    return [round(Fraction(v) * (1 << GRID_BITS)) for v in values]
+
+
+def exact_mean_spread(differences: list[float], minus: list[float] | None = None) -> tuple[float, float]:
+    """The mean and sample deviation of the values (less those of ``minus``)
+    on the 2**-62 grid, from fractions, rounded once."""
+    grid = on_grid(differences)
+    if minus is not None:
+        grid = [g - h for g, h in zip(grid, on_grid(minus))]
+    n = len(grid)
+    if n == 0:
+        return 0.0, 0.0
+    first, second = sum(grid), sum(g * g for g in grid)
+    mean = float(Fraction(first, n << GRID_BITS))
+    if n < 2:
+        return mean, 0.0
+    variance = Fraction(n * second - first * first, (n * (n - 1)) << (2 * GRID_BITS))
+    return mean, math.sqrt(float(variance)) if variance > 0 else 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices())
+def test_pair_moments_equal_numpy_and_fractions(values):
+    runs = len(values)
+    pairs = np.array([(a, b) for a in range(runs) for b in range(runs) if a != b], dtype=np.int64)
+    made = Moments.of_pairs(values, pairs)
+    if values.shape[1] and np.abs(values).max() <= 1 and np.ptp(values) < 2:
+        assert made._first is None           # the kernel made it: the sums are made when asked
+    want = numpy_path(lambda: Moments.of_pairs(values, pairs))
+    assert want._runs is None
+    np.testing.assert_array_equal(bits(made.mean()), bits(want.mean()))
+    np.testing.assert_array_equal(bits(made.spread()), bits(want.spread()))
+    # the sums made when asked (a cluster adds them) are numpy's
+    assert made.first.units == want.first.units and made.second.units == want.second.units
+    for (a, b), mean, spread in zip(pairs.tolist()[:6], made.mean().tolist(), made.spread().tolist()):
+        assert (mean, spread) == exact_mean_spread(values[a].tolist(), values[b].tolist())
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices(1, 30))
+def test_row_moments_equal_numpy(differences):
+    made = Moments.of(differences)
+    want = numpy_path(lambda: Moments.of(differences))
+    assert made.first.units == want.first.units and made.second.units == want.second.units
+    np.testing.assert_array_equal(bits(made.mean()), bits(want.mean()))
+    np.testing.assert_array_equal(bits(made.spread()), bits(want.spread()))
+    for row, mean, spread in zip(differences.tolist(), made.mean().tolist(), made.spread().tolist()):
+        assert (mean, spread) == exact_mean_spread(row)
+
+
+@settings(max_examples=100, deadline=None)
+@given(matrices(1, 10), matrices(1, 10))
+def test_added_moments_divide_as_numpy(one, other):
+    """limb_moments: sums of two partitions (a cluster's), divided by the kernel and by numpy."""
+    rows = min(len(one), len(other))
+    total = Moments.of(one[:rows]) + Moments.of(other[:rows])
+    copy = Moments(total.first, total.second, total.queries)
+    assert compiled.limb_moments(total.first.limbs, total.second.limbs, total.queries, GRID_BITS) is not None
+    want = numpy_path(lambda: (copy.mean(), copy.spread()))
+    np.testing.assert_array_equal(bits(total.mean()), bits(want[0]))
+    np.testing.assert_array_equal(bits(total.spread()), bits(want[1]))
+    joined = np.concatenate([one[:rows], other[:rows]], axis=1)
+    for row, mean, spread in zip(joined.tolist(), total.mean().tolist(), total.spread().tolist()):
+        assert (mean, spread) == exact_mean_spread(row)
+
+
+def test_the_kernel_steps_aside_beyond_its_bounds():
+    """Values whose differences leave int64 on the grid, NaN and huge sums: numpy's path."""
+    assert compiled.pair_moments(np.array([[1.5, 0.0], [-1.5, 0.0]]), np.array([[0, 1]]), GRID_BITS) is None
+    assert compiled.pair_moments(np.array([[np.nan], [0.0]]), np.array([[0, 1]]), GRID_BITS) is None
+    assert compiled.row_moments(np.array([[1.0 + 2**-52]]), GRID_BITS) is None
+    huge = np.array([[0] * 9 + [1]], dtype=np.int64)          # 2**189 and more: ten limbs
+    assert compiled.limb_moments(huge[:, :2], huge, np.array([3]), GRID_BITS) is None
+    values = np.array([[1.5, 0.0, 1e6], [-1.5, 0.0, -1e6]])
+    made = Moments.of_pairs(values, np.array([[0, 1], [1, 0]]))
+    assert made._runs is None
+    assert made.mean().tolist() == [exact_mean_spread([3.0, 0.0, 2e6])[0], exact_mean_spread([-3.0, 0.0, -2e6])[0]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.5, 5000), st.floats(0.5, 200), st.floats(0, 1)), min_size=1, max_size=50))
+def test_continued_fraction_equals_numpy(cases):
+    from lexeval.stats.distributions import _continued_fraction
+    a, b, x = (np.array(column) for column in zip(*cases))
+    x = np.minimum(x, (a + 1.0) / (a + b + 2.0))           # where the fraction is used
+    np.testing.assert_array_equal(bits(compiled.continued_fraction(a, b, x)), bits(_continued_fraction(a, b, x)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), min_size=1, max_size=60))
+def test_sign_test_tails_looked_up_once_per_count(cases):
+    from lexeval.stats.distributions import betainc, binomial_lower_tail
+    k, n = (np.array(column, dtype=np.float64) for column in zip(*cases))
+    got = binomial_lower_tail(k, n)
+    for kk, nn, p in zip(k.tolist(), n.tolist(), got.tolist()):
+        want = 1.0 if kk >= nn else float(betainc(np.array([nn - kk]), np.array([kk + 1.0]), np.array([0.5]))[0])
+        assert p == want
+
+
+def test_t_tails_with_one_shared_beta_equal_one_by_one():
+    """One log B for every value when they share (a, b): the same floats as per distinct pair."""
+    from lexeval.stats import distributions
+    rng = np.random.default_rng(3)
+    t, df = rng.normal(0, 3, 500), np.full(500, 49.0)
+    together = distributions.t_two_sided(t, df)
+    apart = np.array([distributions.t_two_sided(t[i:i + 1], df[i:i + 1])[0] for i in range(0, 500, 7)])
+    np.testing.assert_array_equal(bits(together[::7]), bits(apart))
+
+
+# ---------------------------------------------------------------- preferences and the whole command
+
+
+def write_collection(folder, rng, runs: int, queries: int, depth: int, names=None):
+    qids = [f"q{q}" for q in range(queries)]
+    with open(folder / "qrels", "w") as out:
+        for qid in qids:
+            for d in range(depth):
+                grade = int(rng.choice([0, 0, 1, 2]))
+                if grade or rng.random() < 0.3:
+                    out.write(f"{qid} 0 d{d} {grade}\n")
+    paths = []
+    for r in range(runs):
+        path = folder / (names[r] if names else f"run{r:03d}")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+            for number, qid in enumerate(qids):
+                if number and rng.random() < 0.1:           # a query the run lacks (never all)
+                    continue
+                docs = rng.permutation(depth)[:int(rng.integers(1, depth))]
+                scores = np.round(rng.random(len(docs)), 1)       # ties
+                for doc, score in zip(docs.tolist(), scores.tolist()):
+                    out.write(f"{qid} Q0 d{doc} 0 {score} tag{r}\n")
+        paths.append(str(path))
+    return str(folder / "qrels"), paths
+
+
+@pytest.mark.parametrize("options", [[], ["-m", "all_trec", "-m", "LP", "-m", "rrLP", "-m", "LR", "-m", "rrLR"],
+                                     ["--format", "json", "-m", "map", "-m", "LP"], ["-q", "-m", "map", "-m", "rrLR"]])
+def test_command_line_equals_numpy_path(tmp_path, cli, options):
+    """The whole output, kernel on and off: 40 runs, so that the pair
+    summaries go through the byte writer (blocks of 4,096 lines and more)."""
+    qrels, runs = write_collection(tmp_path, np.random.default_rng(7), 40, 12, 30)
+    fast = cli([*options, qrels, *runs])
+    slow = numpy_path(lambda: cli([*options, qrels, *runs]))
+    assert fast.code == 0, fast.err
+    assert fast.out == slow.out and fast.out.count("\n") > 4096
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.integers(1, 8))
+def test_preferences_equal_numpy_path(tmp_path_factory, seed, runs, queries):
+    """LP, LR, rrLP and rrLR (the range-minimum decisions and reciprocal
+    differences) on random rankings with ties and missing queries."""
+    from conftest import run_cli
+    qrels, paths = write_collection(tmp_path_factory.mktemp("prefs"), np.random.default_rng(seed), runs, queries, 12)
+    args = ["-q", "-m", "LP", "-m", "rrLP", "-m", "LR", "-m", "rrLR", "-m", "P.5", qrels, *paths]
+    fast, slow = run_cli(args), numpy_path(lambda: run_cli(args))
+    assert fast.code == 0 and fast.out == slow.out
+
+
+# ---------------------------------------------------------------- the byte writer
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 300), st.lists(st.sampled_from(["float", "int", "p"]), min_size=1, max_size=6),
+       st.lists(identifiers(b"r").map(lambda name: name.decode("utf-8", "surrogateescape")), min_size=1, max_size=4),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_block_bytes_equal_text_chunk(groups, styles, keys, with_key, seed):
+    """Values of every kind (ties at the fifth digit, 0, 1, NaN, negative,
+    subnormal, large), counts, and keys and qids of any shape."""
+    from lexeval.output import records
+    rng = np.random.default_rng(seed)
+    special = np.array([0.0, 1.0, -0.0, 0.00005, 0.12345, 1e-5, 9.99995, 12.5, -3.25, np.nan, np.inf, 5e-324,
+                        1e-300, 0.99995, 0.099995, 2.5e-7])
+    values, kinds = [], []
+    for style in styles:
+        if style == "int":
+            values.append(rng.integers(0, 70000 if rng.random() < 0.2 else 60, groups))
+            kinds.append(records.INTEGER)
+            continue
+        column = np.where(rng.random(groups) < 0.3, rng.choice(special, groups),
+                          rng.random(groups) * (10.0 ** -rng.integers(0, 12, groups)))
+        values.append(column)
+        kinds.append(records.FLOAT if style == "float" else records.PVALUE)
+    block = records.Block([keys[i % len(keys)] for i in range(groups)], [f"q{i % 7}" for i in range(groups)],
+                          [f"m{j}" for j in range(len(styles))], values, kinds)
+    made = records.block_bytes(block, with_key)
+    want = records.text_chunk(block, with_key).encode("utf-8", "surrogateescape")
+    if made is None:       # counts beyond the table: the text path's
+        assert any(v.max() > 65535 for v, k in zip(values, kinds) if k == records.INTEGER)
+    else:
+        assert bytes(made) == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices(1, 30))
+def test_t_test_p_equals_numpy(differences):
+    """The kernel's t-test arithmetic around numpy's logarithms: numpy's p, bit for bit (ties, equal
+    differences, a single query, huge t included)."""
+    from lexeval.stats.totals import t_tests
+    extra = np.array([[1e-300, 1e-300 * (1 + 2**-50)], [0.5, 0.5], [0.25, -0.25]])
+    differences = differences if differences.shape[1] != 2 else np.concatenate([differences, extra])
+    made = t_tests([Moments.of(differences), Moments.of(differences[:, :1])])
+    want = numpy_path(lambda: t_tests([Moments.of(differences), Moments.of(differences[:, :1])]))
+    for got, expected in zip(made, want):
+        np.testing.assert_array_equal(bits(got), bits(expected))
+
+
+@settings(max_examples=100, deadline=None)
+@given(matrices(1, 8), matrices(1, 8))
+def test_stacked_blocks_divide_as_numpy(one, other):
+    """Blocks of pairs stacked (a preference's): limbs widened, not carried, of either sign."""
+    queries = min(one.shape[1], other.shape[1])
+    stacked = Moments.stack([Moments.of(one[:, :queries] * 1e-9), Moments.of(other[:, :queries])])
+    copy = Moments(stacked.first, stacked.second, stacked.queries)
+    want = numpy_path(lambda: (copy.mean(), copy.spread()))
+    np.testing.assert_array_equal(bits(stacked.mean()), bits(want[0]))
+    np.testing.assert_array_equal(bits(stacked.spread()), bits(want[1]))
