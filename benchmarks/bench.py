@@ -34,7 +34,12 @@ reference measured in the same run:
   memory beside the largest run file;
 - growth: the default call as runs, queries and depth double;
 - library: ``lexeval.evaluate`` on the 12 Cranfield runs from ranx's objects
-  beside the same from files (each in a fresh process).
+  beside the same from files (each in a fresh process);
+- thousand (1,000 runs x 50 x 100: the default call, ``--format table``,
+  ``-m map``, the page), baseline10k (``--baseline`` on 10,000 runs), each
+  taken in turns with the trec_eval loop; scale: the default call at three
+  sizes per axis, each axis's exponent, and what they say of 10,000 runs
+  with every pair (issue 36). Not in the default set: they take a while.
 
 Bytecode is compiled first, as an installed package has it. Data sets are
 made with benchmarks/gen_trec.py into benchmarks/data/ (ignored by git).
@@ -45,6 +50,7 @@ from __future__ import annotations
 import argparse
 import glob
 import gzip
+import math
 import os
 import re
 import shutil
@@ -70,6 +76,14 @@ SHAPES = {   # name: gen_trec.py arguments
     "recsys": ["--queries", "100000", "--runs", "10", "--depth", "100", "--rel-mean", "8", "--judged-mean", "8"],
     "q5000": ["--queries", "5000", "--runs", "1", "--depth", "1000"],
     "deep": ["--queries", "5000", "--runs", "1", "--depth", "10000"],
+    "many10000": ["--queries", "50", "--runs", "10000", "--depth", "100"],
+    # the scale model: three sizes per axis around 250 runs x 50 queries x 100
+    "scale-r250": ["--queries", "50", "--runs", "250", "--depth", "100"],
+    "scale-r500": ["--queries", "50", "--runs", "500", "--depth", "100"],
+    "scale-q100": ["--queries", "100", "--runs", "250", "--depth", "100"],
+    "scale-q200": ["--queries", "200", "--runs", "250", "--depth", "100"],
+    "scale-d200": ["--queries", "50", "--runs", "250", "--depth", "200"],
+    "scale-d400": ["--queries", "50", "--runs", "250", "--depth", "400"],
     "growth-base": ["--queries", "250", "--runs", "20", "--depth", "1000"],
     "growth-runs": ["--queries", "250", "--runs", "40", "--depth", "1000"],
     "growth-queries": ["--queries", "500", "--runs", "20", "--depth", "1000"],
@@ -390,6 +404,58 @@ def thousand(repeat: int, trec_eval_source: str) -> None:
     row("1,000 runs: the default call's page", f"{page.stat().st_size / 1e6:.1f} MB", drawn)
 
 
+def baseline10k(repeat: int, trec_eval_source: str) -> None:
+    """``--baseline`` on 10,000 runs x 50 queries (issue 36): each run
+    against the first, taken in turns with trec_eval 9.0.8 once per run."""
+    qrels, runs = dataset("many10000")
+    trec_eval = trec_eval_908(trec_eval_source)
+    loop = ["sh", "-c", TREC_EVAL_LOOP, trec_eval, qrels, *runs] if trec_eval else ["true"]
+    baseline = Path(runs[0]).name
+    command = LEXEVAL + ["--baseline", baseline, qrels, *runs]
+    (wall, peak), reference = measure_side_by_side(command, loop, repeat)
+    ratio = f"; ratio {wall / reference:.2f}" if trec_eval else ""
+    row(f"10,000 runs x 50 queries x 100: `--baseline {baseline}` (9,999 pairs)",
+        f"{wall:.1f} s, {peak:.0f} MB ({phases(command)})",
+        f"trec_eval 9.0.8 once per run, taken in turns: {reference:.1f} s{ratio}")
+
+
+def _exponent(sizes: list[float], values: list[float]) -> float:
+    """The least-squares slope of log(value) on log(size): value ~ size**slope."""
+    xs, ys = [math.log(v) for v in sizes], [math.log(v) for v in values]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def scale(repeat: int) -> None:
+    """The scale model (issue 36): the default call's wall time and peak
+    memory at three sizes per axis (runs, queries, depth) around 250 runs x
+    50 queries x 100, each axis's exponent fitted (time ~ size**k), and what
+    the fit says of 10,000 runs x 50 queries with every pair."""
+    axes = {"runs": [("scale-r250", 250), ("scale-r500", 500), ("many1000", 1000)],
+            "queries": [("scale-r250", 50), ("scale-q100", 100), ("scale-q200", 200)],
+            "depth": [("scale-r250", 100), ("scale-d200", 200), ("scale-d400", 400)]}
+    seen: dict[str, tuple[float, float]] = {}
+    fitted = {}
+    for axis, points in axes.items():
+        walls, peaks = [], []
+        for name, _ in points:
+            if name not in seen:
+                qrels, runs = dataset(name)
+                seen[name] = measure(LEXEVAL + [qrels, *runs], repeat)
+            walls.append(seen[name][0])
+            peaks.append(seen[name][1])
+        sizes = [size for _, size in points]
+        fitted[axis] = (_exponent(sizes, walls), _exponent(sizes, peaks))
+        row(f"scale: {axis} {', '.join(f'{size:,}' for size in sizes)}",
+            ", ".join(f"{w:.1f} s / {p:.0f} MB" for w, p in zip(walls, peaks)),
+            f"time ~ {axis}^{fitted[axis][0]:.2f}, peak memory ~ {axis}^{fitted[axis][1]:.2f}")
+    wall, peak = seen["many1000"]
+    time_k, memory_k = fitted["runs"]
+    row("scale: 10,000 runs x 50 x 100, every pair (49,995,000), from the runs axis",
+        f"about {wall * 10 ** time_k / 60:.0f} min, {peak * 10 ** memory_k / 1000:.0f} GB",
+        f"this machine: {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 1e9:.0f} GB of memory")
+
+
 def cluster(name: str, label: str, repeat: int) -> None:
     """The default call with --cluster local (this machine's cores as Dask
     workers) and in one process, taken in turns: wall time; the workers'
@@ -468,7 +534,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
                                                   "cluster20k cluster cluster20kgz q5000 deep docno growth library "
-                                                  "thousand (default: all but thousand)")
+                                                  "thousand baseline10k scale (default: all but the last three)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
@@ -500,6 +566,8 @@ def main() -> None:
         "growth": lambda: growth(repeat),
         "library": lambda: library(repeat),
         "thousand": lambda: thousand(repeat, options.trec_eval_source),
+        "baseline10k": lambda: baseline10k(repeat, options.trec_eval_source),
+        "scale": lambda: scale(repeat),
     }
     for shape in chosen:
         if shape not in runners:

@@ -352,27 +352,60 @@ done:
 
 static inline double clamp(double v) { return fabs(v) < TINY ? TINY : v; }
 
-/* distributions._continued_fraction for one value, operation for operation */
-static double fraction(double a, double b, double x) {
-    double qab = a + b, qap = a + 1.0, qam = a - 1.0;
-    double c = 1.0, d = 1.0 / clamp(1.0 - qab * x / qap), h = d;
-    for (int m = 1; m < MAX_TERMS; m++) {
-        double m2 = 2.0 * m, mm = (double)m;
-        double coefficient = mm * (b - mm) * x / ((qam + m2) * (a + m2));
-        double dd = clamp(1.0 + coefficient * d), cc = clamp(1.0 + coefficient / c);
-        dd = 1.0 / dd;
-        double step = dd * cc;
-        coefficient = -(a + mm) * (qab + mm) * x / ((a + m2) * (qap + m2));
-        dd = clamp(1.0 + coefficient * dd);
-        cc = clamp(1.0 + coefficient / cc);
-        dd = 1.0 / dd;
-        double delta = dd * cc;
-        h = h * (step * delta);
-        d = dd;
-        c = cc;
-        if (!(fabs(delta - 1.0) > EPSILON)) break;
+/* distributions._continued_fraction of n values, operation for operation, four at a time: each lane
+ * does the numpy code's operations for its value and takes the next value when it stops, so that four independent chains of divisions overlap
+ * in the processor (one value's steps wait on each other) */
+#define LANES 4
+typedef struct { Py_ssize_t at; int m; double a, b, x, qab, qap, qam, c, d, h; } Lane;
+
+static inline int lane_start(Lane *lane, Py_ssize_t at, const double *a, const double *b, const double *x) {
+    lane->at = at;
+    lane->m = 1;
+    lane->a = a[at];
+    lane->b = b[at];
+    lane->x = x[at];
+    lane->qab = lane->a + lane->b;
+    lane->qap = lane->a + 1.0;
+    lane->qam = lane->a - 1.0;
+    lane->c = 1.0;
+    lane->d = 1.0 / clamp(1.0 - lane->qab * lane->x / lane->qap);
+    lane->h = lane->d;
+    return 1;
+}
+
+static void fractions(const double *a, const double *b, const double *x, double *out, Py_ssize_t n) {
+    Lane lanes[LANES];
+    Py_ssize_t next = 0;
+    int busy = 0;
+    for (int l = 0; l < LANES; l++) {
+        lanes[l].at = -1;
+        if (next < n) busy += lane_start(&lanes[l], next++, a, b, x);
     }
-    return h;
+    while (busy) {
+        for (int l = 0; l < LANES; l++) {
+            Lane *lane = &lanes[l];
+            if (lane->at < 0) continue;
+            double m2 = 2.0 * lane->m, mm = (double)lane->m, av = lane->a, xv = lane->x;
+            double coefficient = mm * (lane->b - mm) * xv / ((lane->qam + m2) * (av + m2));
+            double dd = clamp(1.0 + coefficient * lane->d), cc = clamp(1.0 + coefficient / lane->c);
+            dd = 1.0 / dd;
+            double step = dd * cc;
+            coefficient = -(av + mm) * (lane->qab + mm) * xv / ((av + m2) * (lane->qap + m2));
+            dd = clamp(1.0 + coefficient * dd);
+            cc = clamp(1.0 + coefficient / cc);
+            dd = 1.0 / dd;
+            double delta = dd * cc;
+            lane->h = lane->h * (step * delta);
+            lane->d = dd;
+            lane->c = cc;
+            if (!(fabs(delta - 1.0) > EPSILON) || ++lane->m >= MAX_TERMS) {
+                out[lane->at] = lane->h;
+                lane->at = -1;
+                busy--;
+                if (next < n) busy += lane_start(lane, next++, a, b, x);
+            }
+        }
+    }
 }
 
 /* t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the paired t-test's two-sided p of each
@@ -458,9 +491,15 @@ static PyObject *t_finish(PyObject *self, PyObject *args) {
     const double *fronts = (const double *)front.buf;
     const unsigned char *flips = (const unsigned char *)flip.buf;
     double *ps = (double *)p.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double value = fronts[i] * fraction(as[i], bs[i], xs[i]) / as[i];
-        ps[where[i]] = flips[i] ? 1.0 - value : value;
+    Py_ssize_t chunk = 4096;
+    double buffer[4096];
+    for (Py_ssize_t start = 0; start < n; start += chunk) {
+        Py_ssize_t count = n - start < chunk ? n - start : chunk;
+        fractions(as + start, bs + start, xs + start, buffer, count);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            double value = fronts[start + i] * buffer[i] / as[start + i];
+            ps[where[start + i]] = flips[start + i] ? 1.0 - value : value;
+        }
     }
     Py_END_ALLOW_THREADS
     result = Py_None;
@@ -487,7 +526,7 @@ static PyObject *continued_fraction(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     const double *av = (const double *)a.buf, *bv = (const double *)b.buf, *xv = (const double *)x.buf;
     double *o = (double *)out.buf;
-    for (Py_ssize_t i = 0; i < count; i++) o[i] = fraction(av[i], bv[i], xv[i]);
+    fractions(av, bv, xv, o, count);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -501,26 +540,29 @@ done:
 
 /* ---------------------------------------------------------------- lexicographic preferences */
 
-/* lex_decide(rank, position, table, levels, queries, first, second, sign, element): for k pairs of
+/* lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): for k pairs of
  * runs (first[i], second[i]) and every query q, the sign of rank[second, q] - rank[first, q] (int64,
- * runs x queries: each run's dense rank among the runs' sequences, 0 best) and, where they differ, the
- * 1-based sequence element that decides: the minimum of the split levels between the two runs' sorted
- * positions (position, runs x queries), a range-minimum query on ``table`` (int64, levels x queries x
- * width, see preferences.RangeMinimum); ``no_split`` where tied. Outputs int64, k x queries. */
+ * runs x queries: each run's dense rank among the runs' sequences, 0 best) as a float, and the recall
+ * level that decides (0 where tied). The deciding element (1-based) of the two runs' sequences is the
+ * minimum of the split levels between their sorted positions (position, runs x queries), a
+ * range-minimum query on ``table`` (int64, levels x queries x width, see preferences.RangeMinimum). For
+ * LP it is the level; for LR (``counts``: each segment's relevant retrieved, runs x queries; empty for
+ * LP) element 1 is -k (the counts differ: the larger count's level) and element e >= 2 is
+ * p_(k_first - e + 2). Outputs k x queries: sign float64, level int64. */
 static PyObject *lex_decide(PyObject *self, PyObject *args) {
-    Py_buffer rank, position, table, first, second, sign, element;
+    Py_buffer rank, position, table, first, second, counts, sign, level;
     Py_ssize_t levels, queries;
-    long long no_split;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*Lw*w*", &rank, &position, &table, &levels, &queries, &first, &second,
-                          &no_split, &sign, &element))
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*w*w*", &rank, &position, &table, &levels, &queries, &first, &second,
+                          &counts, &sign, &level))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t pairs = first.len / 8, cells = rank.len / 8, runs = queries ? cells / queries : 0;
     Py_ssize_t width = levels && queries ? table.len / 8 / levels / queries : 0;
+    int recall = counts.len > 0;
     if (!queries || !check(&position, cells, 8, "position") || !check(&second, pairs, 8, "second") ||
-        !check(&sign, pairs * queries, 8, "sign") || !check(&element, pairs * queries, 8, "element") ||
-        !check(&table, levels * queries * width, 8, "table"))
+        !check(&sign, pairs * queries, 8, "sign") || !check(&level, pairs * queries, 8, "level") ||
+        !check(&table, levels * queries * width, 8, "table") || (recall && !check(&counts, cells, 8, "counts")))
         goto done;
     const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
     for (Py_ssize_t i = 0; i < pairs; i++)
@@ -530,21 +572,28 @@ static PyObject *lex_decide(PyObject *self, PyObject *args) {
         }
     Py_BEGIN_ALLOW_THREADS
     const int64_t *ranks = (const int64_t *)rank.buf, *positions = (const int64_t *)position.buf;
-    const int64_t *mins = (const int64_t *)table.buf;
-    int64_t *signs = (int64_t *)sign.buf, *elements = (int64_t *)element.buf;
+    const int64_t *mins = (const int64_t *)table.buf, *retrieved = (const int64_t *)counts.buf;
+    double *signs = (double *)sign.buf;
+    int64_t *levels_out = (int64_t *)level.buf;
     for (Py_ssize_t i = 0; i < pairs; i++) {
-        const int64_t *rank_a = ranks + a_runs[i] * queries, *rank_b = ranks + b_runs[i] * queries;
-        const int64_t *at_a = positions + a_runs[i] * queries, *at_b = positions + b_runs[i] * queries;
-        int64_t *sign_out = signs + i * queries, *element_out = elements + i * queries;
+        Py_ssize_t a = a_runs[i] * queries, b = b_runs[i] * queries;
+        double *sign_out = signs + i * queries;
+        int64_t *level_out = levels_out + i * queries;
         for (Py_ssize_t q = 0; q < queries; q++) {
-            int64_t difference = rank_b[q] - rank_a[q];
-            sign_out[q] = (difference > 0) - (difference < 0);
-            if (!difference) { element_out[q] = no_split; continue; }
-            int64_t low = at_a[q] < at_b[q] ? at_a[q] : at_b[q], high = at_a[q] < at_b[q] ? at_b[q] : at_a[q];
+            int64_t difference = ranks[b + q] - ranks[a + q];
+            sign_out[q] = (double)((difference > 0) - (difference < 0));
+            if (!difference) { level_out[q] = 0; continue; }
+            int64_t at_a = positions[a + q], at_b = positions[b + q];
+            int64_t low = at_a < at_b ? at_a : at_b, high = at_a < at_b ? at_b : at_a;
             int power = 63 - __builtin_clzll((unsigned long long)(high - low));
             const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
             int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
-            element_out[q] = left < right ? left : right;
+            int64_t element = left < right ? left : right;
+            if (recall) {
+                int64_t k_a = retrieved[a + q], k_b = retrieved[b + q];
+                element = element == 1 ? (k_a > k_b ? k_a : k_b) : k_a - (element - 2);
+            }
+            level_out[q] = element;
         }
     }
     Py_END_ALLOW_THREADS
@@ -556,8 +605,116 @@ done:
     PyBuffer_Release(&table);
     PyBuffer_Release(&first);
     PyBuffer_Release(&second);
+    PyBuffer_Release(&counts);
     PyBuffer_Release(&sign);
-    PyBuffer_Release(&element);
+    PyBuffer_Release(&level);
+    return result;
+}
+
+/* lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, totals): each
+ * run's per-query sum of its preference over every other run, without a pass over the pairs. Per query
+ * the runs' sequences sorted best first (order: their segments, queries x runs) and the first element
+ * where sorted neighbours differ (split, queries x runs, 1-based, no_split where identical) are a trie:
+ * the runs that share a prefix of length L - 1 and differ somewhere split at element L = the least split
+ * among them into children (equal L-th elements, in order). A run in child i prefers itself over each run
+ * of child j by the sign of j - i (LP, LR: a count) or, with ``reciprocal`` (rrLP), by 1 / p_L of its own
+ * ranking less that of the other's, rounded to 2**-40 (as the pairs' blocks round it), summed exactly in
+ * integers. Each node costs its runs and its children squared; totals (float64, runs x queries). */
+static PyObject *lex_run_totals(PyObject *self, PyObject *args) {
+    Py_buffer order, split, rel_rank, rel_starts, num_rel_ret, totals;
+    Py_ssize_t runs, queries;
+    int reciprocal;
+    long long no_split;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*nnpLw*", &order, &split, &rel_rank, &rel_starts, &num_rel_ret, &runs,
+                          &queries, &reciprocal, &no_split, &totals))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t cells = runs * queries, ranks = rel_rank.len / 8;
+    int64_t *units = NULL, *stack = NULL, *child_start = NULL, *child_size = NULL;
+    double *label = NULL;
+    if (!check(&order, cells, 8, "order") || !check(&split, cells, 8, "split") || !check(&totals, cells, 8, "totals")
+        || !check(&rel_starts, cells, 8, "rel_starts") || !check(&num_rel_ret, cells, 8, "num_rel_ret"))
+        goto done;
+    const int64_t *segments = (const int64_t *)order.buf, *splits = (const int64_t *)split.buf;
+    const int64_t *starts = (const int64_t *)rel_starts.buf, *retrieved = (const int64_t *)num_rel_ret.buf;
+    const int64_t *rank = (const int64_t *)rel_rank.buf;
+    for (Py_ssize_t i = 0; i < cells; i++)
+        if (segments[i] < 0 || segments[i] >= cells || retrieved[i] < 0 || starts[i] < 0 ||
+            starts[i] + retrieved[i] > ranks) {
+            PyErr_SetString(PyExc_IndexError, "lex_run_totals: a segment out of range");
+            goto done;
+        }
+    units = PyMem_Calloc(cells ? cells : 1, sizeof(int64_t));
+    stack = PyMem_Malloc(2 * (runs + 1) * sizeof(int64_t));
+    child_start = PyMem_Malloc((runs + 1) * sizeof(int64_t));
+    child_size = PyMem_Malloc((runs + 1) * sizeof(int64_t));
+    label = PyMem_Malloc((runs + 1) * sizeof(double));
+    if (!units || !stack || !child_start || !child_size || !label) { PyErr_NoMemory(); goto done; }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        const int64_t *sorted = segments + q * runs, *between = splits + q * runs;
+        Py_ssize_t depth = 0;
+        stack[depth++] = 0;
+        stack[depth++] = runs;
+        while (depth) {
+            Py_ssize_t high = stack[--depth], low = stack[--depth];
+            if (high - low < 2) continue;
+            int64_t level = no_split;
+            for (Py_ssize_t j = low; j < high - 1; j++) if (between[j] < level) level = between[j];
+            if (level == no_split) continue;                  /* identical sequences: tied throughout */
+            Py_ssize_t children = 0;
+            child_start[0] = low;
+            for (Py_ssize_t j = low; j < high - 1; j++)
+                if (between[j] == level) {
+                    child_size[children] = j + 1 - child_start[children];
+                    child_start[++children] = j + 1;
+                }
+            child_size[children] = high - child_start[children];
+            children++;
+            if (reciprocal)
+                for (Py_ssize_t c = 0; c < children; c++) {
+                    int64_t segment = sorted[child_start[c]];
+                    label[c] = level <= retrieved[segment] ? 1.0 / (double)rank[starts[segment] + level - 1] : 0.0;
+                }
+            int64_t before = 0;
+            for (Py_ssize_t c = 0; c < children; c++) {
+                int64_t gain;
+                if (reciprocal) {
+                    gain = 0;
+                    for (Py_ssize_t other = 0; other < children; other++)
+                        if (other != c)
+                            gain += child_size[other] * (int64_t)nearbyint((label[c] - label[other]) * 1099511627776.0);
+                } else {
+                    gain = (high - low - before - child_size[c]) - before;
+                }
+                for (Py_ssize_t j = child_start[c]; j < child_start[c] + child_size[c]; j++) units[sorted[j]] += gain;
+                before += child_size[c];
+                if (child_size[c] >= 2) {
+                    stack[depth++] = child_start[c];
+                    stack[depth++] = child_start[c] + child_size[c];
+                }
+            }
+        }
+    }
+    double *out = (double *)totals.buf;
+    double unit = reciprocal ? 1.0 / 1099511627776.0 : 1.0;
+    for (Py_ssize_t segment = 0; segment < cells; segment++) out[segment] = (double)units[segment] * unit;
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(units);
+    PyMem_Free(stack);
+    PyMem_Free(child_start);
+    PyMem_Free(child_size);
+    PyMem_Free(label);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&split);
+    PyBuffer_Release(&rel_rank);
+    PyBuffer_Release(&rel_starts);
+    PyBuffer_Release(&num_rel_ret);
+    PyBuffer_Release(&totals);
     return result;
 }
 
@@ -627,8 +784,11 @@ static PyMethodDef methods[] = {
      "limb_moments(first, first_width, second, second_width, counts, scale, mean, spread): the same from exact "
      "moments as carried limbs."},
     {"lex_decide", lex_decide, METH_VARARGS,
-     "lex_decide(rank, position, table, levels, queries, first, second, no_split, sign, element): LP's or LR's sign "
-     "and deciding element for pairs of runs (see lexeval.compiled)."},
+     "lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): LP's or LR's sign "
+     "and deciding level for pairs of runs (see lexeval.compiled)."},
+    {"lex_run_totals", lex_run_totals, METH_VARARGS,
+     "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "
+     "each run's per-query sum of LP, LR or rrLP over every other run (see lexeval.compiled)."},
     {"reciprocal_difference", reciprocal_difference, METH_VARARGS,
      "reciprocal_difference(rel_rank, rel_starts, num_rel_ret, queries, first, second, level, out): rrLP's and "
      "rrLR's values for pairs of runs (see lexeval.compiled)."},

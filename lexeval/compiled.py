@@ -10,9 +10,11 @@ less (a thousand runs make half a million pairs per measure):
   cluster's partitions added, a preference's blocks);
 - :func:`continued_fraction`: the incomplete beta function's continued
   fraction (the t and binomial tails), value by value, in numpy's order;
-- :func:`lex_decide`: LP's and LR's sign and deciding element for pairs
+- :func:`lex_decide`: LP's and LR's sign and deciding level for pairs
   of runs, from the runs' ranks and the range-minimum table, and
-  :func:`reciprocal_difference`: rrLP's and rrLR's values from them.
+  :func:`reciprocal_difference`: rrLP's and rrLR's values from them;
+  :func:`lex_run_totals`: every run's sum of LP, LR or rrLP over all the
+  other runs, from the sorted sequences alone (no pass over the pairs).
 
 Each returns None where it does not apply (not built, turned off with
 ``LEXEVAL_KERNEL=off``, or numbers beyond its bounds); the caller then
@@ -109,19 +111,21 @@ def continued_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarra
 
 
 def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first: np.ndarray, second: np.ndarray,
-               no_split: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The values of :meth:`lexeval.preferences._Lex.decide`: (sign,
-    element), (k, Q) int64 each, for runs ``first`` and ``second`` (k,);
+               counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values of :meth:`lexeval.preferences._Lex.levels`: (sign, level),
+    (k, Q) each (float64, int64), for runs ``first`` and ``second`` (k,);
     ``rank`` and ``position`` (R, Q), ``table`` (levels, Q, R - 1) the
-    range-minimum levels. None where the kernel is not there."""
+    range-minimum levels; ``counts`` (R, Q) the relevant retrieved, for LR
+    (None for LP). None where the kernel is not there."""
     if not enabled() or not rank.shape[1] or table.shape[2] == 0:
         return None
     levels, queries = table.shape[0], rank.shape[1]
-    sign = np.empty((len(first), queries), dtype=np.int64)
-    element = np.empty((len(first), queries), dtype=np.int64)
+    sign = np.empty((len(first), queries))
+    level = np.empty((len(first), queries), dtype=np.int64)
     contiguous = [np.ascontiguousarray(v, dtype=np.int64) for v in (rank, position, table, first, second)]
-    _exact.lex_decide(*contiguous[:3], levels, queries, *contiguous[3:], no_split, sign, element)
-    return sign, element
+    recall = np.zeros(0, dtype=np.int64) if counts is None else np.ascontiguousarray(counts, dtype=np.int64)
+    _exact.lex_decide(*contiguous[:3], levels, queries, *contiguous[3:], recall, sign, level)
+    return sign, level
 
 
 def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,
@@ -156,3 +160,20 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) 
     front = np.exp(a * np.log(x) + b * np.log1p(-x) - log_beta(a, b))
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
     return p
+
+
+def lex_run_totals(order: np.ndarray, split: np.ndarray, rankings, reciprocal: bool,
+                   no_split: int) -> np.ndarray | None:
+    """(R, Q) each run's per-query sum of LP or LR (``reciprocal`` False:
+    counts) or rrLP (True: on the 2**-40 grid) over every other run, from
+    the sorted sequences ``order`` (Q, R: segments, best first) and their
+    neighbours' first differing elements ``split`` (Q, R); None where the
+    kernel is not there."""
+    runs, queries = rankings.num_runs, rankings.num_queries
+    if not enabled() or not queries or not runs:
+        return None
+    totals = np.empty((runs, queries))
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
+              (order, split, rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret)]
+    _exact.lex_run_totals(*arrays, runs, queries, reciprocal, no_split, totals)
+    return totals

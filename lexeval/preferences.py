@@ -150,6 +150,24 @@ def run_pairs(num_runs: int) -> list[tuple[int, int]]:
     return list(combinations(range(num_runs), 2))
 
 
+def pairs_of_rows(num_runs: int, rows: np.ndarray) -> np.ndarray:
+    """(k, 2) the pairs (a, b) at ``rows`` of :func:`run_pairs`' list,
+    without making the list (ten thousand runs have fifty million pairs):
+    the inverse of :func:`pair_rows`."""
+    rows = np.asarray(rows, dtype=np.int64)
+    n = num_runs
+    # row(a, 0) = a (2n - a - 1) / 2: a is the largest with row(a) <= row; the float root, then corrected
+    first = np.floor(((2 * n - 1) - np.sqrt(np.maximum((2 * n - 1) ** 2 - 8.0 * rows, 0.0))) / 2).astype(np.int64)
+    first = np.clip(first, 0, max(n - 2, 0))
+    start = first * (2 * n - first - 1) // 2
+    first = np.where(start > rows, first - 1, first)
+    start = first * (2 * n - first - 1) // 2
+    following = (first + 1) * (2 * n - first - 2) // 2
+    first = np.where(following <= rows, first + 1, first)
+    start = first * (2 * n - first - 1) // 2
+    return np.stack([first, rows - start + first + 1], axis=1).reshape(-1, 2)
+
+
 def _reciprocal_at(r: Rankings, segments: np.ndarray, level: np.ndarray) -> np.ndarray:
     """1 / p_level of each segment's position vector (0 if unretrieved)."""
     retrieved = (level >= 1) & (level <= r.num_rel_ret[segments])
@@ -159,14 +177,15 @@ def _reciprocal_at(r: Rankings, segments: np.ndarray, level: np.ndarray) -> np.n
     return out
 
 
-def _reciprocal_difference(r: Rankings, first: np.ndarray, second: np.ndarray, level: np.ndarray,
-                           seg_a: np.ndarray, seg_b: np.ndarray) -> np.ndarray:
-    """(k, Q) 1 / p_level of run A less that of run B (segments ``seg_a``,
-    ``seg_b``), 0 where ``level`` is 0 (tied): rrLP's and rrLR's values."""
+def _reciprocal_difference(r: Rankings, first: np.ndarray, second: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """(k, Q) 1 / p_level of run ``first`` less that of run ``second`` (k,),
+    0 where ``level`` is 0 (tied): rrLP's and rrLR's values."""
     from . import compiled
     made = compiled.reciprocal_difference(r, first, second, level)
     if made is not None:
         return made
+    segments = np.arange(r.num_queries)
+    seg_a, seg_b = first[:, None] * r.num_queries + segments, second[:, None] * r.num_queries + segments
     return np.where(level != 0, _reciprocal_at(r, seg_a, level) - _reciprocal_at(r, seg_b, level), 0.0)
 
 
@@ -196,13 +215,21 @@ class _Lex:
         position = np.empty(runs * queries, dtype=np.int64)
         position[lex.order] = np.arange(runs * queries) % runs
         self.position = position.reshape(runs, queries)
-        self.table = RangeMinimum(lex.split.reshape(queries, runs)[:, :-1])
+        self.order, self.split = lex.order.reshape(queries, runs), lex.split.reshape(queries, runs)
+        self.table = RangeMinimum(self.split[:, :-1])
 
-    def decide(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Sign (k, Q) (+1: the first run better) and deciding sequence
-        element (k, Q), 1-based, NO_SPLIT where tied, for k pairs."""
+    def levels(self, first: np.ndarray, second: np.ndarray,
+               counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Sign (k, Q) float (+1: the first run better) and deciding level
+        (k, Q), 0 where tied, for k pairs. LP (``counts`` None): the level
+        is the deciding sequence element (1-based). LR (``counts``: each
+        segment's relevant retrieved, (R * Q,)): element 1 is -k, so the
+        counts differ and the larger count's level decides; element e >= 2
+        is p_(k - e + 2) of the first run."""
         from . import compiled
-        made = compiled.lex_decide(self.rank, self.position, self.table.stacked, first, second, int(NO_SPLIT))
+        runs, queries = self.rank.shape
+        made = compiled.lex_decide(self.rank, self.position, self.table.stacked, first, second,
+                                   None if counts is None else counts.reshape(runs, queries))
         if made is not None:
             return made
         sign = np.sign(self.rank[second] - self.rank[first])
@@ -210,11 +237,14 @@ class _Lex:
         decided = np.flatnonzero(sign)
         if len(decided):
             pair, query = np.divmod(decided, sign.shape[1])
-            queries = self.position.shape[1]
             a = self.position.ravel().take(first[pair] * queries + query)
             b = self.position.ravel().take(second[pair] * queries + query)
             element.ravel()[decided] = self.table.query(query, np.minimum(a, b), np.maximum(a, b))
-        return sign, element
+        if counts is not None:
+            k_a = counts[first[:, None] * queries + np.arange(queries)]
+            k_b = counts[second[:, None] * queries + np.arange(queries)]
+            element = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
+        return sign.astype(np.float64), np.where(sign != 0, element, 0)
 
 
 def rpp_weights(m: np.ndarray, weighting: str) -> np.ndarray:
@@ -294,10 +324,9 @@ class Preferences:
     def __init__(self, r: Rankings, names: list[str]):
         self.rankings = r
         self.names = [name for name in PREFERENCE_NAMES if name in names]
-        self.pairs = run_pairs(r.num_runs)
-        self.pair_array = np.array(self.pairs, dtype=np.int64).reshape(-1, 2)
+        self.num_pairs = r.num_runs * (r.num_runs - 1) // 2
         pad = int(r.lengths.max(initial=0)) + 1              # worse than any rank
-        empty = not self.pairs or r.num_queries == 0
+        empty = not self.num_pairs or r.num_queries == 0
         self._lp = _Lex(r, lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)) \
             if not empty and {"LP", "rrLP"} & set(self.names) else None
         self._lr = _Lex(r, lexicographic_order(r.segment_query, *lexirecall_sequences(r), pad)) \
@@ -315,8 +344,7 @@ class Preferences:
         gathered = cls.__new__(cls)
         gathered.rankings = SimpleNamespace(num_runs=num_runs, num_queries=num_queries)
         gathered.names = [name for name in PREFERENCE_NAMES if name in values]
-        gathered.pairs = run_pairs(num_runs)
-        gathered.pair_array = np.array(gathered.pairs, dtype=np.int64).reshape(-1, 2)
+        gathered.num_pairs = num_runs * (num_runs - 1) // 2
         gathered.__dict__["values"], gathered.__dict__["levels"] = values, levels
         return gathered
 
@@ -325,7 +353,7 @@ class Preferences:
         from the whole matrices where they are kept (or small enough to
         keep), else computed for these pairs alone."""
         rows = pair_rows(self.rankings.num_runs, pairs)
-        whole = len(self.pairs) * self.rankings.num_queries * len(self.names)
+        whole = self.num_pairs * self.rankings.num_queries * len(self.names)
         if "values" not in self.__dict__ and whole > self.KEEP_CELLS:
             return self.block(rows)[0][name]
         return self.values[name][rows]
@@ -340,7 +368,7 @@ class Preferences:
         (indices into ``pairs``)."""
         r = self.rankings
         queries = r.num_queries
-        chosen = self.pair_array[rows]
+        chosen = pairs_of_rows(r.num_runs, rows)
         first, second = chosen[:, 0], chosen[:, 1]
         if len(chosen) == 0 or queries == 0 or (self._lp is None and self._lr is None and
                                                  not any(self._rpp.values())):
@@ -350,28 +378,40 @@ class Preferences:
                     {name: np.zeros(shape, dtype=np.int64) for name in families})
         values: dict[str, np.ndarray] = {}
         levels: dict[str, np.ndarray] = {}
-        seg_a = first[:, None] * queries + np.arange(queries)     # (k, Q) segments of run A
-        seg_b = second[:, None] * queries + np.arange(queries)
         if self._lp is not None:
-            sign, level = self._lp.decide(first, second)
-            values["LP"] = sign.astype(np.float64)
-            levels["LP"] = np.where(sign != 0, level, 0)
+            values["LP"], levels["LP"] = self._lp.levels(first, second)
             if "rrLP" in self.names:
-                values["rrLP"] = _reciprocal_difference(r, first, second, levels["LP"], seg_a, seg_b)
+                values["rrLP"] = _reciprocal_difference(r, first, second, levels["LP"])
         if self._lr is not None:
-            sign, element = self._lr.decide(first, second)
-            values["LR"] = sign.astype(np.float64)
-            k_a, k_b = r.num_rel_ret[seg_a], r.num_rel_ret[seg_b]
-            # element 1 is -k: counts differ, decided at the larger count's level;
-            # element e >= 2 is p_(k - e + 2)
-            level = np.where(element == 1, np.maximum(k_a, k_b), k_a - (element - 2))
-            levels["LR"] = np.where(sign != 0, level, 0)
+            values["LR"], levels["LR"] = self._lr.levels(first, second, r.num_rel_ret)
             if "rrLR" in self.names:
-                values["rrLR"] = _reciprocal_difference(r, first, second, levels["LR"], seg_a, seg_b)
+                values["rrLR"] = _reciprocal_difference(r, first, second, levels["LR"])
         for name in self.names:
             if name in RPP_WEIGHTS:
                 values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])
         return {name: values[name] for name in self.names}, levels
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every pair (a, b), a < b, in order (made when asked for)."""
+        return run_pairs(self.rankings.num_runs)
+
+    @property
+    def pair_array(self) -> np.ndarray:
+        """(P, 2) :attr:`pairs` as an array."""
+        return pairs_of_rows(self.rankings.num_runs, np.arange(self.num_pairs))
+
+    def run_totals(self, name: str) -> np.ndarray | None:
+        """(R, Q) each run's per-query sum of preference ``name`` over every
+        other run (as the pairs' blocks add it up: rrLP on the 2**-40
+        grid), from each query's sorted sequences alone, for LP, LR and
+        rrLP where the compiled kernel is built; else None (the caller
+        adds up the pairs)."""
+        lex = {"LP": self._lp, "rrLP": self._lp, "LR": self._lr}.get(name)
+        if lex is None:
+            return None
+        from . import compiled
+        return compiled.lex_run_totals(lex.order, lex.split, self.rankings, name == "rrLP", int(NO_SPLIT))
 
     KEEP_CELLS = 1 << 23                      # whole matrices up to this size are kept once computed
 
@@ -381,7 +421,7 @@ class Preferences:
         matrices when they are small, so that each pair's work is done once;
         bigger ones are computed again when asked for."""
         whole = rows is None
-        rows = np.arange(len(self.pairs)) if whole else np.asarray(rows, dtype=np.int64)
+        rows = np.arange(self.num_pairs) if whole else np.asarray(rows, dtype=np.int64)
         if "values" in self.__dict__:
             consecutive = len(rows) > 0 and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all()
             for start in range(0, len(rows), self.block_size):

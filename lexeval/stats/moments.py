@@ -182,7 +182,8 @@ class Moments:
         if not signs and finite.all():
             made = compiled.pair_moments(values, pairs, GRID_BITS)
             if made is not None:
-                return cls(None, None, np.full(len(pairs), values.shape[1], dtype=np.int64),
+                # every pair counts every query: one count, seen as a (P,) array (no memory per pair)
+                return cls(None, None, np.broadcast_to(np.int64(values.shape[1]), (len(pairs),)),
                            _mean=made[0], _spread=made[1], _runs=(values, pairs))
         return cls._numpy_pairs(values, pairs, finite, signs)
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..choices import SIGN_PREFERENCES
 from ..measures import registry as m
-from ..preferences import Preferences, RunSpread, pair_rows
+from ..preferences import Preferences, RunSpread, pair_rows, pairs_of_rows
 from . import significance as sig
 from .distributions import binomial_lower_tail, t_two_sided
 from .moments import Moments
@@ -262,21 +262,34 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
     the aggregate needs them."""
     runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
     names = preferences.names
-    printed = np.full(len(preferences.pairs), -1, dtype=np.int64)
-    printed[pair_rows(runs, plan.pairs)] = np.arange(len(plan.pairs))
     parts: dict[str, list] = {name: [] for name in names}
     where: list[np.ndarray] = []
     resampled: dict[str, list] = {name: [] for name in names}
-    scores = {name: np.zeros((runs, queries)) for name in names}
-    for rows, values, _ in preferences.blocks():
-        _add_run_scores(scores, preferences, rows, values)
-        slot = printed[rows]
+    rows = pair_rows(runs, plan.pairs)
+    scores = _fast_run_totals(preferences)
+    printed_only = scores is not None
+    if printed_only:        # the runs' scores from the sorted sequences: only the printed pairs' blocks
+        slots = np.argsort(rows, kind="stable")             # each sorted row's place among the printed pairs
+        blocks = preferences.blocks(rows[slots])
+    else:                   # every pair's block adds to the runs' scores
+        slots = np.full(preferences.num_pairs, -1, dtype=np.int64)
+        slots[rows] = np.arange(len(plan.pairs))
+        scores = {name: np.zeros((runs, queries)) for name in names}
+        blocks = preferences.blocks()
+    done = 0
+    for chunk, values, _ in blocks:
+        if printed_only:
+            slot, done = slots[done:done + len(chunk)], done + len(chunk)
+        else:
+            _add_run_scores(scores, preferences, chunk, values)
+            slot = slots[chunk]
         shown = slot >= 0
         where.append(slot[shown])
         for name, block in values.items():
-            parts[name].append(Moments.of(block[shown], unit=name in SIGN_PREFERENCES))
+            chosen = block if printed_only else block[shown]
+            parts[name].append(Moments.of(chosen, unit=name in SIGN_PREFERENCES))
             if plan.resamples:
-                resampled[name].append(_draw_sums(block[shown], keys, plan.resamples, plan.seed, poisson_weights))
+                resampled[name].append(_draw_sums(chosen, keys, plan.resamples, plan.seed, poisson_weights))
     order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
     for name in names:
         moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
@@ -295,11 +308,25 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
             totals.anova[name] = Anova.of(run_scores)
 
 
+def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
+    """{name: (R, Q)} every run's per-query sum of each preference over all
+    other runs, from the sorted sequences (see
+    :meth:`~lexeval.preferences.Preferences.run_totals`), or None where
+    some preference needs the pairs added up."""
+    totals = {}
+    for name in preferences.names:
+        made = preferences.run_totals(name)
+        if made is None:
+            return None
+        totals[name] = made
+    return totals
+
+
 def _add_run_scores(scores: dict, preferences: Preferences, rows: np.ndarray, values: dict) -> None:
     """Add a block of pairs' preferences to both runs' per-query totals (A
     gains, B loses), on a grid, so that the totals do not depend on how the
     pairs are blocked."""
-    spread = RunSpread(preferences.pair_array[rows])
+    spread = RunSpread(pairs_of_rows(preferences.rankings.num_runs, rows))
     for name, block in values.items():
         spread.add(scores[name], _grid(block))
 
@@ -307,9 +334,11 @@ def _add_run_scores(scores: dict, preferences: Preferences, rows: np.ndarray, va
 def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
     """{name: (R, Q)} each run's mean preference against every other run, per query."""
     r = preferences.rankings
-    scores = {name: np.zeros((r.num_runs, r.num_queries)) for name in preferences.names}
-    for rows, values, _ in preferences.blocks():
-        _add_run_scores(scores, preferences, rows, values)
+    scores = _fast_run_totals(preferences)
+    if scores is None:
+        scores = {name: np.zeros((r.num_runs, r.num_queries)) for name in preferences.names}
+        for rows, values, _ in preferences.blocks():
+            _add_run_scores(scores, preferences, rows, values)
     return {name: total / max(r.num_runs - 1, 1) for name, total in scores.items()}
 
 
