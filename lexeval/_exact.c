@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -168,12 +169,40 @@ static inline void finish(i128 first, i256 second, int64_t count, int scale, dou
     *spread = variance > 0 ? sqrt(variance) : 0.0;
 }
 
+/* PyBuffer_Release of each of ``count`` buffers (Py_buffer *) */
+static void release(int count, ...) {
+    va_list buffers;
+    va_start(buffers, count);
+    for (int i = 0; i < count; i++) PyBuffer_Release(va_arg(buffers, Py_buffer *));
+    va_end(buffers);
+}
+
 static int check(Py_buffer *b, Py_ssize_t items, Py_ssize_t itemsize, const char *name) {
     if (b->len != items * itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, b->len, items * itemsize);
         return 0;
     }
     return 1;
+}
+
+/* the exact sum of x[q] - y[q] (x[q] where y is NULL) over ``queries`` and the sum of their squares;
+ * each difference fits int64 (the callers check), so its square fits 128 bits unsigned */
+static inline void sums_of(const int64_t *x, const int64_t *y, Py_ssize_t queries, i128 *first, i256 *second) {
+    i128 sum = 0;
+    u128 low = 0;           /* the sum of squares: low + high * 2**128 */
+    uint64_t high = 0;
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        int64_t d = y ? x[q] - y[q] : x[q];
+        sum += d;
+        u128 square = (u128)((i128)d * d), before = low;
+        low += square;
+        high += low < before;
+    }
+    *first = sum;
+    second->w[0] = (uint64_t)low;
+    second->w[1] = (uint64_t)(low >> 64);
+    second->w[2] = high;
+    second->w[3] = 0;
 }
 
 /* pair_moments(grid, queries, pairs, scale, mean, spread): for each pair
@@ -202,31 +231,16 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
     double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
     for (Py_ssize_t p = 0; p < count; p++) {
         const int64_t *x = values + pair[2 * p] * queries, *y = values + pair[2 * p + 1] * queries;
-        i128 first = 0;
-        u128 low = 0;           /* the sum of squares: low + high * 2**128 */
-        uint64_t high = 0;
-        for (Py_ssize_t q = 0; q < queries; q++) {
-            int64_t d = x[q] - y[q];
-            first += d;
-            u128 square = (u128)((i128)d * d), before = low;
-            low += square;
-            high += low < before;
-        }
+        i128 first;
         i256 second;
-        second.w[0] = (uint64_t)low;
-        second.w[1] = (uint64_t)(low >> 64);
-        second.w[2] = high;
-        second.w[3] = 0;
+        sums_of(x, y, queries, &first, &second);
         finish(first, second, queries, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&grid);
-    PyBuffer_Release(&pairs);
-    PyBuffer_Release(&mean);
-    PyBuffer_Release(&spread);
+    release(4, &grid, &pairs, &mean, &spread);
     return result;
 }
 
@@ -265,20 +279,9 @@ static PyObject *row_moments(PyObject *self, PyObject *args) {
     int64_t *firsts = (int64_t *)first.buf, *seconds = (int64_t *)second.buf;
     for (Py_ssize_t row = 0; row < rows; row++) {
         const int64_t *x = values + row * queries;
-        i128 sum = 0;
-        u128 low = 0;
-        uint64_t high = 0;
-        for (Py_ssize_t q = 0; q < queries; q++) {
-            sum += x[q];
-            u128 square = (u128)((i128)x[q] * x[q]), before = low;
-            low += square;
-            high += low < before;
-        }
+        i128 sum;
         i256 squares;
-        squares.w[0] = (uint64_t)low;
-        squares.w[1] = (uint64_t)(low >> 64);
-        squares.w[2] = high;
-        squares.w[3] = 0;
+        sums_of(x, NULL, queries, &sum, &squares);
         to_limbs(from_i128(sum), firsts + row * 7, 7);
         to_limbs(squares, seconds + row * 10, 10);
     }
@@ -286,9 +289,7 @@ static PyObject *row_moments(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&grid);
-    PyBuffer_Release(&first);
-    PyBuffer_Release(&second);
+    release(3, &grid, &first, &second);
     return result;
 }
 
@@ -336,11 +337,7 @@ static PyObject *limb_moments(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&first);
-    PyBuffer_Release(&second);
-    PyBuffer_Release(&counts);
-    PyBuffer_Release(&mean);
-    PyBuffer_Release(&spread);
+    release(5, &first, &second, &counts, &mean, &spread);
     return result;
 }
 
@@ -456,15 +453,7 @@ static PyObject *t_prepare(PyObject *self, PyObject *args) {
             inside++;
         }
     }
-    PyBuffer_Release(&mean);
-    PyBuffer_Release(&spread);
-    PyBuffer_Release(&count);
-    PyBuffer_Release(&p);
-    PyBuffer_Release(&index);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&flip);
+    release(9, &mean, &spread, &count, &p, &index, &a, &b, &x, &flip);
     return inside < 0 ? NULL : PyLong_FromSsize_t(inside);
 }
 
@@ -505,13 +494,7 @@ static PyObject *t_finish(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&front);
-    PyBuffer_Release(&flip);
-    PyBuffer_Release(&index);
-    PyBuffer_Release(&p);
+    release(7, &a, &b, &x, &front, &flip, &index, &p);
     return result;
 }
 
@@ -531,10 +514,7 @@ static PyObject *continued_fraction(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&out);
+    release(4, &a, &b, &x, &out);
     return result;
 }
 
@@ -600,14 +580,7 @@ static PyObject *lex_decide(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&rank);
-    PyBuffer_Release(&position);
-    PyBuffer_Release(&table);
-    PyBuffer_Release(&first);
-    PyBuffer_Release(&second);
-    PyBuffer_Release(&counts);
-    PyBuffer_Release(&sign);
-    PyBuffer_Release(&level);
+    release(8, &rank, &position, &table, &first, &second, &counts, &sign, &level);
     return result;
 }
 
@@ -709,12 +682,7 @@ done:
     PyMem_Free(child_start);
     PyMem_Free(child_size);
     PyMem_Free(label);
-    PyBuffer_Release(&order);
-    PyBuffer_Release(&split);
-    PyBuffer_Release(&rel_rank);
-    PyBuffer_Release(&rel_starts);
-    PyBuffer_Release(&num_rel_ret);
-    PyBuffer_Release(&totals);
+    release(6, &order, &split, &rel_rank, &rel_starts, &num_rel_ret, &totals);
     return result;
 }
 
@@ -764,13 +732,7 @@ static PyObject *reciprocal_difference(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyBuffer_Release(&rel_rank);
-    PyBuffer_Release(&rel_starts);
-    PyBuffer_Release(&num_rel_ret);
-    PyBuffer_Release(&first);
-    PyBuffer_Release(&second);
-    PyBuffer_Release(&level);
-    PyBuffer_Release(&out);
+    release(7, &rel_rank, &rel_starts, &num_rel_ret, &first, &second, &level, &out);
     return result;
 }
 

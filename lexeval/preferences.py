@@ -407,7 +407,9 @@ class Preferences:
         grid), from each query's sorted sequences alone, for LP, LR and
         rrLP where the compiled kernel is built; else None (the caller
         adds up the pairs)."""
-        lex = {"LP": self._lp, "rrLP": self._lp, "LR": self._lr}.get(name)
+        # a cluster's gathered preferences have their values only
+        lex = {"LP": "_lp", "rrLP": "_lp", "LR": "_lr"}.get(name)
+        lex = getattr(self, lex, None) if lex else None
         if lex is None:
             return None
         from . import compiled
