@@ -449,11 +449,27 @@ def scale(repeat: int) -> None:
         row(f"scale: {axis} {', '.join(f'{size:,}' for size in sizes)}",
             ", ".join(f"{w:.1f} s / {p:.0f} MB" for w, p in zip(walls, peaks)),
             f"time ~ {axis}^{fitted[axis][0]:.2f}, peak memory ~ {axis}^{fitted[axis][1]:.2f}")
-    wall, peak = seen["many1000"]
-    time_k, memory_k = fitted["runs"]
-    row("scale: 10,000 runs x 50 x 100, every pair (49,995,000), from the runs axis",
-        f"about {wall * 10 ** time_k / 60:.0f} min, {peak * 10 ** memory_k / 1000:.0f} GB",
-        f"this machine: {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 1e9:.0f} GB of memory")
+    # runs: a cost per run and one per pair (time and memory = a + b R + c R (R - 1) / 2, through the three
+    # points), which is what the exponent between 250 and 1,000 runs hides
+    import numpy as np
+    sizes = np.array([size for _, size in axes["runs"]], dtype=np.float64)
+    design = np.stack([np.ones(3), sizes, sizes * (sizes - 1) / 2], axis=1)
+    per_pair = {}
+    for column, what in ((0, "time"), (1, "memory")):
+        per_pair[what] = np.linalg.solve(design, np.array([seen[name][column] for name, _ in axes["runs"]]))
+    time_fit, memory_fit = per_pair["time"], per_pair["memory"]
+    runs = 10_000
+    point = np.array([1.0, runs, runs * (runs - 1) / 2])
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    row("scale: the runs axis as a + b R + c P (P = R (R - 1) / 2 pairs)",
+        f"time {time_fit[0]:.2f} s + {time_fit[1] * 1e3:.2f} ms per run + {time_fit[2] * 1e6:.1f} us per pair; "
+        f"memory {memory_fit[0]:.0f} MB + {memory_fit[1] * 1e3:.0f} kB per run + {memory_fit[2] * 1e3:.2f} kB per pair",
+        "fitted through the three sizes")
+    needed = float(point @ memory_fit) / 1000
+    row("scale: 10,000 runs x 50 x 100, every pair (49,995,000), from that fit",
+        f"about {float(point @ time_fit) / 60:.0f} min and {needed:.0f} GB on one machine",
+        f"this machine: {memory:.0f} GB of memory: " + ("the cluster's (or `--baseline`'s) size" if needed > memory
+                                                         else "one machine's size"))
 
 
 def cluster(name: str, label: str, repeat: int) -> None:

@@ -313,3 +313,17 @@ def test_pairs_of_rows_inverts_pair_rows(runs, data):
         pairs = pairs_of_rows(runs, rows)
         assert ((pairs[:, 0] < pairs[:, 1]) & (pairs[:, 1] < runs)).all()
         np.testing.assert_array_equal(pair_rows(runs, pairs), rows)
+
+
+@pytest.mark.parametrize("options", [["--hsd", "--ci"], ["--test", "randomization", "--permutations", "300", "--ci",
+                                                         "--resamples", "200", "-m", "map", "-m", "LP", "-m", "P.10"]])
+def test_threads_print_what_one_thread_prints(tmp_path, cli, monkeypatch, options):
+    """The pairs' totals are made a measure per thread, beside the
+    preferences': the same output as one thread (scratch buffers, draws and
+    sums are each thread's own)."""
+    qrels, runs = write_collection(tmp_path, np.random.default_rng(11), 12, 15, 25)
+    threaded = cli([*options, qrels, *runs])
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    alone = cli([*options, qrels, *runs])
+    assert threaded.code == 0, threaded.err
+    assert threaded.out == alone.out

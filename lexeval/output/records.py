@@ -201,13 +201,14 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[
     preference_names = evaluation.preference_names()
     metric_columns = [column for column in evaluation.columns if evaluation.metric_pairs is not None
                       and column.name in evaluation.metric_pairs.mean]
-    pairs = evaluation.pairs.tolist()
     with_queries = per_query and bool(preference_names or metric_columns) and bool(qids)
     if not with_queries:                        # summaries only: many pairs per block
         if summary:
-            for start in range(0, len(pairs), 4096):
-                yield _pair_summary_block(evaluation, range(start, min(start + 4096, len(pairs))))
+            count = len(evaluation.pairs)
+            for start in range(0, count, 4096):
+                yield _pair_summary_block(evaluation, range(start, min(start + 4096, count)))
         return
+    pairs = evaluation.pairs.tolist()
     blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs)) if preferences else None
     compared_values = [evaluation.compared_values(column) for column in metric_columns]
     if summary:     # every pair's 'all' lines made at once, handed out pair by pair
@@ -334,7 +335,6 @@ def text_chunk(block: Block, with_key: bool) -> str:
 
 BYTES_LINES = 4096          # blocks of this many lines or more are laid out as bytes, by the reading kernel
 _BYTE_TABLES: list = []
-_BYTE_HEADS: dict[tuple, tuple] = {}
 
 
 def _pieces(texts: list[str]) -> tuple[bytes, np.ndarray]:
@@ -402,21 +402,18 @@ def block_bytes(block: Block, with_key: bool) -> bytes | None:
         for i in np.flatnonzero(~plain).tolist():
             value[j, i] = len(lengths) + len(extra)
             extra.append(form % values[i])
-    heads = _BYTE_HEADS.get((tuple(block.names), tuple(block.qids)))
-    if heads is None:
-        if len(_BYTE_HEADS) > 4:
-            _BYTE_HEADS.clear()
-        heads = _BYTE_HEADS[tuple(block.names), tuple(block.qids)] = \
-            _pieces(_line_heads(tuple(block.names), tuple(block.qids)))
-    parts = [(blob, lengths), _pieces(extra), heads] + ([_pieces([f"{key}\t" for key in block.keys])]
-                                                      if with_key else [])
+    # the pieces: the table, the texts printed one by one, the measures (padded), the qids, the keys
+    parts = [(blob, lengths), _pieces(extra), _pieces([f"{_padded(name)}\t" for name in block.names]),
+             _pieces([f"{qid}\t" for qid in block.qids])] + \
+        ([_pieces([f"{key}\t" for key in block.keys])] if with_key else [])
     sizes = np.concatenate([part[1] for part in parts])
     starts = np.cumsum(sizes) - sizes
-    first_head = len(lengths) + len(extra)
-    order = [value.T.ravel(), exponent.T.ravel()]          # line by line: group by group, names within
-    order.insert(0, first_head + np.arange(groups * names))
+    first_name = len(lengths) + len(extra)
+    group = np.repeat(np.arange(groups), names)            # line by line: group by group, names within
+    order = [first_name + np.tile(np.arange(names), groups), first_name + names + group,
+             value.T.ravel(), exponent.T.ravel()]
     if with_key:
-        order.insert(0, first_head + groups * names + np.repeat(np.arange(groups), names))
+        order.insert(0, first_name + names + groups + group)
     pieces = np.stack(order, axis=1).ravel()
     ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
     return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)

@@ -19,6 +19,7 @@ so a query draws the same numbers on one machine and on any worker.
 from __future__ import annotations
 
 import hashlib
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -131,7 +132,7 @@ def _add_units(units: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarr
     return limbs.add(units, np.stack([low, np.zeros_like(low), high], axis=1))
 
 
-_SCRATCH: list[np.ndarray] = []
+_SCRATCH = threading.local()     # per thread: the pairs' totals are made by several threads at once
 
 
 def _scratch(shape: tuple[int, int], count: int = 2, first: int = 0) -> tuple[np.ndarray, ...]:
@@ -139,9 +140,10 @@ def _scratch(shape: tuple[int, int], count: int = 2, first: int = 0) -> tuple[np
     call to call: filling fresh memory costs more than the arithmetic (blocks
     are up to 2M values)."""
     size = shape[0] * shape[1]
-    if len(_SCRATCH) < 3 or _SCRATCH[0].size < size:
-        _SCRATCH[:] = [np.empty(max(size, 1 << 16)) for _ in range(3)]
-    return tuple(buffer[:size].reshape(shape) for buffer in _SCRATCH[first:first + count])
+    buffers = getattr(_SCRATCH, "buffers", None)
+    if buffers is None or buffers[0].size < size:
+        buffers = _SCRATCH.buffers = [np.empty(max(size, 1 << 16)) for _ in range(3)]
+    return tuple(buffer[:size].reshape(shape) for buffer in buffers[first:first + count])
 
 
 def _on_grid(value: float) -> int:

@@ -216,7 +216,6 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     totals = Totals(included.sum(axis=1), int(compared.sum()), relevant, sums, in_order=in_order)
     if plan is None:
         return totals
-    pairs = plan.pairs
     chosen = None if compared.all() else compared
     keys = query_keys([qid for qid, on in zip(qids, compared.tolist()) if on]) \
         if plan.permutations or plan.resamples else None
@@ -225,35 +224,68 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
         for start in range(0, len(keys), step):
             weights += poisson_weights(plan.seed, keys[start:start + step], 0, plan.resamples).sum(axis=1)
         totals.weights = weights
-    for done, (name, (_, values)) in enumerate(columns.items()):
+    work = [(name, (values if chosen is None else values[:, chosen]).astype(np.float64), plan.tested.get(name))
+            for name, (_, values) in columns.items() if name in plan.tested or name in plan.paired]
+    # the preferences' part beside the metrics' (its own keys of the totals; compiled code and numpy mostly)
+    from concurrent.futures import ThreadPoolExecutor
+    beside = ThreadPoolExecutor(max_workers=1)
+    preferring = beside.submit(_preference_totals, totals, preferences, plan, keys, aggregate) \
+        if preferences is not None else None
+    made = in_threads(lambda item: _metric_totals(*item, plan, keys), work)
+    for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
-            phases("pairs", done, len(columns) + 1)
-        kind = plan.tested.get(name)
-        if kind is None and name not in plan.paired:
-            continue
-        values = (values if chosen is None else values[:, chosen]).astype(np.float64)
-        # t-tests need only sums and cross products; wins and extremes where printed or randomized
-        totals.metrics[name] = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired)
+            phases("pairs", done, len(work) + 1)
+        totals.metrics[name] = moments
         if kind == "randomization":
-            step = max(1, (1 << 21) // max(values.shape[1], 1))
-            randomized, resampled = [], []
-            for start in range(0, len(pairs), step):
-                block = pairs[start:start + step]
-                gaps = values[block[:, 0]] - values[block[:, 1]]
-                randomized.append(_draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
-                if plan.resamples:
-                    resampled.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
-            totals.randomized[name] = np.concatenate(randomized) if randomized else \
-                np.zeros((0, 1 + plan.permutations), dtype=np.int64)
-            if resampled:
-                totals.resampled[name] = np.concatenate(resampled)
-        if plan.hsd and kind is not None:
-            totals.anova[name] = Anova.of(values)
-    if preferences is not None:
-        _preference_totals(totals, preferences, plan, keys, aggregate)
+            totals.randomized[name] = randomized
+            if resampled is not None:
+                totals.resampled[name] = resampled
+        if anova is not None:
+            totals.anova[name] = anova
+    if preferring is not None:
+        preferring.result()             # its exception, if any, is raised here
+    beside.shutdown()
     if phases:
-        phases("pairs", len(columns) + 1, len(columns) + 1)
+        phases("pairs", len(work) + 1, len(work) + 1)
     return totals
+
+
+def in_threads(function, items: list):
+    """``[function(item) for item in items]``, on every core: the pairs'
+    work per measure is compiled code and numpy, which let other threads
+    run, and each measure's result is its own (the same whatever the
+    order). A generator, in the items' order."""
+    import os
+    workers = min(len(items), os.cpu_count() or 1, 8)
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(function, items)
+
+
+def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, keys):
+    """One metric's part of the totals over the printed pairs: its moments,
+    and where asked for its randomization and bootstrap sums and ANOVA."""
+    pairs = plan.pairs
+    # t-tests need only sums and cross products; wins and extremes where printed or randomized
+    moments = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired)
+    randomized = resampled = anova = None
+    if kind == "randomization":
+        step = max(1, (1 << 21) // max(values.shape[1], 1))
+        drawn, resamples = [], []
+        for start in range(0, len(pairs), step):
+            block = pairs[start:start + step]
+            gaps = values[block[:, 0]] - values[block[:, 1]]
+            drawn.append(_draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
+            if plan.resamples:
+                resamples.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
+        randomized = np.concatenate(drawn) if drawn else np.zeros((0, 1 + plan.permutations), dtype=np.int64)
+        resampled = np.concatenate(resamples) if resamples else None
+    if plan.hsd and kind is not None:
+        anova = Anova.of(values)
+    return moments, randomized, resampled, anova
 
 
 def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, keys, aggregate: str) -> None:
@@ -358,8 +390,8 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
     from .. import compiled
     from .distributions import _log_beta
     if compiled.enabled():
-        return [compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta)
-                for moments in many]
+        return list(in_threads(lambda moments: compiled.t_test_p(moments.mean(), moments.spread(), moments.count(),
+                                                                 _log_beta), many))
     ps, statistics, freedoms, where = [], [], [], []
     for moments in many:
         count, mean, spread = moments.count(), moments.mean(), moments.spread()
