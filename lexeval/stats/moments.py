@@ -13,7 +13,10 @@ sums, and the sum of (A - B)**2 is S2(A) + S2(B) - 2 sum_q A B, whose cross
 term for every pair at once is one matrix product per pair of limbs (runs x
 queries times its transpose; exact in float64, since products of limbs are
 below 2**42 and at most 2**10 of them are added before the result is an
-integer again).
+integer again). Where the compiled kernel is built (:mod:`lexeval.compiled`)
+each pair's sums come instead from one pass over its queries in 128- and
+256-bit integers, and its mean and deviation straight from them: the same
+integers, the same floats, kept as two floats per pair rather than limbs.
 """
 
 from __future__ import annotations
