@@ -322,8 +322,10 @@ def test_threads_print_what_one_thread_prints(tmp_path, cli, monkeypatch, option
     preferences': the same output as one thread (scratch buffers, draws and
     sums are each thread's own)."""
     qrels, runs = write_collection(tmp_path, np.random.default_rng(11), 12, 15, 25)
+    monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 0)          # threads, however small the work
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     threaded = cli([*options, qrels, *runs])
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 1 << 62)    # one thread
     alone = cli([*options, qrels, *runs])
     assert threaded.code == 0, threaded.err
     assert threaded.out == alone.out

@@ -33,6 +33,7 @@ from .moments import Moments
 from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
 
 _DRAW_CELLS = 1 << 22            # draws x queries generated at once
+_THREADED_CELLS = 1 << 20        # pairs x queries from which the pairs' totals are made on every core
 _T_VALUES = 1 << 17              # t statistics whose tails are computed together (a dozen arrays of them live)
 
 
@@ -226,12 +227,18 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
         totals.weights = weights
     work = [(name, (values if chosen is None else values[:, chosen]).astype(np.float64), plan.tested.get(name))
             for name, (_, values) in columns.items() if name in plan.tested or name in plan.paired]
-    # the preferences' part beside the metrics' (its own keys of the totals; compiled code and numpy mostly)
-    from concurrent.futures import ThreadPoolExecutor
-    beside = ThreadPoolExecutor(max_workers=1)
-    preferring = beside.submit(_preference_totals, totals, preferences, plan, keys, aggregate) \
-        if preferences is not None else None
-    made = in_threads(lambda item: _metric_totals(*item, plan, keys), work)
+    # big enough (a thread costs a fraction of a millisecond): the preferences' part beside the metrics' (its
+    # own keys of the totals; compiled code and numpy mostly), and a metric per thread
+    threads = len(plan.pairs) * max(int(compared.sum()), 1) >= _THREADED_CELLS
+    preferring = None
+    if threads and preferences is not None:
+        from concurrent.futures import ThreadPoolExecutor
+        beside = ThreadPoolExecutor(max_workers=1)
+        preferring = beside.submit(_preference_totals, totals, preferences, plan, keys, aggregate)
+        beside.shutdown(wait=False)         # the submitted call still runs; its result is awaited below
+    elif preferences is not None:
+        _preference_totals(totals, preferences, plan, keys, aggregate)
+    made = in_threads(lambda item: _metric_totals(*item, plan, keys), work, threads)
     for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
             phases("pairs", done, len(work) + 1)
@@ -244,19 +251,18 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
             totals.anova[name] = anova
     if preferring is not None:
         preferring.result()             # its exception, if any, is raised here
-    beside.shutdown()
     if phases:
         phases("pairs", len(work) + 1, len(work) + 1)
     return totals
 
 
-def in_threads(function, items: list):
-    """``[function(item) for item in items]``, on every core: the pairs'
-    work per measure is compiled code and numpy, which let other threads
-    run, and each measure's result is its own (the same whatever the
-    order). A generator, in the items' order."""
+def in_threads(function, items: list, threads: bool = True):
+    """``[function(item) for item in items]``, on every core (``threads``):
+    the pairs' work per measure is compiled code and numpy, which let other
+    threads run, and each measure's result is its own (the same whatever
+    the order). A generator, in the items' order."""
     import os
-    workers = min(len(items), os.cpu_count() or 1, 8)
+    workers = min(len(items), os.cpu_count() or 1, 8) if threads else 1
     if workers <= 1:
         yield from map(function, items)
         return
@@ -391,7 +397,8 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
     from .distributions import _log_beta
     if compiled.enabled():
         return list(in_threads(lambda moments: compiled.t_test_p(moments.mean(), moments.spread(), moments.count(),
-                                                                 _log_beta), many))
+                                                                 _log_beta),
+                               many, sum(len(moments.count()) for moments in many) >= _THREADED_CELLS // 64))
     ps, statistics, freedoms, where = [], [], [], []
     for moments in many:
         count, mean, spread = moments.count(), moments.mean(), moments.spread()
