@@ -28,6 +28,7 @@ per recall level at which some runs are still tied) and over log2(runs).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import combinations
 
 import numpy as np
@@ -391,15 +392,11 @@ class Preferences:
                 values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])
         return {name: values[name] for name in self.names}, levels
 
-    @property
+    @cached_property
     def pairs(self) -> list[tuple[int, int]]:
-        """Every pair (a, b), a < b, in order (made when asked for)."""
+        """Every pair (a, b), a < b, in order (made when first asked for: the
+        computations go by row numbers, see :func:`pairs_of_rows`)."""
         return run_pairs(self.rankings.num_runs)
-
-    @property
-    def pair_array(self) -> np.ndarray:
-        """(P, 2) :attr:`pairs` as an array."""
-        return pairs_of_rows(self.rankings.num_runs, np.arange(self.num_pairs))
 
     def run_totals(self, name: str) -> np.ndarray | None:
         """(R, Q) each run's per-query sum of preference ``name`` over every
