@@ -122,38 +122,50 @@ static inline uint64_t divide_word(uint64_t high, uint64_t low, uint64_t divisor
 #endif
 }
 
-/* ``number / (divisor * 2**scale)``, correctly rounded (to nearest, ties
- * to even); divisor in [1, 2**62). The quotient is taken with 56 bits or
- * more, so that a sticky bit for the remainder lies below the rounding
- * position, and the uint64 to double conversion rounds once. */
-static double quotient(i256 number, uint64_t divisor, int scale) {
+/* ``number / (divisor * 2**scale)``, correctly rounded (to nearest, ties to even); divisor in [1, 2**62).
+ * The number's top 128 bits (its leading bit at 127) divided by the divisor give a quotient of 66 bits or
+ * more: the same integer part as the whole number's, scaled; the bits below and the remainder are a
+ * sticky bit under the rounding position, and the uint64 to double conversion rounds once. */
+/* value 2**exponent: a product by a power of two, exact while both are normal; ldexp beyond */
+static inline double scaled(double value, int exponent) {
+    if (exponent < -1000 || exponent > 1000) return ldexp(value, exponent);
+    union { uint64_t bits; double number; } power = {(uint64_t)(exponent + 1023) << 52};
+    double product = value * power.number;
+    return fabs(product) >= 0x1p-1000 ? product : ldexp(value, exponent);
+}
+
+static inline double quotient(i256 number, uint64_t divisor, int scale) {
     int negative = negative256(number);
     i256 m = negative ? neg256(number) : number;
     int length = bit_length256(m);
     if (!length) return 0.0;
-    int divisor_bits = 64 - __builtin_clzll(divisor);
-    int shift = 56 + divisor_bits - length;
-    if (shift < 0) shift = 0;
-    m = shift_left256(m, shift);
-    i256 q = {{0, 0, 0, 0}};
-    uint64_t remainder = 0;
-    int top = (bit_length256(m) - 1) / 64;          /* the words above are 0, and so are their quotients */
-    for (int k = top; k >= 0; k--)
-        q.w[k] = divide_word(remainder, m.w[k], divisor, &remainder);
-    int q_bits = bit_length256(q);
-    uint64_t window, sticky = remainder != 0;
-    int exponent = 0;
-    if (q_bits <= 64) {
-        window = q.w[0];
+    int drop = length - 128;                        /* bits below the top 128 (negative: shifted up) */
+    u128 top;
+    uint64_t sticky = 0;
+    if (drop <= 0) {
+        top = ((u128)m.w[1] << 64 | m.w[0]) << -drop;
     } else {
-        exponent = q_bits - 64;
-        int words = exponent / 64, bits = exponent % 64;
-        window = q.w[words] >> bits;
-        if (bits) window |= q.w[words + 1] << (64 - bits);
-        for (int k = 0; k < words; k++) sticky |= q.w[k] != 0;
-        if (bits) sticky |= (q.w[words] & ((1ULL << bits) - 1)) != 0;
+        int words = drop / 64, bits = drop % 64;
+        uint64_t w0 = m.w[words], w1 = words + 1 < 4 ? m.w[words + 1] : 0, w2 = words + 2 < 4 ? m.w[words + 2] : 0;
+        uint64_t low = bits ? w0 >> bits | w1 << (64 - bits) : w0, high = bits ? w1 >> bits | w2 << (64 - bits) : w1;
+        top = (u128)high << 64 | low;
+        for (int k = 0; k < words; k++) sticky |= m.w[k] != 0;
+        if (bits) sticky |= (w0 & ((1ULL << bits) - 1)) != 0;
     }
-    double value = ldexp((double)(window | sticky), exponent - shift - scale);
+    uint64_t high = (uint64_t)(top >> 64), remainder;
+    uint64_t q_high = high / divisor;
+    uint64_t q_low = divide_word(high % divisor, (uint64_t)top, divisor, &remainder);
+    sticky |= remainder != 0;
+    /* the quotient, q_high 2**64 + q_low, is at least 2**65: its top 64 bits and a sticky bit */
+    int shift = 64 - __builtin_clzll(q_high);
+    uint64_t window = q_high;
+    if (shift < 64) {
+        window = q_low >> shift | q_high << (64 - shift);
+        sticky |= (q_low & ((1ULL << shift) - 1)) != 0;
+    } else {
+        sticky |= q_low != 0;
+    }
+    double value = scaled((double)(window | sticky), shift + drop - scale);
     return negative ? -value : value;
 }
 
@@ -205,6 +217,20 @@ static inline void sums_of(const int64_t *x, const int64_t *y, Py_ssize_t querie
     second->w[3] = 0;
 }
 
+/* the exact sum over ``queries`` of x[q] y[q], unsigned (each below 2**63): each product's low and high words
+ * summed apart, so that the loop is a multiply and two short add-with-carry chains */
+static inline i256 cross_of(const uint64_t *x, const uint64_t *y, Py_ssize_t queries) {
+    u128 low = 0, high = 0;         /* the sum: low + high * 2**64 */
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        u128 product = (u128)x[q] * y[q];
+        low += (uint64_t)product;
+        high += (uint64_t)(product >> 64);
+    }
+    u128 middle = (low >> 64) + (uint64_t)high;     /* both below 2**64 queries: no overflow */
+    i256 out = {{(uint64_t)low, (uint64_t)middle, (uint64_t)(middle >> 64) + (uint64_t)(high >> 64), 0}};
+    return out;
+}
+
 /* pair_moments(grid, queries, pairs, scale, mean, spread): for each pair
  * (a, b) of ``pairs`` (int64, P x 2), the mean and standard deviation of
  * the differences grid[a] - grid[b] (int64, R x queries: the values in
@@ -227,16 +253,35 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "pair_moments: a run out of range");
             goto done;
         }
+    /* sum (a - b)**2 = S2(a) + S2(b) - 2 sum a b, with every value less the least (the differences are the
+     * same, and the values in [0, 2**63) multiply unsigned); the runs' sums once, then a product per pair */
+    uint64_t *shifted = PyMem_RawMalloc((size_t)(runs * queries + 1) * sizeof(uint64_t));
+    i128 *run_first = PyMem_RawMalloc((size_t)(runs + 1) * sizeof(i128));
+    i256 *run_second = PyMem_RawMalloc((size_t)(runs + 1) * sizeof(i256));
+    if (!shifted || !run_first || !run_second) {
+        PyMem_RawFree(shifted);
+        PyMem_RawFree(run_first);
+        PyMem_RawFree(run_second);
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
     double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
+    int64_t least = runs * queries ? values[0] : 0;
+    for (Py_ssize_t i = 0; i < runs * queries; i++) least = values[i] < least ? values[i] : least;
+    for (Py_ssize_t i = 0; i < runs * queries; i++) shifted[i] = (uint64_t)values[i] - (uint64_t)least;
+    for (Py_ssize_t r = 0; r < runs; r++)
+        sums_of((const int64_t *)shifted + r * queries, NULL, queries, run_first + r, run_second + r);
     for (Py_ssize_t p = 0; p < count; p++) {
-        const int64_t *x = values + pair[2 * p] * queries, *y = values + pair[2 * p + 1] * queries;
-        i128 first;
-        i256 second;
-        sums_of(x, y, queries, &first, &second);
-        finish(first, second, queries, scale, means + p, spreads + p);
+        int64_t a = pair[2 * p], b = pair[2 * p + 1];
+        i256 cross = cross_of(shifted + a * queries, shifted + b * queries, queries);
+        i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
+        finish(run_first[a] - run_first[b], second, queries, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(shifted);
+    PyMem_RawFree(run_first);
+    PyMem_RawFree(run_second);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -370,7 +415,7 @@ static inline int lane_start(Lane *lane, Py_ssize_t at, const double *a, const d
     return 1;
 }
 
-static void fractions(const double *a, const double *b, const double *x, double *out, Py_ssize_t n) {
+static void fractions_scalar(const double *a, const double *b, const double *x, double *out, Py_ssize_t n) {
     Lane lanes[LANES];
     Py_ssize_t next = 0;
     int busy = 0;
@@ -403,6 +448,95 @@ static void fractions(const double *a, const double *b, const double *x, double 
             }
         }
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VECTORS 4           /* independent vectors of four lanes: enough to keep the divider busy */
+
+__attribute__((target("avx2"))) static inline __m256d clamp4(__m256d v) {
+    __m256d size = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+    return _mm256_blendv_pd(v, _mm256_set1_pd(TINY), _mm256_cmp_pd(size, _mm256_set1_pd(TINY), _CMP_LT_OQ));
+}
+
+/* fractions_scalar, four lanes to a vector: the same operations per lane (IEEE's +, -, *, / round the same
+ * in a vector as alone), so the same bits; a lane that stops is written out and takes the next value */
+__attribute__((target("avx2"))) static void fractions_avx2(const double *a, const double *b, const double *x,
+                                                            double *out, Py_ssize_t n) {
+    enum { L = 4 * VECTORS };
+    Lane lanes[L];
+    double A[L], B[L], X[L], QAB[L], QAP[L], QAM[L], C[L], D[L], H[L], M[L];
+    Py_ssize_t next = 0;
+    int busy = 0;
+    for (int l = 0; l < L; l++) {         /* n >= L: every lane starts with a value */
+        busy += lane_start(&lanes[l], next++, a, b, x);
+        A[l] = lanes[l].a; B[l] = lanes[l].b; X[l] = lanes[l].x; QAB[l] = lanes[l].qab; QAP[l] = lanes[l].qap;
+        QAM[l] = lanes[l].qam; C[l] = lanes[l].c; D[l] = lanes[l].d; H[l] = lanes[l].h; M[l] = 1.0;
+    }
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), sign = _mm256_set1_pd(-0.0);
+    const __m256d epsilon = _mm256_set1_pd(EPSILON);
+    while (busy) {
+        int stopped[VECTORS];
+        int any = 0;
+        for (int v = 0; v < VECTORS; v++) {
+            int o = 4 * v;
+            __m256d av = _mm256_loadu_pd(A + o), bv = _mm256_loadu_pd(B + o), xv = _mm256_loadu_pd(X + o);
+            __m256d qab = _mm256_loadu_pd(QAB + o), qap = _mm256_loadu_pd(QAP + o), qam = _mm256_loadu_pd(QAM + o);
+            __m256d c = _mm256_loadu_pd(C + o), d = _mm256_loadu_pd(D + o), h = _mm256_loadu_pd(H + o);
+            __m256d mm = _mm256_loadu_pd(M + o), m2 = _mm256_mul_pd(two, mm);
+            __m256d coefficient = _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(mm, _mm256_sub_pd(bv, mm)), xv),
+                                                _mm256_mul_pd(_mm256_add_pd(qam, m2), _mm256_add_pd(av, m2)));
+            __m256d dd = clamp4(_mm256_add_pd(one, _mm256_mul_pd(coefficient, d)));
+            __m256d cc = clamp4(_mm256_add_pd(one, _mm256_div_pd(coefficient, c)));
+            dd = _mm256_div_pd(one, dd);
+            __m256d step = _mm256_mul_pd(dd, cc);
+            __m256d negated = _mm256_xor_pd(_mm256_add_pd(av, mm), sign);
+            coefficient = _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(negated, _mm256_add_pd(qab, mm)), xv),
+                                        _mm256_mul_pd(_mm256_add_pd(av, m2), _mm256_add_pd(qap, m2)));
+            dd = clamp4(_mm256_add_pd(one, _mm256_mul_pd(coefficient, dd)));
+            cc = clamp4(_mm256_add_pd(one, _mm256_div_pd(coefficient, cc)));
+            dd = _mm256_div_pd(one, dd);
+            __m256d delta = _mm256_mul_pd(dd, cc);
+            h = _mm256_mul_pd(h, _mm256_mul_pd(step, delta));
+            _mm256_storeu_pd(H + o, h);
+            _mm256_storeu_pd(D + o, dd);
+            _mm256_storeu_pd(C + o, cc);
+            mm = _mm256_add_pd(mm, one);
+            _mm256_storeu_pd(M + o, mm);
+            __m256d size = _mm256_andnot_pd(sign, _mm256_sub_pd(delta, one));
+            /* stops: not |delta - 1| > epsilon (NaN stops too), or the terms run out */
+            __m256d going = _mm256_and_pd(_mm256_cmp_pd(size, epsilon, _CMP_GT_OQ),
+                                          _mm256_cmp_pd(mm, _mm256_set1_pd((double)MAX_TERMS), _CMP_LT_OQ));
+            stopped[v] = ~_mm256_movemask_pd(going) & 15;
+            any |= stopped[v];
+        }
+        if (!any) continue;
+        for (int v = 0; v < VECTORS; v++)
+            for (int k = 0; k < 4; k++) {
+                int l = 4 * v + k;
+                if (!(stopped[v] >> k & 1) || lanes[l].at < 0) continue;
+                out[lanes[l].at] = H[l];
+                lanes[l].at = -1;
+                busy--;
+                if (next < n) {
+                    busy += lane_start(&lanes[l], next++, a, b, x);
+                    A[l] = lanes[l].a; B[l] = lanes[l].b; X[l] = lanes[l].x; QAB[l] = lanes[l].qab;
+                    QAP[l] = lanes[l].qap; QAM[l] = lanes[l].qam; C[l] = lanes[l].c; D[l] = lanes[l].d;
+                    H[l] = lanes[l].h; M[l] = 1.0;
+                }
+            }
+    }
+}
+#endif
+
+static void fractions(const double *a, const double *b, const double *x, double *out, Py_ssize_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (n >= 4 * VECTORS && __builtin_cpu_supports("avx2")) {
+        fractions_avx2(a, b, x, out, n);
+        return;
+    }
+#endif
+    fractions_scalar(a, b, x, out, n);
 }
 
 /* t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the paired t-test's two-sided p of each
@@ -736,6 +870,166 @@ done:
     return result;
 }
 
+/* lex_moments(rank, position, table, levels, queries, first, second, counts, rel_rank, rel_starts,
+ * num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): lex_decide's
+ * preference for k pairs, summed over the queries without the (k x queries) matrices: each pair's wins and
+ * losses (int64, k), and with ``reciprocal`` those of rrLP's or rrLR's values (reciprocal_difference's
+ * floats) with row_moments' exact sums on the 2**-62 grid as carried limbs (r_first k x 7, r_second
+ * k x 10) and their least and greatest values (float64, k). rank, position and counts are transposed here
+ * (queries x runs), so that a tile of pairs reads one query's rows and table at a time. */
+#define TILE 65536
+static PyObject *lex_moments(PyObject *self, PyObject *args) {
+    Py_buffer rank, position, table, first, second, counts, rel_rank, rel_starts, num_rel_ret;
+    Py_buffer wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses;
+    Py_ssize_t levels, queries;
+    int reciprocal;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*y*y*y*pw*w*w*w*w*w*w*w*", &rank, &position, &table, &levels,
+                          &queries, &first, &second, &counts, &rel_rank, &rel_starts, &num_rel_ret, &reciprocal,
+                          &wins, &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = first.len / 8, cells = rank.len / 8, runs = queries ? cells / queries : 0;
+    Py_ssize_t width = levels && queries ? table.len / 8 / levels / queries : 0;
+    Py_ssize_t segments = rel_starts.len / 8, ranked = rel_rank.len / 8;
+    Py_ssize_t out_pairs = reciprocal ? pairs : 0;
+    int recall = counts.len > 0;
+    if (!queries || !check(&position, cells, 8, "position") || !check(&second, pairs, 8, "second") ||
+        !check(&table, levels * queries * width, 8, "table") || (recall && !check(&counts, cells, 8, "counts")) ||
+        !check(&wins, pairs, 8, "wins") || !check(&losses, pairs, 8, "losses") ||
+        !check(&r_first, out_pairs * 7, 8, "r_first") || !check(&r_second, out_pairs * 10, 8, "r_second") ||
+        !check(&r_low, out_pairs, 8, "r_low") || !check(&r_high, out_pairs, 8, "r_high") ||
+        !check(&r_wins, out_pairs, 8, "r_wins") || !check(&r_losses, out_pairs, 8, "r_losses") ||
+        (reciprocal && (!check(&rel_starts, cells, 8, "rel_starts") || !check(&num_rel_ret, cells, 8, "num_rel_ret"))))
+        goto done;
+    const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs) {
+            PyErr_SetString(PyExc_IndexError, "lex_moments: a run out of range");
+            goto done;
+        }
+    const int64_t *starts = (const int64_t *)rel_starts.buf, *retrieved = (const int64_t *)num_rel_ret.buf;
+    if (reciprocal)
+        for (Py_ssize_t s = 0; s < segments; s++)
+            if (retrieved[s] < 0 || starts[s] < 0 || starts[s] + retrieved[s] > ranked) {
+                PyErr_SetString(PyExc_IndexError, "lex_moments: a segment outside the ranks");
+                goto done;
+            }
+    Py_ssize_t words = 5 * cells + (reciprocal ? ranked : 0) + 1;
+    words += words & 1;             /* the 128-bit accumulators 16-byte aligned */
+    int64_t *by_query = PyMem_RawMalloc((size_t)(words + 11 * TILE) * sizeof(int64_t));
+    int64_t *accumulators = by_query + words;
+    if (!by_query) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    int64_t *rank_t = by_query, *position_t = by_query + cells, *counts_t = by_query + 2 * cells;
+    const int64_t *ranks = (const int64_t *)rank.buf, *positions = (const int64_t *)position.buf;
+    const int64_t *counted = (const int64_t *)counts.buf;
+    for (Py_ssize_t r = 0; r < runs; r++)
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            rank_t[q * runs + r] = ranks[r * queries + q];
+            position_t[q * runs + r] = positions[r * queries + q];
+            counts_t[q * runs + r] = recall ? counted[r * queries + q] : 0;
+        }
+    /* the relevant ranks of one query's runs together too (segment a * queries + q read at q * runs + a) */
+    int64_t *starts_t = by_query + 3 * cells, *retrieved_t = by_query + 4 * cells, *rel = by_query + 5 * cells;
+    if (reciprocal) {
+        const int64_t *ranked_in = (const int64_t *)rel_rank.buf;
+        Py_ssize_t offset = 0;
+        for (Py_ssize_t q = 0; q < queries; q++)
+            for (Py_ssize_t r = 0; r < runs; r++) {
+                Py_ssize_t segment = r * queries + q;
+                starts_t[q * runs + r] = offset;
+                retrieved_t[q * runs + r] = retrieved[segment];
+                memcpy(rel + offset, ranked_in + starts[segment], (size_t)retrieved[segment] * sizeof(int64_t));
+                offset += retrieved[segment];
+            }
+    }
+    const int64_t *mins = (const int64_t *)table.buf;
+    int64_t *win_out = (int64_t *)wins.buf, *loss_out = (int64_t *)losses.buf;
+    int64_t *first_out = (int64_t *)r_first.buf, *second_out = (int64_t *)r_second.buf;
+    int64_t *r_win_out = (int64_t *)r_wins.buf, *r_loss_out = (int64_t *)r_losses.buf;
+    double *low_out = (double *)r_low.buf, *high_out = (double *)r_high.buf;
+    /* the tile's accumulators: (8 int64 + 3 x 16 bytes) per pair, allocated with the transposed data */
+    int64_t *won = accumulators, *lost = won + TILE, *r_won = lost + TILE, *r_lost = r_won + TILE;
+    uint64_t *square_high = (uint64_t *)(r_lost + TILE);
+    double *least = (double *)(square_high + TILE), *most = least + TILE;
+    i128 *sum = (i128 *)(most + TILE);
+    u128 *square_low = (u128 *)(sum + TILE);
+    for (Py_ssize_t start = 0; start < pairs; start += TILE) {
+        Py_ssize_t tile = pairs - start < TILE ? pairs - start : TILE;
+        const int64_t *a_tile = a_runs + start, *b_tile = b_runs + start;
+        for (Py_ssize_t i = 0; i < tile; i++) {
+            won[i] = lost[i] = r_won[i] = r_lost[i] = 0;
+            sum[i] = 0;
+            square_low[i] = 0;
+            square_high[i] = 0;
+            least[i] = INFINITY;
+            most[i] = -INFINITY;
+        }
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            const int64_t *rank_q = rank_t + q * runs, *position_q = position_t + q * runs;
+            const int64_t *counts_q = counts_t + q * runs, *starts_q = starts_t + q * runs;
+            const int64_t *retrieved_q = retrieved_t + q * runs;
+            for (Py_ssize_t i = 0; i < tile; i++) {
+                int64_t a = a_tile[i], b = b_tile[i];
+                int64_t difference = rank_q[b] - rank_q[a];
+                won[i] += difference > 0;
+                lost[i] += difference < 0;
+                if (!reciprocal) continue;
+                double value = 0.0;
+                if (difference) {
+                    int64_t at_a = position_q[a], at_b = position_q[b];
+                    int64_t low = at_a < at_b ? at_a : at_b, high = at_a < at_b ? at_b : at_a;
+                    int power = 63 - __builtin_clzll((unsigned long long)(high - low));
+                    const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
+                    int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
+                    int64_t at = left < right ? left : right;
+                    if (recall) {
+                        int64_t k_a = counts_q[a], k_b = counts_q[b];
+                        at = at == 1 ? (k_a > k_b ? k_a : k_b) : k_a - (at - 2);
+                    }
+                    double from_a = at >= 1 && at <= retrieved_q[a] ? 1.0 / (double)rel[starts_q[a] + at - 1] : 0.0;
+                    double from_b = at >= 1 && at <= retrieved_q[b] ? 1.0 / (double)rel[starts_q[b] + at - 1] : 0.0;
+                    value = from_a - from_b;
+                }
+                /* row_moments' grid: |value| <= 1, so value 2**62 is exact, and rint its integer */
+                int64_t grid = (int64_t)rint(value * 0x1p62);
+                sum[i] += grid;
+                u128 square = (u128)((i128)grid * grid), before = square_low[i];
+                square_low[i] += square;
+                square_high[i] += square_low[i] < before;
+                r_won[i] += value > 0;
+                r_lost[i] += value < 0;
+                least[i] = value < least[i] ? value : least[i];
+                most[i] = value > most[i] ? value : most[i];
+            }
+        }
+        for (Py_ssize_t i = 0; i < tile; i++) {
+            win_out[start + i] = won[i];
+            loss_out[start + i] = lost[i];
+            if (!reciprocal) continue;
+            i256 squares = {{(uint64_t)square_low[i], (uint64_t)(square_low[i] >> 64), square_high[i], 0}};
+            to_limbs(from_i128(sum[i]), first_out + (start + i) * 7, 7);
+            to_limbs(squares, second_out + (start + i) * 10, 10);
+            r_win_out[start + i] = r_won[i];
+            r_loss_out[start + i] = r_lost[i];
+            low_out[start + i] = least[i];
+            high_out[start + i] = most[i];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(by_query);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    release(17, &rank, &position, &table, &first, &second, &counts, &rel_rank, &rel_starts, &num_rel_ret, &wins,
+            &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_moments", pair_moments, METH_VARARGS,
      "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "
@@ -748,6 +1042,10 @@ static PyMethodDef methods[] = {
     {"lex_decide", lex_decide, METH_VARARGS,
      "lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): LP's or LR's sign "
      "and deciding level for pairs of runs (see lexeval.compiled)."},
+    {"lex_moments", lex_moments, METH_VARARGS,
+     "lex_moments(rank, position, table, levels, queries, first, second, counts, rel_rank, rel_starts, "
+     "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): LP's or LR's "
+     "wins and losses per pair, and rrLP's or rrLR's exact moments (see lexeval.compiled)."},
     {"lex_run_totals", lex_run_totals, METH_VARARGS,
      "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "
      "each run's per-query sum of LP, LR or rrLP over every other run (see lexeval.compiled)."},

@@ -13,6 +13,8 @@ less (a thousand runs make half a million pairs per measure):
 - :func:`lex_decide`: LP's and LR's sign and deciding level for pairs
   of runs, from the runs' ranks and the range-minimum table, and
   :func:`reciprocal_difference`: rrLP's and rrLR's values from them;
+  :func:`lex_moments`: the same summed over the queries (wins, losses,
+  rrLP's and rrLR's exact moments), without the pairs x queries matrices;
   :func:`lex_run_totals`: every run's sum of LP, LR or rrLP over all the
   other runs, from the sorted sequences alone (no pass over the pairs).
 
@@ -126,6 +128,35 @@ def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first:
     recall = np.zeros(0, dtype=np.int64) if counts is None else np.ascontiguousarray(counts, dtype=np.int64)
     _exact.lex_decide(*contiguous[:3], levels, queries, *contiguous[3:], recall, sign, level)
     return sign, level
+
+
+def lex_moments(lex, rankings, first: np.ndarray, second: np.ndarray, counts: np.ndarray | None,
+                reciprocal: bool) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
+    """:func:`lex_decide` (and with ``reciprocal``
+    :func:`reciprocal_difference`) summed over the queries for pairs of
+    runs ``first`` and ``second`` (k,): (wins, losses, reciprocal), wins and
+    losses (k,) of LP or LR (``counts`` (R, Q) for LR, as lex_decide), and
+    ``reciprocal`` None or (first limbs (k, 7), second limbs (k, 10), least,
+    greatest, wins, losses (k,)) of rrLP's or rrLR's values: what
+    :meth:`lexeval.stats.moments.Moments.of` makes of the (k, Q) matrices.
+    ``lex`` has the runs' rank and position (R, Q) and the range-minimum
+    table (see :class:`lexeval.preferences._Lex`). None where the kernel is
+    not there."""
+    runs, queries = lex.rank.shape
+    table = lex.table.stacked
+    if not enabled() or not queries or table.shape[2] == 0:
+        return None
+    pairs = len(first)
+    wins, losses = np.empty(pairs, dtype=np.int64), np.empty(pairs, dtype=np.int64)
+    kept = pairs if reciprocal else 0
+    made = (np.empty((kept, 7), dtype=np.int64), np.empty((kept, 10), dtype=np.int64), np.empty(kept),
+            np.empty(kept), np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64))
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
+              (lex.rank, lex.position, table, first, second,
+               np.zeros(0) if counts is None else counts, rankings.rel_rank, rankings.rel_starts,
+               rankings.num_rel_ret)]
+    _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:], reciprocal, wins, losses, *made)
+    return wins, losses, made if reciprocal else None
 
 
 def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,

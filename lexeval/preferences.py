@@ -392,6 +392,32 @@ class Preferences:
                 values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])
         return {name: values[name] for name in self.names}, levels
 
+    def summed(self, rows: np.ndarray) -> dict[str, tuple] | None:
+        """Each preference over the pairs ``rows`` summed over the queries
+        by the compiled kernel, without the (pairs x queries) matrices:
+        {name: (wins, losses)} for LP and LR, {name: (first limbs, second
+        limbs, least, greatest, wins, losses)} for rrLP and rrLR (see
+        :func:`lexeval.compiled.lex_moments`); None where it does not apply
+        (another preference, no kernel, no pairs or queries)."""
+        from . import compiled
+        r = self.rankings
+        if not len(rows) or not r.num_queries or not set(self.names) <= {"LP", "rrLP", "LR", "rrLR"}:
+            return None
+        chosen = pairs_of_rows(r.num_runs, rows)
+        out = {}
+        for family, lex, counts in (("LP", self._lp, None),
+                                    ("LR", self._lr, r.num_rel_ret.reshape(r.num_runs, r.num_queries))):
+            if lex is None:
+                continue
+            reciprocal = "rr" + family in self.names
+            made = compiled.lex_moments(lex, r, chosen[:, 0], chosen[:, 1], counts, reciprocal)
+            if made is None:
+                return None
+            out[family] = made[:2]
+            if reciprocal:
+                out["rr" + family] = made[2]
+        return {name: out[name] for name in self.names}
+
     @cached_property
     def pairs(self) -> list[tuple[int, int]]:
         """Every pair (a, b), a < b, in order (made when first asked for: the

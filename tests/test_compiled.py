@@ -301,6 +301,33 @@ def test_run_totals_from_sorted_sequences_equal_the_pairs_added_up(tmp_path_fact
         np.testing.assert_array_equal(preferences.run_totals(name), added[name])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 7), st.data())
+def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, runs, queries, data):
+    """LP's, LR's, rrLP's and rrLR's moments summed by the kernel over the
+    queries (no pairs x queries matrices) equal those of the blocks' values,
+    for pairs in any order (the kernel reads them a square of runs at a
+    time): sums, extremes, wins, losses and ties."""
+    from lexeval import evaluate
+    from lexeval.choices import SIGN_PREFERENCES
+    from lexeval.preferences import pair_rows, pairs_of_rows
+    from lexeval.stats import totals
+    qrels, paths = write_collection(tmp_path_factory.mktemp("summed"), np.random.default_rng(seed), runs, queries, 10)
+    preferences = evaluate(qrels, paths, ["LP", "rrLP", "LR", "rrLR"], warn=lambda text: None).preferences
+    count = preferences.num_pairs
+    rows = np.array(data.draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=3 * count)), dtype=np.int64)
+    made = totals._summed_preferences(preferences, rows)
+    assert made is not None
+    values, _ = preferences.block(rows)
+    for name in ("LP", "rrLP", "LR", "rrLR"):
+        want = Moments.of(values[name], unit=name in SIGN_PREFERENCES)
+        got = made[name]
+        assert got.first.units == want.first.units and got.second.units == want.second.units, name
+        for field in ("queries", "low", "high", "wins", "losses", "ties"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=f"{name} {field}")
+    np.testing.assert_array_equal(pair_rows(runs, pairs_of_rows(runs, rows)), rows)
+
+
 @given(st.integers(0, 3000), st.data())
 def test_pairs_of_rows_inverts_pair_rows(runs, data):
     from lexeval.preferences import pair_rows, pairs_of_rows, run_pairs

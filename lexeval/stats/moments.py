@@ -123,6 +123,7 @@ class Moments:
     _mean: np.ndarray | None = field(default=None, repr=False, compare=False)      # made once, when asked
     _spread: np.ndarray | None = field(default=None, repr=False, compare=False)
     _runs: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)  # (values, pairs)
+    t_p: np.ndarray | None = field(default=None, repr=False, compare=False)     # the t-test's p, once made
 
     @property
     def first(self) -> Sums:
@@ -157,9 +158,7 @@ class Moments:
             pairs, queries = differences.shape
             moments = cls(Sums.zeros(pairs), Sums.zeros(pairs, 2 * GRID_BITS), np.full(pairs, queries, np.int64))
             moments._with_signs(differences)
-            moments.first.limbs = _shifted(moments.wins - moments.losses, GRID_BITS)
-            moments.second.limbs = _shifted(moments.wins + moments.losses, 2 * GRID_BITS)
-            return moments
+            return moments._unit_sums()
         finite = np.isfinite(differences)
         made = compiled.row_moments(differences, GRID_BITS) if finite.all() else None
         if made is not None:
@@ -174,6 +173,34 @@ class Moments:
             kept = np.where(finite, differences, 0.0)
             moments = cls._of_limbs(grid_limbs(kept, float(np.abs(kept).max())), differences)
         return moments._with_signs(differences) if signs else moments
+
+    @classmethod
+    def of_signs(cls, wins: np.ndarray, losses: np.ndarray, queries: int) -> Moments:
+        """:meth:`of` ``unit`` from the counts alone: each row's ``wins``
+        (+1) and ``losses`` (-1) (P,) among ``queries`` (> 0), the rest 0."""
+        pairs = len(wins)
+        ties = queries - wins - losses
+        moments = cls(Sums.zeros(pairs), Sums.zeros(pairs, 2 * GRID_BITS), np.full(pairs, queries, np.int64),
+                      np.where(losses > 0, -1.0, np.where(ties > 0, 0.0, 1.0)),
+                      np.where(wins > 0, 1.0, np.where(ties > 0, 0.0, -1.0)), wins, losses, ties)
+        return moments._unit_sums()
+
+    def _unit_sums(self) -> Moments:
+        """These moments of -1, 0 and 1 with their sums: wins - losses and wins + losses."""
+        self.first.limbs = _shifted(self.wins - self.losses, GRID_BITS)
+        self.second.limbs = _shifted(self.wins + self.losses, 2 * GRID_BITS)
+        return self
+
+    @classmethod
+    def of_limbs(cls, first: np.ndarray, second: np.ndarray, queries: int, low: np.ndarray, high: np.ndarray,
+                 wins: np.ndarray, losses: np.ndarray) -> Moments:
+        """:meth:`of` from what the compiled kernel summed over ``queries``
+        (> 0) finite values per row: carried limbs of the sums on the grid
+        and of their squares, (P, K) each, the least and greatest value,
+        wins (> 0) and losses (< 0)."""
+        pairs = len(first)
+        return cls(Sums(lb.trim(first), np.zeros(pairs)), Sums(lb.trim(second), np.zeros(pairs), 2 * GRID_BITS),
+                   np.full(pairs, queries, dtype=np.int64), low, high, wins, losses, queries - wins - losses)
 
     @classmethod
     def of_pairs(cls, values: np.ndarray, pairs: np.ndarray, signs: bool = False) -> Moments:

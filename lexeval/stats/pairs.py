@@ -100,7 +100,7 @@ def plan_for(columns: dict[str, tuple[Measure, np.ndarray]], pairs: np.ndarray, 
     paired = tuple(name for name, (measure, _) in columns.items() if pair_metrics and testable(measure))
     testing = options.test != "none"
     return Plan(pairs, tested, paired, options.permutations if options.test == "randomization" else 0,
-                options.resamples if testing and options.ci else 0, options.seed, testing and options.hsd)
+                options.resamples if testing and options.ci else 0, options.seed, testing and options.hsd, testing)
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,7 @@ class Plan:
     resamples: int = 0                 # > 0: bootstrap sums (--ci)
     seed: int | None = 0
     hsd: bool = False
+    testing: bool = True               # the pairs are tested (the preferences' tests made with their totals)
 
 
 _DRAW_BITS = 40                  # draw sums count differences in units of 2**-40
@@ -277,6 +278,8 @@ def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, 
     pairs = plan.pairs
     # t-tests need only sums and cross products; wins and extremes where printed or randomized
     moments = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired)
+    if kind == "t":
+        t_tests([moments])              # here, in this measure's thread, while the other threads work
     randomized = resampled = anova = None
     if kind == "randomization":
         step = max(1, (1 << 21) // max(values.shape[1], 1))
@@ -306,7 +309,11 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
     rows = pair_rows(runs, plan.pairs)
     scores = _fast_run_totals(preferences)
     printed_only = scores is not None
-    if printed_only:        # the runs' scores from the sorted sequences: only the printed pairs' blocks
+    summed = _summed_preferences(preferences, rows) if printed_only and not plan.resamples else None
+    if summed is not None:
+        blocks = []
+        totals.preferences.update(summed)
+    elif printed_only:        # the runs' scores from the sorted sequences: only the printed pairs' blocks
         slots = np.argsort(rows, kind="stable")             # each sorted row's place among the printed pairs
         blocks = preferences.blocks(rows[slots])
     else:                   # every pair's block adds to the runs' scores
@@ -330,8 +337,9 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
                 resampled[name].append(_draw_sums(chosen, keys, plan.resamples, plan.seed, poisson_weights))
     order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
     for name in names:
-        moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
-        totals.preferences[name] = moments.take(order)
+        if summed is None:
+            moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
+            totals.preferences[name] = moments.take(order)
         if plan.resamples:
             totals.resampled[name] = np.concatenate(resampled[name])[order]
         totals.run_scores[name] = fixed_sums(scores[name])      # divided once, at the end: ties stay ties
@@ -344,6 +352,40 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
             totals.majority[name] = majority(run_scores)
         if plan.hsd:
             totals.anova[name] = Anova.of(run_scores)
+        # the means and t-tests made here, beside the metrics' threads, not after them
+        moments = totals.preferences[name]
+        if plan.testing and name not in SIGN_PREFERENCES:
+            t_tests([moments])
+        moments.mean()
+
+
+_SUMMED_PAIRS = 1 << 16         # pairs whose preferences the compiled kernel sums at once
+_SQUARE = 16                    # runs per side of the squares of pairs it sums together
+
+
+def _summed_preferences(preferences: Preferences, rows: np.ndarray) -> dict[str, Moments] | None:
+    """{name: Moments} each preference's moments over the pairs ``rows``, summed by the compiled kernel over the queries
+    without the pairs' (pairs x queries) values; None where it does not
+    apply (see :meth:`~lexeval.preferences.Preferences.summed`)."""
+    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    # pairs taken in squares of runs (a // 16, b // 16): the kernel reads a query's data of 32 runs for 256
+    # pairs, not of 257 runs (a thousand runs' relevant ranks are megabytes per query)
+    pairs = pairs_of_rows(runs, rows)
+    order = np.argsort(pairs[:, 0] // _SQUARE * (runs // _SQUARE + 1) + pairs[:, 1] // _SQUARE, kind="stable")
+    out: dict[str, list[Moments]] = {name: [] for name in preferences.names}
+    starts = range(0, len(rows), _SUMMED_PAIRS)
+    # the kernel lets other threads run: blocks on every core (the metrics' threads may be done first)
+    for made in in_threads(lambda start: preferences.summed(rows[order[start:start + _SUMMED_PAIRS]]), starts,
+                           len(rows) * queries >= _THREADED_CELLS):
+        if made is None:
+            return None
+        for name, sums in made.items():
+            out[name].append(Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES
+                             else Moments.of_limbs(sums[0], sums[1], queries, *sums[2:]))
+    if not len(rows):
+        return None
+    back = np.argsort(order)
+    return {name: Moments.stack(parts).take(back) for name, parts in out.items()}
 
 
 def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
@@ -395,10 +437,15 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
     same arithmetic, a moments at a time."""
     from .. import compiled
     from .distributions import _log_beta
+    if all(moments.t_p is not None for moments in many):
+        return [moments.t_p for moments in many]
     if compiled.enabled():
-        return list(in_threads(lambda moments: compiled.t_test_p(moments.mean(), moments.spread(), moments.count(),
-                                                                 _log_beta),
+        made = list(in_threads(lambda moments: moments.t_p if moments.t_p is not None else
+                               compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta),
                                many, sum(len(moments.count()) for moments in many) >= _THREADED_CELLS // 64))
+        for moments, p in zip(many, made):
+            moments.t_p = p
+        return made
     ps, statistics, freedoms, where = [], [], [], []
     for moments in many:
         count, mean, spread = moments.count(), moments.mean(), moments.spread()
@@ -416,6 +463,8 @@ def t_tests(many: list[Moments]) -> list[np.ndarray]:
         tails = np.split(tail, np.cumsum([len(t) for t in statistics])[:-1])
         for p, varies, tail in zip(ps, where, tails):
             p[varies] = tail
+    for moments, p in zip(many, ps):
+        moments.t_p = p
     return ps
 
 
