@@ -122,6 +122,37 @@ static inline uint64_t divide_word(uint64_t high, uint64_t low, uint64_t divisor
 #endif
 }
 
+/* A divisor in [1, 2**62) made ready for many divisions by it (Moller and Granlund, "Improved division by
+ * invariant integers", 2011): shifted until its top bit is set, with the reciprocal floor((2**128 - 1) /
+ * normalized) - 2**64; a division is then two products and two corrections, not a machine division. */
+typedef struct { uint64_t value, normalized, inverse; int shift; } Divisor;
+
+static inline Divisor divisor_of(uint64_t value) {
+    Divisor d;
+    uint64_t remainder;
+    d.value = value;
+    d.shift = __builtin_clzll(value);
+    d.normalized = value << d.shift;
+    d.inverse = divide_word(~d.normalized, ~0ULL, d.normalized, &remainder);
+    return d;
+}
+
+/* (high 2**64 + low) / normalized, high below it: the quotient, and the remainder in *remainder */
+static inline uint64_t divide_prepared(uint64_t high, uint64_t low, const Divisor *d, uint64_t *remainder) {
+    u128 estimate = (u128)d->inverse * high + ((u128)high << 64 | low);
+    uint64_t q = (uint64_t)(estimate >> 64) + 1, r = low - q * d->normalized;
+    if (r > (uint64_t)estimate) {
+        q--;
+        r += d->normalized;
+    }
+    if (r >= d->normalized) {
+        q++;
+        r -= d->normalized;
+    }
+    *remainder = r;
+    return q;
+}
+
 /* ``number / (divisor * 2**scale)``, correctly rounded (to nearest, ties to even); divisor in [1, 2**62).
  * The number's top 128 bits (its leading bit at 127) divided by the divisor give a quotient of 66 bits or
  * more: the same integer part as the whole number's, scaled; the bits below and the remainder are a
@@ -134,7 +165,7 @@ static inline double scaled(double value, int exponent) {
     return fabs(product) >= 0x1p-1000 ? product : ldexp(value, exponent);
 }
 
-static inline double quotient(i256 number, uint64_t divisor, int scale) {
+static inline double quotient(i256 number, const Divisor *divisor, int scale) {
     int negative = negative256(number);
     i256 m = negative ? neg256(number) : number;
     int length = bit_length256(m);
@@ -152,9 +183,12 @@ static inline double quotient(i256 number, uint64_t divisor, int scale) {
         for (int k = 0; k < words; k++) sticky |= m.w[k] != 0;
         if (bits) sticky |= (w0 & ((1ULL << bits) - 1)) != 0;
     }
-    uint64_t high = (uint64_t)(top >> 64), remainder;
-    uint64_t q_high = high / divisor;
-    uint64_t q_low = divide_word(high % divisor, (uint64_t)top, divisor, &remainder);
+    /* top 2**shift / (divisor 2**shift): three words over the normalized divisor, the first below it */
+    uint64_t high = (uint64_t)(top >> 64), low = (uint64_t)top, remainder;
+    int up = divisor->shift;
+    uint64_t t2 = up ? high >> (64 - up) : 0, t1 = up ? high << up | low >> (64 - up) : high, t0 = low << up;
+    uint64_t q_high = divide_prepared(t2, t1, divisor, &remainder);
+    uint64_t q_low = divide_prepared(remainder, t0, divisor, &remainder);
     sticky |= remainder != 0;
     /* the quotient, q_high 2**64 + q_low, is at least 2**65: its top 64 bits and a sticky bit */
     int shift = 64 - __builtin_clzll(q_high);
@@ -172,12 +206,23 @@ static inline double quotient(i256 number, uint64_t divisor, int scale) {
 /* a pair's mean (first / (n 2**scale)) and sample standard deviation from
  * its exact first and second moments: n (n - 1) s**2 = n S2 - S1**2, in
  * units of 2**-(2 scale), divided once */
-static inline void finish(i128 first, i256 second, int64_t count, int scale, double *mean, double *spread) {
-    *mean = quotient(from_i128(first), (uint64_t)(count > 1 ? count : 1), scale);
+typedef struct { int64_t count; Divisor of_mean, of_variance; } Divisors;
+
+/* the divisors of a count's mean (n, or 1) and variance (n (n - 1), or 1) */
+static inline Divisors divisors_of(int64_t count) {
+    Divisors d = {count, divisor_of((uint64_t)(count > 1 ? count : 1)),
+                  divisor_of((uint64_t)(count > 1 ? count * (count - 1) : 1))};
+    return d;
+}
+
+static inline void finish(i128 first, i256 second, const Divisors *divisors, int scale, double *mean,
+                          double *spread) {
+    int64_t count = divisors->count;
+    *mean = quotient(from_i128(first), &divisors->of_mean, scale);
     if (count < 2) { *spread = 0.0; return; }
     u128 magnitude = first < 0 ? (u128)(-first) : (u128)first;
     i256 numerator = add256(mul256_u64(second, (uint64_t)count), neg256(square128(magnitude)));
-    double variance = quotient(numerator, (uint64_t)(count * (count - 1)), 2 * scale);
+    double variance = quotient(numerator, &divisors->of_variance, 2 * scale);
     *spread = variance > 0 ? sqrt(variance) : 0.0;
 }
 
@@ -267,16 +312,17 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
-    int64_t least = runs * queries ? values[0] : 0;
+    int64_t least = runs * queries > 0 ? values[0] : 0;
     for (Py_ssize_t i = 0; i < runs * queries; i++) least = values[i] < least ? values[i] : least;
     for (Py_ssize_t i = 0; i < runs * queries; i++) shifted[i] = (uint64_t)values[i] - (uint64_t)least;
     for (Py_ssize_t r = 0; r < runs; r++)
         sums_of((const int64_t *)shifted + r * queries, NULL, queries, run_first + r, run_second + r);
+    Divisors divisors = divisors_of(queries);
     for (Py_ssize_t p = 0; p < count; p++) {
         int64_t a = pair[2 * p], b = pair[2 * p + 1];
         i256 cross = cross_of(shifted + a * queries, shifted + b * queries, queries);
         i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
-        finish(run_first[a] - run_first[b], second, queries, scale, means + p, spreads + p);
+        finish(run_first[a] - run_first[b], second, &divisors, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(shifted);
@@ -373,10 +419,12 @@ static PyObject *limb_moments(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     const int64_t *f = (const int64_t *)first.buf, *s = (const int64_t *)second.buf, *n = (const int64_t *)counts.buf;
     double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
+    Divisors divisors = divisors_of(1);
     for (Py_ssize_t p = 0; p < count; p++) {
         i256 sum = from_limbs(f + p * first_width, first_width);
         i128 value = (i128)(((u128)sum.w[1] << 64) | sum.w[0]);
-        finish(value, from_limbs(s + p * second_width, second_width), n[p], scale, means + p, spreads + p);
+        if (p == 0 || n[p] != divisors.count) divisors = divisors_of(n[p]);        /* mostly one count */
+        finish(value, from_limbs(s + p * second_width, second_width), &divisors, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
     result = Py_None;
@@ -870,89 +918,70 @@ done:
     return result;
 }
 
-/* lex_moments(rank, position, table, levels, queries, first, second, counts, rel_rank, rel_starts,
+/* lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts,
  * num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): lex_decide's
  * preference for k pairs, summed over the queries without the (k x queries) matrices: each pair's wins and
- * losses (int64, k), and with ``reciprocal`` those of rrLP's or rrLR's values (reciprocal_difference's
- * floats) with row_moments' exact sums on the 2**-62 grid as carried limbs (r_first k x 7, r_second
- * k x 10) and their least and greatest values (float64, k). rank, position and counts are transposed here
- * (queries x runs), so that a tile of pairs reads one query's rows and table at a time. */
+ * losses (int64, n rows: pair i in row slot[i]), and with ``reciprocal`` those of rrLP's or rrLR's values
+ * (reciprocal_difference's floats) with row_moments' exact sums on the 2**-62 grid as carried limbs
+ * (r_first n x 7, r_second n x 10) and their least and greatest values (float64, n). Everything per run is
+ * by query (queries x runs: rank, position, counts for LR, and each segment's start in rel_rank and its
+ * relevant retrieved, num_rel_ret, with one query's segments together), so that a tile of pairs reads one
+ * query's rows and table at a time. */
 #define TILE 65536
 static PyObject *lex_moments(PyObject *self, PyObject *args) {
-    Py_buffer rank, position, table, first, second, counts, rel_rank, rel_starts, num_rel_ret;
+    Py_buffer rank, position, table, first, second, slot, counts, rel_rank, rel_starts, num_rel_ret;
     Py_buffer wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses;
     Py_ssize_t levels, queries;
     int reciprocal;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*y*y*y*pw*w*w*w*w*w*w*w*", &rank, &position, &table, &levels,
-                          &queries, &first, &second, &counts, &rel_rank, &rel_starts, &num_rel_ret, &reciprocal,
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*y*y*y*y*pw*w*w*w*w*w*w*w*", &rank, &position, &table, &levels,
+                          &queries, &first, &second, &slot, &counts, &rel_rank, &rel_starts, &num_rel_ret, &reciprocal,
                           &wins, &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t pairs = first.len / 8, cells = rank.len / 8, runs = queries ? cells / queries : 0;
     Py_ssize_t width = levels && queries ? table.len / 8 / levels / queries : 0;
-    Py_ssize_t segments = rel_starts.len / 8, ranked = rel_rank.len / 8;
-    Py_ssize_t out_pairs = reciprocal ? pairs : 0;
+    Py_ssize_t ranked = rel_rank.len / 8;
+    Py_ssize_t rows = wins.len / 8, out_pairs = reciprocal ? rows : 0;
     int recall = counts.len > 0;
     if (!queries || !check(&position, cells, 8, "position") || !check(&second, pairs, 8, "second") ||
+        !check(&slot, pairs, 8, "slot") ||
         !check(&table, levels * queries * width, 8, "table") || (recall && !check(&counts, cells, 8, "counts")) ||
-        !check(&wins, pairs, 8, "wins") || !check(&losses, pairs, 8, "losses") ||
+        !check(&losses, rows, 8, "losses") ||
         !check(&r_first, out_pairs * 7, 8, "r_first") || !check(&r_second, out_pairs * 10, 8, "r_second") ||
         !check(&r_low, out_pairs, 8, "r_low") || !check(&r_high, out_pairs, 8, "r_high") ||
         !check(&r_wins, out_pairs, 8, "r_wins") || !check(&r_losses, out_pairs, 8, "r_losses") ||
         (reciprocal && (!check(&rel_starts, cells, 8, "rel_starts") || !check(&num_rel_ret, cells, 8, "num_rel_ret"))))
         goto done;
     const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
+    const int64_t *slots = (const int64_t *)slot.buf;
     for (Py_ssize_t i = 0; i < pairs; i++)
-        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs) {
-            PyErr_SetString(PyExc_IndexError, "lex_moments: a run out of range");
+        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs || slots[i] < 0 ||
+            slots[i] >= rows) {
+            PyErr_SetString(PyExc_IndexError, "lex_moments: a run or a slot out of range");
             goto done;
         }
-    const int64_t *starts = (const int64_t *)rel_starts.buf, *retrieved = (const int64_t *)num_rel_ret.buf;
+    const int64_t *starts_t = (const int64_t *)rel_starts.buf, *retrieved_t = (const int64_t *)num_rel_ret.buf;
     if (reciprocal)
-        for (Py_ssize_t s = 0; s < segments; s++)
-            if (retrieved[s] < 0 || starts[s] < 0 || starts[s] + retrieved[s] > ranked) {
+        for (Py_ssize_t s = 0; s < cells; s++)
+            if (retrieved_t[s] < 0 || starts_t[s] < 0 || starts_t[s] + retrieved_t[s] > ranked) {
                 PyErr_SetString(PyExc_IndexError, "lex_moments: a segment outside the ranks");
                 goto done;
             }
-    Py_ssize_t words = 5 * cells + (reciprocal ? ranked : 0) + 1;
-    words += words & 1;             /* the 128-bit accumulators 16-byte aligned */
-    int64_t *by_query = PyMem_RawMalloc((size_t)(words + 11 * TILE) * sizeof(int64_t));
-    int64_t *accumulators = by_query + words;
-    if (!by_query) {
+    /* the tile's accumulators: 8 int64 and 3 x 16 bytes per pair */
+    int64_t *accumulators = PyMem_RawMalloc((size_t)(11 * TILE) * sizeof(int64_t));
+    if (!accumulators) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    int64_t *rank_t = by_query, *position_t = by_query + cells, *counts_t = by_query + 2 * cells;
-    const int64_t *ranks = (const int64_t *)rank.buf, *positions = (const int64_t *)position.buf;
-    const int64_t *counted = (const int64_t *)counts.buf;
-    for (Py_ssize_t r = 0; r < runs; r++)
-        for (Py_ssize_t q = 0; q < queries; q++) {
-            rank_t[q * runs + r] = ranks[r * queries + q];
-            position_t[q * runs + r] = positions[r * queries + q];
-            counts_t[q * runs + r] = recall ? counted[r * queries + q] : 0;
-        }
-    /* the relevant ranks of one query's runs together too (segment a * queries + q read at q * runs + a) */
-    int64_t *starts_t = by_query + 3 * cells, *retrieved_t = by_query + 4 * cells, *rel = by_query + 5 * cells;
-    if (reciprocal) {
-        const int64_t *ranked_in = (const int64_t *)rel_rank.buf;
-        Py_ssize_t offset = 0;
-        for (Py_ssize_t q = 0; q < queries; q++)
-            for (Py_ssize_t r = 0; r < runs; r++) {
-                Py_ssize_t segment = r * queries + q;
-                starts_t[q * runs + r] = offset;
-                retrieved_t[q * runs + r] = retrieved[segment];
-                memcpy(rel + offset, ranked_in + starts[segment], (size_t)retrieved[segment] * sizeof(int64_t));
-                offset += retrieved[segment];
-            }
-    }
+    const int64_t *rank_t = (const int64_t *)rank.buf, *position_t = (const int64_t *)position.buf;
+    const int64_t *counts_t = (const int64_t *)counts.buf, *rel = (const int64_t *)rel_rank.buf;
     const int64_t *mins = (const int64_t *)table.buf;
     int64_t *win_out = (int64_t *)wins.buf, *loss_out = (int64_t *)losses.buf;
     int64_t *first_out = (int64_t *)r_first.buf, *second_out = (int64_t *)r_second.buf;
     int64_t *r_win_out = (int64_t *)r_wins.buf, *r_loss_out = (int64_t *)r_losses.buf;
     double *low_out = (double *)r_low.buf, *high_out = (double *)r_high.buf;
-    /* the tile's accumulators: (8 int64 + 3 x 16 bytes) per pair, allocated with the transposed data */
     int64_t *won = accumulators, *lost = won + TILE, *r_won = lost + TILE, *r_lost = r_won + TILE;
     uint64_t *square_high = (uint64_t *)(r_lost + TILE);
     double *least = (double *)(square_high + TILE), *most = least + TILE;
@@ -971,7 +1000,7 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
         }
         for (Py_ssize_t q = 0; q < queries; q++) {
             const int64_t *rank_q = rank_t + q * runs, *position_q = position_t + q * runs;
-            const int64_t *counts_q = counts_t + q * runs, *starts_q = starts_t + q * runs;
+            const int64_t *counts_q = recall ? counts_t + q * runs : NULL, *starts_q = starts_t + q * runs;
             const int64_t *retrieved_q = retrieved_t + q * runs;
             for (Py_ssize_t i = 0; i < tile; i++) {
                 int64_t a = a_tile[i], b = b_tile[i];
@@ -1008,24 +1037,25 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
             }
         }
         for (Py_ssize_t i = 0; i < tile; i++) {
-            win_out[start + i] = won[i];
-            loss_out[start + i] = lost[i];
+            Py_ssize_t at = slots[start + i];
+            win_out[at] = won[i];
+            loss_out[at] = lost[i];
             if (!reciprocal) continue;
             i256 squares = {{(uint64_t)square_low[i], (uint64_t)(square_low[i] >> 64), square_high[i], 0}};
-            to_limbs(from_i128(sum[i]), first_out + (start + i) * 7, 7);
-            to_limbs(squares, second_out + (start + i) * 10, 10);
-            r_win_out[start + i] = r_won[i];
-            r_loss_out[start + i] = r_lost[i];
-            low_out[start + i] = least[i];
-            high_out[start + i] = most[i];
+            to_limbs(from_i128(sum[i]), first_out + at * 7, 7);
+            to_limbs(squares, second_out + at * 10, 10);
+            r_win_out[at] = r_won[i];
+            r_loss_out[at] = r_lost[i];
+            low_out[at] = least[i];
+            high_out[at] = most[i];
         }
     }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(by_query);
+    PyMem_RawFree(accumulators);
     result = Py_None;
     Py_INCREF(result);
 done:
-    release(17, &rank, &position, &table, &first, &second, &counts, &rel_rank, &rel_starts, &num_rel_ret, &wins,
+    release(18, &rank, &position, &table, &first, &second, &slot, &counts, &rel_rank, &rel_starts, &num_rel_ret, &wins,
             &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses);
     return result;
 }
@@ -1043,7 +1073,7 @@ static PyMethodDef methods[] = {
      "lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): LP's or LR's sign "
      "and deciding level for pairs of runs (see lexeval.compiled)."},
     {"lex_moments", lex_moments, METH_VARARGS,
-     "lex_moments(rank, position, table, levels, queries, first, second, counts, rel_rank, rel_starts, "
+     "lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts, "
      "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): LP's or LR's "
      "wins and losses per pair, and rrLP's or rrLR's exact moments (see lexeval.compiled)."},
     {"lex_run_totals", lex_run_totals, METH_VARARGS,

@@ -130,33 +130,32 @@ def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first:
     return sign, level
 
 
-def lex_moments(lex, rankings, first: np.ndarray, second: np.ndarray, counts: np.ndarray | None,
-                reciprocal: bool) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
+def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slot: np.ndarray, recall: bool,
+                signs: tuple[np.ndarray, np.ndarray], reciprocal: tuple | None) -> bool:
     """:func:`lex_decide` (and with ``reciprocal``
     :func:`reciprocal_difference`) summed over the queries for pairs of
-    runs ``first`` and ``second`` (k,): (wins, losses, reciprocal), wins and
-    losses (k,) of LP or LR (``counts`` (R, Q) for LR, as lex_decide), and
-    ``reciprocal`` None or (first limbs (k, 7), second limbs (k, 10), least,
-    greatest, wins, losses (k,)) of rrLP's or rrLR's values: what
-    :meth:`lexeval.stats.moments.Moments.of` makes of the (k, Q) matrices.
-    ``lex`` has the runs' rank and position (R, Q) and the range-minimum
-    table (see :class:`lexeval.preferences._Lex`). None where the kernel is
-    not there."""
+    runs ``first`` and ``second`` (k,), into row ``slot`` (k,) of the
+    outputs: ``signs`` (wins, losses) (n,) of LP or (``recall``) LR, and ``reciprocal`` None or (first limbs (n, 7),
+    second limbs (n, 10), least, greatest, wins, losses (n,)) of rrLP's or
+    rrLR's values: what :meth:`lexeval.stats.moments.Moments.of` makes of
+    the (k, Q) matrices. ``lex`` has the runs' rank and position and the
+    range-minimum table (see :class:`lexeval.preferences._Lex`),
+    ``by_query`` the relevant ranks with one query's runs together (see
+    :func:`lexeval.preferences.relevant_by_query`); the kernel reads both
+    a query at a time. False where the kernel is not there."""
     runs, queries = lex.rank.shape
     table = lex.table.stacked
     if not enabled() or not queries or table.shape[2] == 0:
-        return None
-    pairs = len(first)
-    wins, losses = np.empty(pairs, dtype=np.int64), np.empty(pairs, dtype=np.int64)
-    kept = pairs if reciprocal else 0
-    made = (np.empty((kept, 7), dtype=np.int64), np.empty((kept, 10), dtype=np.int64), np.empty(kept),
-            np.empty(kept), np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64))
+        return False
+    empty = (np.empty((0, 7), dtype=np.int64), np.empty((0, 10), dtype=np.int64), np.empty(0), np.empty(0),
+             np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    ranks, starts, retrieved = by_query
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
-              (lex.rank, lex.position, table, first, second,
-               np.zeros(0) if counts is None else counts, rankings.rel_rank, rankings.rel_starts,
-               rankings.num_rel_ret)]
-    _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:], reciprocal, wins, losses, *made)
-    return wins, losses, made if reciprocal else None
+              (lex.rank_by_query, lex.position_by_query, table, first, second, slot,
+               np.zeros(0) if not recall else retrieved, ranks, starts, retrieved)]
+    _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:], reciprocal is not None, *signs,
+                       *(empty if reciprocal is None else reciprocal))
+    return True
 
 
 def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,
@@ -188,7 +187,14 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) 
     inside = _exact.t_prepare(*(np.ascontiguousarray(v, dtype=np.float64) for v in (mean, spread)),
                               np.ascontiguousarray(count, dtype=np.int64), p, index, a, b, x, flip)
     a, b, x = a[:inside], b[:inside], x[:inside]
-    front = np.exp(a * np.log(x) + b * np.log1p(-x) - log_beta(a, b))
+    # exp(a log x + b log1p(-x) - log B(a, b)), the same operations in place: no temporary per step
+    front, tail = np.log(x), np.negative(x)
+    front *= a
+    np.log1p(tail, out=tail)
+    tail *= b
+    front += tail
+    front -= log_beta(a, b)
+    np.exp(front, out=front)
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
     return p
 

@@ -219,6 +219,16 @@ class _Lex:
         self.order, self.split = lex.order.reshape(queries, runs), lex.split.reshape(queries, runs)
         self.table = RangeMinimum(self.split[:, :-1])
 
+    @cached_property
+    def rank_by_query(self) -> np.ndarray:
+        """(Q, R) :attr:`rank`, a query's runs together."""
+        return np.ascontiguousarray(self.rank.T)
+
+    @cached_property
+    def position_by_query(self) -> np.ndarray:
+        """(Q, R) :attr:`position`, a query's runs together."""
+        return np.ascontiguousarray(self.position.T)
+
     def levels(self, first: np.ndarray, second: np.ndarray,
                counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Sign (k, Q) float (+1: the first run better) and deciding level
@@ -392,31 +402,55 @@ class Preferences:
                 values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])
         return {name: values[name] for name in self.names}, levels
 
-    def summed(self, rows: np.ndarray) -> dict[str, tuple] | None:
-        """Each preference over the pairs ``rows`` summed over the queries
-        by the compiled kernel, without the (pairs x queries) matrices:
-        {name: (wins, losses)} for LP and LR, {name: (first limbs, second
-        limbs, least, greatest, wins, losses)} for rrLP and rrLR (see
-        :func:`lexeval.compiled.lex_moments`); None where it does not apply
-        (another preference, no kernel, no pairs or queries)."""
+    def summed_arrays(self, count: int) -> dict[str, tuple] | None:
+        """The arrays :meth:`sum_into` fills for ``count`` pairs, empty:
+        {name: (wins, losses)} (count,) for LP and LR, {name: (first limbs
+        (count, 7), second limbs (count, 10), least, greatest, wins,
+        losses)} for rrLP and rrLR; None where the compiled kernel does not
+        apply (another preference, no kernel, no pairs or queries)."""
         from . import compiled
         r = self.rankings
-        if not len(rows) or not r.num_queries or not set(self.names) <= {"LP", "rrLP", "LR", "rrLR"}:
+        if not count or not r.num_queries or not compiled.enabled() or \
+                not set(self.names) <= {"LP", "rrLP", "LR", "rrLR"}:
             return None
+        arrays: dict[str, tuple] = {}
+        for name in self.names:
+            arrays[name] = (np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)) \
+                if name in ("LP", "LR") else \
+                (np.empty((count, 7), dtype=np.int64), np.empty((count, 10), dtype=np.int64), np.empty(count),
+                 np.empty(count), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64))
+        return arrays
+
+    def sum_into(self, arrays: dict[str, tuple], rows: np.ndarray, slots: np.ndarray) -> bool:
+        """Each preference of the pairs ``rows`` summed over the queries by
+        the compiled kernel, into rows ``slots`` of :meth:`summed_arrays`'
+        ``arrays`` (see :func:`lexeval.compiled.lex_moments`), without the
+        (pairs x queries) matrices; False where the kernel is not there."""
+        from . import compiled
+        r = self.rankings
         chosen = pairs_of_rows(r.num_runs, rows)
-        out = {}
-        for family, lex, counts in (("LP", self._lp, None),
-                                    ("LR", self._lr, r.num_rel_ret.reshape(r.num_runs, r.num_queries))):
+        for family, lex in (("LP", self._lp), ("LR", self._lr)):
             if lex is None:
                 continue
-            reciprocal = "rr" + family in self.names
-            made = compiled.lex_moments(lex, r, chosen[:, 0], chosen[:, 1], counts, reciprocal)
-            if made is None:
-                return None
-            out[family] = made[:2]
-            if reciprocal:
-                out["rr" + family] = made[2]
-        return {name: out[name] for name in self.names}
+            # LP's (or LR's) counts where only rrLP (rrLR) is asked for: made, not kept
+            signs = arrays.get(family) or (np.empty(len(arrays["rr" + family][2]), dtype=np.int64),) * 2
+            if not compiled.lex_moments(lex, self._relevant_by_query, chosen[:, 0], chosen[:, 1], slots,
+                                        family == "LR", signs, arrays.get("rr" + family)):
+                return False
+        return True
+
+    @cached_property
+    def _relevant_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(relevant ranks, starts (Q, R), relevant retrieved (Q, R)): the
+        rankings' relevant ranks with the segments in query order, each
+        query's runs together (the kernel reads a query at a time)."""
+        r = self.rankings
+        retrieved = np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
+        starts = np.ascontiguousarray(r.rel_starts.reshape(r.num_runs, r.num_queries).T)
+        lengths = retrieved.ravel()
+        placed = np.cumsum(lengths) - lengths
+        index = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts.ravel() - placed, lengths)
+        return r.rel_rank[index], placed.reshape(retrieved.shape), retrieved
 
     @cached_property
     def pairs(self) -> list[tuple[int, int]]:

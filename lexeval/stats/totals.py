@@ -364,28 +364,26 @@ _SQUARE = 16                    # runs per side of the squares of pairs it sums 
 
 
 def _summed_preferences(preferences: Preferences, rows: np.ndarray) -> dict[str, Moments] | None:
-    """{name: Moments} each preference's moments over the pairs ``rows``, summed by the compiled kernel over the queries
-    without the pairs' (pairs x queries) values; None where it does not
-    apply (see :meth:`~lexeval.preferences.Preferences.summed`)."""
+    """{name: Moments} each preference's moments over the pairs ``rows``,
+    summed by the compiled kernel over the queries without the pairs'
+    (pairs x queries) values; None where it does not apply (see
+    :meth:`~lexeval.preferences.Preferences.summed_arrays`)."""
     runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    arrays = preferences.summed_arrays(len(rows))
+    if arrays is None:
+        return None
     # pairs taken in squares of runs (a // 16, b // 16): the kernel reads a query's data of 32 runs for 256
     # pairs, not of 257 runs (a thousand runs' relevant ranks are megabytes per query)
     pairs = pairs_of_rows(runs, rows)
     order = np.argsort(pairs[:, 0] // _SQUARE * (runs // _SQUARE + 1) + pairs[:, 1] // _SQUARE, kind="stable")
-    out: dict[str, list[Moments]] = {name: [] for name in preferences.names}
-    starts = range(0, len(rows), _SUMMED_PAIRS)
     # the kernel lets other threads run: blocks on every core (the metrics' threads may be done first)
-    for made in in_threads(lambda start: preferences.summed(rows[order[start:start + _SUMMED_PAIRS]]), starts,
-                           len(rows) * queries >= _THREADED_CELLS):
-        if made is None:
-            return None
-        for name, sums in made.items():
-            out[name].append(Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES
-                             else Moments.of_limbs(sums[0], sums[1], queries, *sums[2:]))
-    if not len(rows):
+    done = in_threads(lambda start: preferences.sum_into(arrays, rows[order[start:start + _SUMMED_PAIRS]],
+                                                         order[start:start + _SUMMED_PAIRS]),
+                      range(0, len(rows), _SUMMED_PAIRS), len(rows) * queries >= _THREADED_CELLS)
+    if not all(list(done)):
         return None
-    back = np.argsort(order)
-    return {name: Moments.stack(parts).take(back) for name, parts in out.items()}
+    return {name: Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES else Moments.of_limbs(
+            sums[0], sums[1], queries, *sums[2:]) for name, sums in arrays.items()}
 
 
 def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
