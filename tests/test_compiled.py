@@ -258,6 +258,33 @@ def test_block_bytes_equal_text_chunk(groups, styles, keys, with_key, seed):
         assert bytes(made) == want
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.integers(0, 4), st.integers(0, 3),
+       st.lists(identifiers(b"r").map(lambda name: name.decode("utf-8", "surrogateescape")), min_size=1, max_size=5),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_pair_batches_equal_their_blocks(pairs, groups, names, totals, keys, with_key, seed):
+    """-q's batches of pairs (per-query lines then each pair's 'all' lines)
+    laid out at once equal the text writer's lines of their blocks: values
+    of every kind and keys and qids of any shape."""
+    from lexeval.output import records
+    rng = np.random.default_rng(seed)
+    special = np.array([0.0, 1.0, -0.0, 0.00005, 0.12345, 9.99995, 12.5, -3.25, np.nan, np.inf, -np.inf, 5e-324,
+                        0.99995, -0.099995, 2.5e-7, -1.0])
+    values = [np.where(rng.random((pairs, groups)) < 0.3, rng.choice(special, (pairs, groups)),
+                       rng.random((pairs, groups)) * 2 - 1) for _ in range(names)]
+    summary = None
+    pair_keys = [f"{keys[k % len(keys)]}:{keys[-1 - k % len(keys)]}" for k in range(pairs)]
+    if totals:
+        texts = [[f"{rng.random():.4f}\n" for _ in range(pairs)] for _ in range(totals)]
+        summary = records.Block(pair_keys, ["all"] * pairs, [f"t{j}" for j in range(totals)],
+                                [[0.0] * pairs] * totals, [records.FLOAT] * totals, texts)
+    batch = records.PairBatch(pair_keys,
+                              [f"q{i % 9}\udcff" if i % 5 == 4 else f"q{i}" for i in range(groups)],
+                              [f"m{j}" for j in range(names)], values, summary)
+    want = "".join(records.text_chunk(block, with_key) for block in batch.blocks())
+    assert bytes(records.batch_bytes(batch, with_key)) == want.encode("utf-8", "surrogateescape")
+
+
 @settings(max_examples=150, deadline=None)
 @given(matrices(1, 30))
 def test_t_test_p_equals_numpy(differences):

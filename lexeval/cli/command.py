@@ -433,7 +433,7 @@ def _write_measures(evaluation, output_format: str, per_query: bool, summary: bo
     from itertools import chain
 
     from ..output.records import all_blocks, write
-    blocks = all_blocks(evaluation, per_query, summary)
+    blocks = all_blocks(evaluation, per_query, summary, batched=output_format == "text")
     if verdicts and output_format in ("json", "csv"):
         from ..output.gate_report import verdict_blocks
         blocks = chain(blocks, verdict_blocks(verdicts))

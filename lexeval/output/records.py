@@ -38,6 +38,27 @@ class Block(NamedTuple):
     texts: list[list] | None = None     # (names) x (groups) the text writer's values, made already ("...\n")
 
 
+class PairBatch(NamedTuple):
+    """Consecutive pairs' per-query blocks (``-q``), each followed by its
+    'all' lines if any, as arrays: for the text writer to lay out together
+    (:func:`batch_bytes`); :meth:`blocks` gives the same lines as blocks."""
+
+    keys: list[str]               # per pair: "A:B"
+    qids: list[str]
+    names: list[str]
+    values: list[np.ndarray]      # per name: (pairs, queries) floats
+    summary: Block | None         # the pairs' 'all' lines, a group per pair (the same keys), texts made
+
+    def blocks(self) -> Iterator[Block]:
+        for k, key in enumerate(self.keys):
+            yield Block([key] * len(self.qids), self.qids, self.names, [values[k] for values in self.values],
+                        [FLOAT] * len(self.names))
+            if self.summary is not None:
+                every = self.summary
+                yield Block([every.keys[k]], ["all"], every.names, [v[k:k + 1] for v in every.values],
+                            every.styles, [[texts[k]] for texts in every.texts])
+
+
 class Record(NamedTuple):
     """One output line (for the table, and for reports)."""
 
@@ -187,13 +208,18 @@ def run_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[B
             yield Block([run], ["all"], names, values, styles)
 
 
-def pair_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[Block]:
+_BATCH_LINES = 1 << 17            # -q's per-query lines of pairs laid out together
+
+
+def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False) -> Iterator[Block]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
     if there is one): per-query preferences (and, with --pair-metrics, metric
     differences), then their means (with wins, losses and ties for LP and LR,
     and for the metrics) and p-values, then every metric's p.
     Per-query preferences are computed again a block of pairs at a time,
-    so that millions of pairs never sit in memory at once."""
+    so that millions of pairs never sit in memory at once; ``batched``:
+    consecutive pairs' per-query lines come as :class:`PairBatch` (for the
+    text writer)."""
     if evaluation.pairs is None:
         return
     names, qids = evaluation.run_names, evaluation.compared_qids
@@ -215,22 +241,29 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[
         every = _pair_summary_block(evaluation, range(len(pairs)))
         every_texts = line_texts(every.values, every.styles, len(pairs))
     line_names = preference_names + [column.name for column in metric_columns]
+    step = max(1, _BATCH_LINES // max(len(qids) * max(len(line_names), 1), 1))
     values: dict[str, np.ndarray] = {}
     first_in_block, block_length = 0, 0
-    for pair_index, (a, b) in enumerate(pairs):
-        if blocks is not None and pair_index >= first_in_block + block_length:         # the next block of pairs
+    start = 0
+    while start < len(pairs):
+        if blocks is not None and start >= first_in_block + block_length:         # the next block of pairs
             rows, values, _ = next(blocks)
-            first_in_block, block_length = pair_index, len(rows)
-        row = pair_index - first_in_block
-        # arrays, not lists: the text writer prints them whole (the other writers read them value by value)
-        per_query_values = [values[name][row] for name in preference_names] + \
-            [matrix[a] - matrix[b] for matrix in compared_values]
-        yield Block([f"{names[a]}:{names[b]}"] * len(qids), qids, line_names, per_query_values,
-                    [FLOAT] * len(line_names))
-        if summary:
-            yield Block([every.keys[pair_index]], ["all"], every.names,
-                        [v[pair_index:pair_index + 1] for v in every.values], every.styles,
-                        [[t[pair_index]] for t in every_texts])
+            first_in_block, block_length = start, len(rows)
+        stop = min(start + step, len(pairs)) if blocks is None else \
+            min(start + step, first_in_block + block_length)
+        chosen = evaluation.pairs[start:stop]
+        rows = slice(start - first_in_block, stop - first_in_block)
+        batch = PairBatch([f"{names[a]}:{names[b]}" for a, b in pairs[start:stop]], qids, line_names,
+                          [values[name][rows] for name in preference_names] +
+                          [matrix[chosen[:, 0]] - matrix[chosen[:, 1]] for matrix in compared_values],
+                          Block(every.keys[start:stop], ["all"] * (stop - start), every.names,
+                                [v[start:stop] for v in every.values], every.styles,
+                                [t[start:stop] for t in every_texts]) if summary else None)
+        if batched:
+            yield batch
+        else:
+            yield from batch.blocks()
+        start = stop
 
 
 def _pair_summary_block(evaluation: Result, indices: range) -> Block:
@@ -277,10 +310,12 @@ def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
     return lines
 
 
-def all_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[Block]:
-    """Run blocks, then pair blocks (the order trec_eval users expect: runs in command-line order, then pairs)."""
+def all_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False) -> Iterator[Block]:
+    """Run blocks, then pair blocks (the order trec_eval users expect: runs
+    in command-line order, then pairs); ``batched``: pairs' per-query lines
+    as :class:`PairBatch` (for :func:`write`'s text)."""
     yield from run_blocks(evaluation, per_query, summary)
-    yield from pair_blocks(evaluation, per_query, summary)
+    yield from pair_blocks(evaluation, per_query, summary, batched)
 
 
 def records(blocks: Iterable[Block]) -> Iterator[Record]:
@@ -531,10 +566,17 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, prog
     json or csv); ``progress(blocks written)`` follows them."""
     if output_format == "csv":
         out.write(CSV_HEADER)
-    pending, size = [], 0
-    for done, block in enumerate(blocks, 1):
-        if progress and done % 64 == 0:
+    pending, size, done = [], 0, 0
+    for block in _expanded(blocks, output_format):
+        # a batch counts as its blocks
+        done += len(block.keys) * (1 + (block.summary is not None)) if isinstance(block, PairBatch) else 1
+        if progress and (done % 64 == 0 or isinstance(block, PairBatch)):
             progress(done)
+        if isinstance(block, PairBatch):
+            out.write("".join(pending))
+            pending, size = [], 0
+            _write_bytes(out, batch_bytes(block, with_key))
+            continue
         if output_format == "json":
             chunk = json_chunk(block)
         elif output_format == "csv":
@@ -553,6 +595,59 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, prog
             out.write("".join(pending))
             pending, size = [], 0
     out.write("".join(pending))
+
+
+def _expanded(blocks: Iterable, output_format: str) -> Iterator:
+    """The blocks, with each :class:`PairBatch` kept whole for the text
+    writer where the compiled kernel lays it out, else as its blocks."""
+    from ..io import kernel
+    whole = output_format == "text" and kernel.enabled()
+    for block in blocks:
+        if isinstance(block, PairBatch) and not whole:
+            yield from block.blocks()
+        else:
+            yield block
+
+
+def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
+    """The text writer's lines of a :class:`PairBatch` as UTF-8 bytes, all
+    pairs at once (see :func:`block_bytes`): per pair its per-query lines,
+    group by group, then its 'all' lines; each per-query value's ``%6.4f``
+    text looked up, the 'all' lines' texts made already."""
+    from ..io import kernel
+    blob, lengths, where = _byte_tables()
+    pairs, groups, names = len(batch.keys), len(batch.qids), len(batch.names)
+    values = np.stack([np.asarray(v, dtype=np.float64).reshape(pairs, groups) for v in batch.values], axis=2) \
+        if names else np.zeros((pairs, groups, 0))
+    index, plain = _four_decimal_index(values)                  # (pairs, groups, names): lines in order
+    value = where["float"] + index
+    extra = ["%6.4f\n" % v for v in values[~plain].tolist()]
+    value[~plain] = len(lengths) + np.arange(len(extra))
+    every = batch.summary
+    totals = [] if every is None else every.names
+    parts = [(blob, lengths), _pieces(extra),
+             _pieces(_line_heads(tuple(batch.names), tuple(batch.qids))),
+             _pieces([f"{_padded(name)}\tall\t" for name in totals]),
+             _pieces([text for k in range(pairs) for text in (every.texts[j][k] for j in range(len(totals)))]),
+             _pieces([f"{key}\t" for key in batch.keys])]
+    sizes = np.concatenate([part[1] for part in parts])
+    starts = np.cumsum(sizes) - sizes
+    heads = len(lengths) + len(extra)
+    total_heads = heads + groups * names
+    total_texts = total_heads + len(totals)
+    keys = total_texts + pairs * len(totals)
+    width = 3 if with_key else 2
+    lines = groups * names + len(totals)
+    pieces = np.empty((pairs, lines, width), dtype=np.int64)
+    pieces[:, :groups * names, -2] = heads + np.arange(groups * names)
+    pieces[:, :groups * names, -1] = value.reshape(pairs, groups * names)
+    pieces[:, groups * names:, -2] = total_heads + np.arange(len(totals))
+    pieces[:, groups * names:, -1] = total_texts + np.arange(pairs * len(totals)).reshape(pairs, len(totals))
+    if with_key:
+        pieces[:, :, 0] = keys + np.arange(pairs)[:, None]
+    pieces = pieces.ravel()
+    ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
+    return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)
 
 
 def _write_bytes(out, data) -> None:
