@@ -336,16 +336,34 @@ class Preferences:
         self.rankings = r
         self.names = [name for name in PREFERENCE_NAMES if name in names]
         self.num_pairs = r.num_runs * (r.num_runs - 1) // 2
-        pad = int(r.lengths.max(initial=0)) + 1              # worse than any rank
-        empty = not self.num_pairs or r.num_queries == 0
-        self._lp = _Lex(r, lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, pad)) \
-            if not empty and {"LP", "rrLP"} & set(self.names) else None
-        self._lr = _Lex(r, lexicographic_order(r.segment_query, *lexirecall_sequences(r), pad)) \
-            if not empty and {"LR", "rrLR"} & set(self.names) else None
+
+    # each family's sorted sequences made when first used (in the pairs' thread, beside the metrics)
+    @property
+    def _empty(self) -> bool:
+        return not self.num_pairs or self.rankings.num_queries == 0
+
+    @property
+    def _pad(self) -> int:
+        return int(self.rankings.lengths.max(initial=0)) + 1              # worse than any rank
+
+    @cached_property
+    def _lp(self) -> _Lex | None:
+        r = self.rankings
+        return _Lex(r, lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, self._pad)) \
+            if not self._empty and {"LP", "rrLP"} & set(self.names) else None
+
+    @cached_property
+    def _lr(self) -> _Lex | None:
+        r = self.rankings
+        return _Lex(r, lexicographic_order(r.segment_query, *lexirecall_sequences(r), self._pad)) \
+            if not self._empty and {"LR", "rrLR"} & set(self.names) else None
+
+    @cached_property
+    def _rpp(self) -> dict[bool, _RecallPaired | None]:
         wanted = set(self.names)
-        self._rpp = {graded: _RecallPaired(r, graded) if not empty and
-                     {name for name in RPP_WEIGHTS if name.startswith("g") == graded} & wanted else None
-                     for graded in (False, True)}
+        return {graded: _RecallPaired(self.rankings, graded) if not self._empty and
+                {name for name in RPP_WEIGHTS if name.startswith("g") == graded} & wanted else None
+                for graded in (False, True)}
 
     @classmethod
     def gathered(cls, num_runs: int, num_queries: int, values: dict, levels: dict) -> Preferences:
@@ -356,6 +374,7 @@ class Preferences:
         gathered.rankings = SimpleNamespace(num_runs=num_runs, num_queries=num_queries)
         gathered.names = [name for name in PREFERENCE_NAMES if name in values]
         gathered.num_pairs = num_runs * (num_runs - 1) // 2
+        gathered.__dict__.update(_lp=None, _lr=None, _rpp={False: None, True: None})
         gathered.__dict__["values"], gathered.__dict__["levels"] = values, levels
         return gathered
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 LIMB_BITS = 21
-_MASK = (1 << LIMB_BITS) - 1
+MASK = (1 << LIMB_BITS) - 1
 _CARRY_BLOCK = 1 << 17           # limbs carried at once (a megabyte of them: a cache's worth)
 _HALF = 10                      # long division takes a limb in two steps (11 bits, then 10): divisors to 2**52
 
@@ -40,7 +40,7 @@ def carry(limbs: np.ndarray, width: int | None = None) -> np.ndarray:
         work[:min(have, width)] = block[:, :width].T
         for k in range(width - 1):
             work[k + 1] += work[k] >> LIMB_BITS           # arithmetic shift: floor, so the rest is in [0, 2**21)
-            work[k] &= _MASK
+            work[k] &= MASK
         out[start:start + step] = work.T
     return out.reshape(limbs.shape[:-1] + (width,))
 
@@ -98,7 +98,7 @@ def from_ints(numbers: list[int]) -> np.ndarray:
     """(len(numbers), K) carried limbs of Python integers (any size)."""
     bits = max((abs(number).bit_length() for number in numbers), default=0)
     width = bits // LIMB_BITS + 2
-    return np.array([[(number >> (LIMB_BITS * k)) & _MASK for k in range(width - 1)]
+    return np.array([[(number >> (LIMB_BITS * k)) & MASK for k in range(width - 1)]
                      + [number >> (LIMB_BITS * (width - 1))] for number in numbers],
                     dtype=np.int64).reshape(len(numbers), width)
 
@@ -106,7 +106,7 @@ def from_ints(numbers: list[int]) -> np.ndarray:
 def of_integers(numbers: np.ndarray) -> np.ndarray:
     """(..., 3) carried limbs of int64 numbers."""
     numbers = np.asarray(numbers, dtype=np.int64)
-    return np.stack([numbers & _MASK, (numbers >> LIMB_BITS) & _MASK, numbers >> (2 * LIMB_BITS)], axis=-1)
+    return np.stack([numbers & MASK, (numbers >> LIMB_BITS) & MASK, numbers >> (2 * LIMB_BITS)], axis=-1)
 
 
 def to_ints(limbs: np.ndarray) -> list[int]:

@@ -52,9 +52,18 @@ def grid_limbs(values: np.ndarray, bound: float) -> np.ndarray:
 def _shifted(counts: np.ndarray, bits: int) -> np.ndarray:
     """(P, K) carried limbs of ``counts * 2**bits`` (int64 counts)."""
     place, shift = divmod(bits, lb.LIMB_BITS)
-    out = np.zeros((len(counts), place + 1), dtype=np.int64)
-    out[:, place] = counts.astype(np.int64) << shift
-    return lb.trim(lb.carry(out))
+    counts = counts.astype(np.int64)
+    if len(counts) and int(np.abs(counts).max()) >= 1 << 40:        # beyond three limbs: the general carry
+        out = np.zeros((len(counts), place + 1), dtype=np.int64)
+        out[:, place] = counts << shift
+        return lb.trim(lb.carry(out))
+    # count 2**shift, below 2**61 in size: its three limbs directly, the top one keeping the sign
+    moved = counts << shift
+    out = np.zeros((len(counts), place + 3), dtype=np.int64)
+    out[:, place] = moved & lb.MASK
+    out[:, place + 1] = (moved >> lb.LIMB_BITS) & lb.MASK
+    out[:, place + 2] = moved >> (2 * lb.LIMB_BITS)
+    return lb.trim(out)
 
 
 def _sums_of(limbs: np.ndarray) -> np.ndarray:
