@@ -355,6 +355,28 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
     np.testing.assert_array_equal(pair_rows(runs, pairs_of_rows(runs, rows)), rows)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 60), st.integers(0, 2**32 - 1))
+def test_sign_moments_from_counts_equal_those_of_the_signs(rows, queries, seed):
+    """LP's and LR's moments from their wins and losses alone (the mean and
+    deviation by one float division, the sums when asked) equal those of the
+    -1, 0, 1 matrix, also taken, stacked, added and pickled."""
+    import pickle
+    signs = np.random.default_rng(seed).choice([-1.0, 0.0, 1.0], size=(rows, queries), p=[0.3, 0.3, 0.4])
+    want = Moments.of(signs, unit=True)
+    got = Moments.of_signs((signs > 0).sum(axis=1), (signs < 0).sum(axis=1), queries)
+    order = np.arange(rows)[::-1]
+    for made, expected in ((got, want), (got.take(order), want.take(order)),
+                           (Moments.stack([got, got]), Moments.stack([want, want])), (got + got, want + want),
+                           (pickle.loads(pickle.dumps(got)), want)):
+        plain = Moments(expected.first, expected.second, expected.queries)       # from the sums, in numpy
+        np.testing.assert_array_equal(bits(made.mean()), bits(numpy_path(plain.mean)))
+        np.testing.assert_array_equal(bits(made.spread()), bits(numpy_path(plain.spread)))
+        assert made.first.units == expected.first.units and made.second.units == expected.second.units
+        for field in ("low", "high", "wins", "losses", "ties"):
+            np.testing.assert_array_equal(getattr(made, field), getattr(expected, field))
+
+
 @given(st.integers(0, 3000), st.data())
 def test_pairs_of_rows_inverts_pair_rows(runs, data):
     from lexeval.preferences import pair_rows, pairs_of_rows, run_pairs

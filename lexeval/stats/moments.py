@@ -154,6 +154,10 @@ class Moments:
         return {**self.__dict__, "_runs": None}
 
     def _sums_from_runs(self) -> None:
+        if self._runs is None:          # counts of -1, 0 and 1 (of_signs): their sums
+            self._first, self._second = Sums.zeros(len(self.wins)), Sums.zeros(len(self.wins), 2 * GRID_BITS)
+            self._unit_sums()
+            return
         values, pairs = self._runs
         made = Moments._numpy_pairs(values, pairs, np.isfinite(values), False)
         self._first, self._second = made._first, made._second
@@ -189,15 +193,23 @@ class Moments:
         (+1) and ``losses`` (-1) (P,) among ``queries`` (> 0), the rest 0."""
         pairs = len(wins)
         ties = queries - wins - losses
-        moments = cls(Sums.zeros(pairs), Sums.zeros(pairs, 2 * GRID_BITS), np.full(pairs, queries, np.int64),
-                      np.where(losses > 0, -1.0, np.where(ties > 0, 0.0, 1.0)),
-                      np.where(wins > 0, 1.0, np.where(ties > 0, 0.0, -1.0)), wins, losses, ties)
-        return moments._unit_sums()
+        # the sums' limbs made when asked (a cluster adds them); the mean and deviation of small integers
+        # directly: n S2 - S1**2 and S1 are below 2**53, so one float division rounds each correctly
+        first, second = (wins - losses).astype(np.float64), (wins + losses).astype(np.float64)
+        spread = np.sqrt(np.maximum(queries * second - first * first, 0.0) / (queries * (queries - 1))) \
+            if queries >= 2 else np.zeros(pairs)
+        exact = queries < 1 << 26
+        return cls(None if exact else Sums.zeros(pairs), None if exact else Sums.zeros(pairs, 2 * GRID_BITS),
+                   np.full(pairs, queries, np.int64), np.where(losses > 0, -1.0, np.where(ties > 0, 0.0, 1.0)),
+                   np.where(wins > 0, 1.0, np.where(ties > 0, 0.0, -1.0)), wins, losses, ties,
+                   _mean=first / queries if exact else None, _spread=spread if exact else None)._unit_sums(exact)
 
-    def _unit_sums(self) -> Moments:
-        """These moments of -1, 0 and 1 with their sums: wins - losses and wins + losses."""
-        self.first.limbs = _shifted(self.wins - self.losses, GRID_BITS)
-        self.second.limbs = _shifted(self.wins + self.losses, 2 * GRID_BITS)
+    def _unit_sums(self, lazily: bool = False) -> Moments:
+        """These moments of -1, 0 and 1 with their sums: wins - losses and
+        wins + losses (``lazily``: when first asked for)."""
+        if not lazily:
+            self.first.limbs = _shifted(self.wins - self.losses, GRID_BITS)
+            self.second.limbs = _shifted(self.wins + self.losses, 2 * GRID_BITS)
         return self
 
     @classmethod
@@ -294,6 +306,9 @@ class Moments:
 
     def take(self, order: np.ndarray) -> Moments:
         """The moments of pairs in ``order``."""
+        if self._first is None and self._runs is None:         # of_signs' counts
+            return Moments.of_signs(self.wins[order], self.losses[order], int(self.queries[0])) \
+                if len(self.queries) else Moments.of_signs(self.wins[order], self.losses[order], 0)
         if self._first is None:
             values, pairs = self._runs
             return Moments(None, None, self.queries[order], _mean=self._mean[order], _spread=self._spread[order],
