@@ -123,17 +123,21 @@ def _mark_significance(evaluation: Result, cells: dict[str, list[Cell]], tested:
         return
     alpha = evaluation.options.alpha
     runs = len(evaluation.run_names)
+    firsts, seconds = np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
     for label, measure in tested.items():
         if measure not in tests.p:
             continue
         significant = tests.p[measure] < alpha
-        ahead = tests.mean_difference[measure][significant] > 0                  # A better than B
-        a, b = pairs[significant, 0], pairs[significant, 1]
-        winner, loser = np.where(ahead, a, b), np.where(ahead, b, a)
-        wins, losses = np.bincount(winner, minlength=runs), np.bincount(loser, minlength=runs)
+        forward = significant & (tests.mean_difference[measure] > 0)             # A better than B
+        backward = significant ^ forward
+        wins = np.bincount(firsts[forward], minlength=runs) + np.bincount(seconds[backward], minlength=runs)
+        losses = np.bincount(seconds[forward], minlength=runs) + np.bincount(firsts[backward], minlength=runs)
         for cell, won, lost in zip(cells[label], wins.tolist(), losses.tolist()):
             cell.better, cell.worse = won, lost
         if with_lists:
+            ahead = forward[significant]
+            a, b = firsts[significant], seconds[significant]
+            winner, loser = np.where(ahead, a, b), np.where(ahead, b, a)
             for owner, other, attribute in ((winner, loser, "better_than"), (loser, winner, "worse_than")):
                 order = np.lexsort((other, owner))
                 bounds = np.searchsorted(owner[order], np.arange(runs + 1))
@@ -330,10 +334,13 @@ def screen_tables(table: SummaryTable, out, width: int | None = None) -> None:
     console = _console(out, width)
     width = console.width
 
+    made: dict[str, list[str]] = {}         # each cell's text, made once (widths, layouts and rows read it)
+
     def text(run: int, measure: str) -> str:
-        cell = table.cells[measure][run]
-        mark = table.marker(run, measure, "screen")
-        return cell.text + (f" {mark}" if mark else "")
+        if measure not in made:
+            made[measure] = [cell.text + (f" {mark}" if (mark := table.marker(r, measure, "screen")) else "")
+                             for r, cell in enumerate(table.cells[measure])]
+        return made[measure][run]
 
     def measure_width(measure: str) -> int:
         return max([len(measure)] + [len(text(run, measure)) for run in range(len(table.runs))]) + 3
