@@ -702,6 +702,21 @@ done:
 
 /* ---------------------------------------------------------------- lexicographic preferences */
 
+/* the level that decides between two runs of query q that differ, at sorted positions at_a and at_b: the
+ * least split level between them (a range-minimum query on ``mins``, levels x queries x width); for LR
+ * (``recall``, k_a and k_b the runs' relevant retrieved) element 1 is -k (the larger count's level) and
+ * element e >= 2 is p_(k_a - e + 2) */
+static inline int64_t deciding_level(const int64_t *mins, Py_ssize_t queries, Py_ssize_t width, Py_ssize_t q,
+                                     int64_t at_a, int64_t at_b, int recall, int64_t k_a, int64_t k_b) {
+    int64_t low = at_a < at_b ? at_a : at_b, high = at_a < at_b ? at_b : at_a;
+    int power = 63 - __builtin_clzll((unsigned long long)(high - low));
+    const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
+    int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
+    int64_t element = left < right ? left : right;
+    if (recall) element = element == 1 ? (k_a > k_b ? k_a : k_b) : k_a - (element - 2);
+    return element;
+}
+
 /* lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): for k pairs of
  * runs (first[i], second[i]) and every query q, the sign of rank[second, q] - rank[first, q] (int64,
  * runs x queries: each run's dense rank among the runs' sequences, 0 best) as a float, and the recall
@@ -745,17 +760,8 @@ static PyObject *lex_decide(PyObject *self, PyObject *args) {
             int64_t difference = ranks[b + q] - ranks[a + q];
             sign_out[q] = (double)((difference > 0) - (difference < 0));
             if (!difference) { level_out[q] = 0; continue; }
-            int64_t at_a = positions[a + q], at_b = positions[b + q];
-            int64_t low = at_a < at_b ? at_a : at_b, high = at_a < at_b ? at_b : at_a;
-            int power = 63 - __builtin_clzll((unsigned long long)(high - low));
-            const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
-            int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
-            int64_t element = left < right ? left : right;
-            if (recall) {
-                int64_t k_a = retrieved[a + q], k_b = retrieved[b + q];
-                element = element == 1 ? (k_a > k_b ? k_a : k_b) : k_a - (element - 2);
-            }
-            level_out[q] = element;
+            level_out[q] = deciding_level(mins, queries, width, q, positions[a + q], positions[b + q], recall,
+                                          recall ? retrieved[a + q] : 0, recall ? retrieved[b + q] : 0);
         }
     }
     Py_END_ALLOW_THREADS
@@ -1010,16 +1016,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
                 if (!reciprocal) continue;
                 double value = 0.0;
                 if (difference) {
-                    int64_t at_a = position_q[a], at_b = position_q[b];
-                    int64_t low = at_a < at_b ? at_a : at_b, high = at_a < at_b ? at_b : at_a;
-                    int power = 63 - __builtin_clzll((unsigned long long)(high - low));
-                    const int64_t *row = mins + ((Py_ssize_t)power * queries + q) * width;
-                    int64_t left = row[low], right = row[high - ((int64_t)1 << power)];
-                    int64_t at = left < right ? left : right;
-                    if (recall) {
-                        int64_t k_a = counts_q[a], k_b = counts_q[b];
-                        at = at == 1 ? (k_a > k_b ? k_a : k_b) : k_a - (at - 2);
-                    }
+                    int64_t at = deciding_level(mins, queries, width, q, position_q[a], position_q[b], recall,
+                                                recall ? counts_q[a] : 0, recall ? counts_q[b] : 0);
                     double from_a = at >= 1 && at <= retrieved_q[a] ? 1.0 / (double)rel[starts_q[a] + at - 1] : 0.0;
                     double from_b = at >= 1 && at <= retrieved_q[b] ? 1.0 / (double)rel[starts_q[b] + at - 1] : 0.0;
                     value = from_a - from_b;
