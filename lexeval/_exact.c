@@ -1,6 +1,8 @@
 /* lexeval's compiled statistics kernel: the exact moments of pairs'
  * differences and their correctly rounded means and standard deviations,
- * and the t and binomial tails' continued fraction.
+ * the t and binomial tails' continued fraction (four lanes to a vector
+ * where the processor has AVX2), and LP's, LR's, rrLP's and rrLR's
+ * decisions, values and sums over the queries.
  *
  * Everything here is also done by numpy (moments.py, limbs.py,
  * distributions.py), which gives the same floats bit for bit: the moments
