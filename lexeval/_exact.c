@@ -27,6 +27,11 @@
 #pragma clang fp contract(off)
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATHS 1
+#endif
+
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 
@@ -278,6 +283,65 @@ static inline i256 cross_of(const uint64_t *x, const uint64_t *y, Py_ssize_t que
     return out;
 }
 
+#if defined(HAVE_AVX2_PATHS)
+/* cross_of for values split into three 21-bit limbs (uint32, each run's limbs k at limbs[k] + run *
+ * queries): four queries to a vector, the nine limb products (below 2**42) added by level i + j in 64-bit
+ * lanes (exact while 3 queries 2**42 stays below 2**64), then sum_k level_k 2**(21 k) */
+__attribute__((target("avx2"))) static inline i256 cross_of_limbs(const uint32_t *const limbs[3], Py_ssize_t a,
+                                                                  Py_ssize_t b, Py_ssize_t queries) {
+    const uint32_t *a0 = limbs[0] + a * queries, *a1 = limbs[1] + a * queries, *a2 = limbs[2] + a * queries;
+    const uint32_t *b0 = limbs[0] + b * queries, *b1 = limbs[1] + b * queries, *b2 = limbs[2] + b * queries;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
+    Py_ssize_t q = 0;
+    for (; q + 4 <= queries; q += 4) {
+        __m256i x0 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a0 + q)));
+        __m256i x1 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a1 + q)));
+        __m256i x2 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a2 + q)));
+        __m256i y0 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b0 + q)));
+        __m256i y1 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b1 + q)));
+        __m256i y2 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b2 + q)));
+        s0 = _mm256_add_epi64(s0, _mm256_mul_epu32(x0, y0));
+        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_mul_epu32(x0, y1), _mm256_mul_epu32(x1, y0)));
+        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(x0, y2), _mm256_mul_epu32(x1, y1)),
+                                                   _mm256_mul_epu32(x2, y0)));
+        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_mul_epu32(x1, y2), _mm256_mul_epu32(x2, y1)));
+        s4 = _mm256_add_epi64(s4, _mm256_mul_epu32(x2, y2));
+    }
+    uint64_t level[5], lanes[4];
+    __m256i sums[5] = {s0, s1, s2, s3, s4};
+    for (int k = 0; k < 5; k++) {
+        _mm256_storeu_si256((__m256i *)lanes, sums[k]);
+        level[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    }
+    for (; q < queries; q++) {
+        uint64_t x0 = a0[q], x1 = a1[q], x2 = a2[q], y0 = b0[q], y1 = b1[q], y2 = b2[q];
+        level[0] += x0 * y0;
+        level[1] += x0 * y1 + x1 * y0;
+        level[2] += x0 * y2 + x1 * y1 + x2 * y0;
+        level[3] += x1 * y2 + x2 * y1;
+        level[4] += x2 * y2;
+    }
+    /* the levels below 2**64 each: the first four fit 128 bits, the fifth is shifted past them */
+    u128 low = (u128)level[0] + ((u128)level[1] << 21) + ((u128)level[2] << 42) + ((u128)level[3] << 63);
+    i256 cross = {{(uint64_t)low, (uint64_t)(low >> 64), 0, 0}}, top = {{0, level[4] << 20, level[4] >> 44, 0}};
+    return add256(cross, top);
+}
+
+/* pair_moments' pass over the pairs with cross_of_limbs */
+__attribute__((target("avx2"))) static void pairs_by_limbs(const uint32_t *const limbs[3], Py_ssize_t queries,
+                                                           const int64_t *pair, Py_ssize_t count,
+                                                           const i128 *run_first, const i256 *run_second,
+                                                           const Divisors *divisors, int scale, double *means,
+                                                           double *spreads) {
+    for (Py_ssize_t p = 0; p < count; p++) {
+        int64_t a = pair[2 * p], b = pair[2 * p + 1];
+        i256 cross = cross_of_limbs(limbs, a, b, queries);
+        i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
+        finish(run_first[a] - run_first[b], second, divisors, scale, means + p, spreads + p);
+    }
+}
+#endif
+
 /* pair_moments(grid, queries, pairs, scale, mean, spread): for each pair
  * (a, b) of ``pairs`` (int64, P x 2), the mean and standard deviation of
  * the differences grid[a] - grid[b] (int64, R x queries: the values in
@@ -320,7 +384,21 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
     for (Py_ssize_t r = 0; r < runs; r++)
         sums_of((const int64_t *)shifted + r * queries, NULL, queries, run_first + r, run_second + r);
     Divisors divisors = divisors_of(queries);
-    for (Py_ssize_t p = 0; p < count; p++) {
+    int by_limbs = 0;
+#if defined(HAVE_AVX2_PATHS)
+    /* the values' three 21-bit limbs (below 2**63: the top one too), multiplied four queries to a vector */
+    uint32_t *limb_values = queries <= (1 << 20) && __builtin_cpu_supports("avx2") ?
+        PyMem_RawMalloc((size_t)(3 * runs * queries + 1) * sizeof(uint32_t)) : NULL;
+    if (limb_values) {
+        const uint32_t *limbs[3] = {limb_values, limb_values + runs * queries, limb_values + 2 * runs * queries};
+        for (Py_ssize_t i = 0; i < runs * queries; i++)
+            for (int k = 0; k < 3; k++) limb_values[k * runs * queries + i] = (uint32_t)(shifted[i] >> (21 * k)) & 0x1FFFFF;
+        pairs_by_limbs(limbs, queries, pair, count, run_first, run_second, &divisors, scale, means, spreads);
+        PyMem_RawFree(limb_values);
+        by_limbs = 1;
+    }
+#endif
+    for (Py_ssize_t p = 0; p < count && !by_limbs; p++) {
         int64_t a = pair[2 * p], b = pair[2 * p + 1];
         i256 cross = cross_of(shifted + a * queries, shifted + b * queries, queries);
         i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
@@ -500,8 +578,7 @@ static void fractions_scalar(const double *a, const double *b, const double *x, 
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#if defined(HAVE_AVX2_PATHS)
 #define VECTORS 4           /* independent vectors of four lanes: enough to keep the divider busy */
 
 __attribute__((target("avx2"))) static inline __m256d clamp4(__m256d v) {

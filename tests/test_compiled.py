@@ -101,6 +101,23 @@ def test_pair_moments_equal_numpy_and_fractions(values):
         assert (mean, spread) == exact_mean_spread(values[a].tolist(), values[b].tolist())
 
 
+@pytest.mark.parametrize("queries", [4, 7, 1001, 4099])
+def test_pair_moments_with_many_queries_and_the_largest_values(queries):
+    """Thousands of queries of values at the grid's extremes (every 21-bit
+    limb full: the vector path's level sums at their largest), and counts
+    that leave a tail after the last four queries."""
+    rng = np.random.default_rng(queries)
+    values = rng.choice([0.0, 1.0, 1 - 2**-53, 2**-62, 0.5, 1 / 3], size=(5, queries))
+    values[0] = 1 - 2**-53
+    values[1] = 0.0
+    pairs = np.array([(a, b) for a in range(5) for b in range(5) if a != b], dtype=np.int64)
+    made = Moments.of_pairs(values, pairs)
+    want = numpy_path(lambda: Moments.of_pairs(values, pairs))
+    np.testing.assert_array_equal(bits(made.mean()), bits(want.mean()))
+    np.testing.assert_array_equal(bits(made.spread()), bits(want.spread()))
+    assert (made.mean()[0], made.spread()[0]) == exact_mean_spread(values[0].tolist(), values[1].tolist())
+
+
 @settings(max_examples=150, deadline=None)
 @given(matrices(1, 30))
 def test_row_moments_equal_numpy(differences):
