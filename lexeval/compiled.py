@@ -26,6 +26,7 @@ takes the numpy path. The tests compare the two.
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -173,6 +174,23 @@ def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,
     return out
 
 
+_SCRATCH = threading.local()
+_SCRATCH_LARGEST = 1 << 21          # values per buffer kept for the thread's next call (16 MB of floats)
+
+
+def _scratch(name: str, size: int, dtype) -> np.ndarray:
+    """A buffer of ``size`` values for this call only, kept per thread for
+    the next (a thousand runs' t-tests would otherwise touch a gigabyte of
+    fresh pages: a fault per 4 kB); past ``_SCRATCH_LARGEST``, a new one."""
+    if size > _SCRATCH_LARGEST:
+        return np.empty(size, dtype=dtype)
+    buffers = _SCRATCH.__dict__.setdefault("buffers", {})
+    buffer = buffers.get(name)
+    if buffer is None or len(buffer) < size or buffer.dtype != dtype:
+        buffer = buffers[name] = np.empty(max(size, 1024), dtype=dtype)
+    return buffer[:size]
+
+
 def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) -> np.ndarray | None:
     """(P,) :func:`lexeval.stats.totals.t_test`'s two-sided p from each
     pair's mean, sample deviation and count, the same floats: the kernel
@@ -182,18 +200,27 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) 
     if not enabled():
         return None
     pairs = len(mean)
-    p, index = np.empty(pairs), np.empty(pairs, dtype=np.int64)
-    a, b, x, flip = np.empty(pairs), np.empty(pairs), np.empty(pairs), np.empty(pairs, dtype=np.uint8)
-    inside = _exact.t_prepare(*(np.ascontiguousarray(v, dtype=np.float64) for v in (mean, spread)),
-                              np.ascontiguousarray(count, dtype=np.int64), p, index, a, b, x, flip)
+    p = np.empty(pairs)
+    index, flip = _scratch("index", pairs, np.int64), _scratch("flip", pairs, np.uint8)
+    a, b, x = _scratch("a", pairs, np.float64), _scratch("b", pairs, np.float64), _scratch("x", pairs, np.float64)
+    counts = count
+    if not (isinstance(count, np.ndarray) and count.dtype == np.int64 and count.flags.c_contiguous):
+        counts = _scratch("count", pairs, np.int64)        # a pair moments' one count, seen as an array
+        np.copyto(counts, count)
+    inside = _exact.t_prepare(*(np.ascontiguousarray(v, dtype=np.float64) for v in (mean, spread)), counts, p,
+                              index, a, b, x, flip)
     a, b, x = a[:inside], b[:inside], x[:inside]
     # exp(a log x + b log1p(-x) - log B(a, b)), the same operations in place: no temporary per step
-    front, tail = np.log(x), np.negative(x)
+    front, tail = np.log(x, out=_scratch("front", inside, np.float64)), \
+        np.negative(x, out=_scratch("tail", inside, np.float64))
     front *= a
     np.log1p(tail, out=tail)
     tail *= b
     front += tail
-    front -= log_beta(a, b)
+    if inside and counts.min() == counts.max():     # one count: (a, b) is (df / 2, 1 / 2) either way round
+        front -= log_beta(a[:1], b[:1])[0]
+    else:
+        front -= log_beta(a, b)
     np.exp(front, out=front)
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
     return p
