@@ -1010,8 +1010,8 @@ done:
  * (reciprocal_difference's floats) with row_moments' exact sums on the 2**-62 grid as carried limbs
  * (r_first n x 7, r_second n x 10) and their least and greatest values (float64, n). Everything per run is
  * by query (queries x runs: rank, position, counts for LR, and each segment's start in rel_rank and its
- * relevant retrieved, num_rel_ret, with one query's segments together), so that a tile of pairs reads one
- * query's rows and table at a time. */
+ * relevant retrieved, num_rel_ret, with one query's segments together; rel_rank holds 1 / p as float64,
+ * numpy's division, made once), so that a tile of pairs reads one query's rows and table at a time. */
 #define TILE 65536
 static PyObject *lex_moments(PyObject *self, PyObject *args) {
     Py_buffer rank, position, table, first, second, slot, counts, rel_rank, rel_starts, num_rel_ret;
@@ -1061,7 +1061,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     const int64_t *rank_t = (const int64_t *)rank.buf, *position_t = (const int64_t *)position.buf;
-    const int64_t *counts_t = (const int64_t *)counts.buf, *rel = (const int64_t *)rel_rank.buf;
+    const int64_t *counts_t = (const int64_t *)counts.buf;
+    const double *reciprocal_rank = (const double *)rel_rank.buf;       /* 1 / p, made once */
     const int64_t *mins = (const int64_t *)table.buf;
     int64_t *win_out = (int64_t *)wins.buf, *loss_out = (int64_t *)losses.buf;
     int64_t *first_out = (int64_t *)r_first.buf, *second_out = (int64_t *)r_second.buf;
@@ -1097,8 +1098,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
                 if (difference) {
                     int64_t at = deciding_level(mins, queries, width, q, position_q[a], position_q[b], recall,
                                                 recall ? counts_q[a] : 0, recall ? counts_q[b] : 0);
-                    double from_a = at >= 1 && at <= retrieved_q[a] ? 1.0 / (double)rel[starts_q[a] + at - 1] : 0.0;
-                    double from_b = at >= 1 && at <= retrieved_q[b] ? 1.0 / (double)rel[starts_q[b] + at - 1] : 0.0;
+                    double from_a = at >= 1 && at <= retrieved_q[a] ? reciprocal_rank[starts_q[a] + at - 1] : 0.0;
+                    double from_b = at >= 1 && at <= retrieved_q[b] ? reciprocal_rank[starts_q[b] + at - 1] : 0.0;
                     value = from_a - from_b;
                 }
                 /* row_moments' grid: |value| <= 1, so value 2**62 is exact, and rint its integer */

@@ -141,7 +141,7 @@ def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slo
     rrLR's values: what :meth:`lexeval.stats.moments.Moments.of` makes of
     the (k, Q) matrices. ``lex`` has the runs' rank and position and the
     range-minimum table (see :class:`lexeval.preferences._Lex`),
-    ``by_query`` the relevant ranks with one query's runs together (see
+    ``by_query`` the relevant ranks' reciprocals with one query's runs together (see
     :func:`lexeval.preferences.relevant_by_query`); the kernel reads both
     a query at a time. False where the kernel is not there."""
     runs, queries = lex.rank.shape
@@ -150,12 +150,14 @@ def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slo
         return False
     empty = (np.empty((0, 7), dtype=np.int64), np.empty((0, 10), dtype=np.int64), np.empty(0), np.empty(0),
              np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-    ranks, starts, retrieved = by_query
+    reciprocal_ranks, starts, retrieved = by_query
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
               (lex.rank_by_query, lex.position_by_query, table, first, second, slot,
-               np.zeros(0) if not recall else retrieved, ranks, starts, retrieved)]
-    _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:], reciprocal is not None, *signs,
-                       *(empty if reciprocal is None else reciprocal))
+               np.zeros(0) if not recall else retrieved)]
+    _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:],
+                       np.ascontiguousarray(reciprocal_ranks, dtype=np.float64),
+                       *(np.ascontiguousarray(v, dtype=np.int64) for v in (starts, retrieved)),
+                       reciprocal is not None, *signs, *(empty if reciprocal is None else reciprocal))
     return True
 
 

@@ -460,8 +460,9 @@ class Preferences:
 
     @cached_property
     def _relevant_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(relevant ranks, starts (Q, R), relevant retrieved (Q, R)): the
-        rankings' relevant ranks with the segments in query order, each
+        """(1 / relevant ranks, starts (Q, R), relevant retrieved (Q, R)):
+        the rankings' relevant ranks' reciprocals (the rr preferences'
+        terms, divided once here) with the segments in query order, each
         query's runs together (the kernel reads a query at a time)."""
         r = self.rankings
         retrieved = np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
@@ -469,7 +470,7 @@ class Preferences:
         lengths = retrieved.ravel()
         placed = np.cumsum(lengths) - lengths
         index = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts.ravel() - placed, lengths)
-        return r.rel_rank[index], placed.reshape(retrieved.shape), retrieved
+        return 1.0 / r.rel_rank[index].astype(np.float64), placed.reshape(retrieved.shape), retrieved
 
     @cached_property
     def pairs(self) -> list[tuple[int, int]]:
