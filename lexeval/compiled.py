@@ -180,10 +180,12 @@ _SCRATCH = threading.local()
 _SCRATCH_LARGEST = 1 << 21          # values per buffer kept for the thread's next call (16 MB of floats)
 
 
-def _scratch(name: str, size: int, dtype) -> np.ndarray:
-    """A buffer of ``size`` values for this call only, kept per thread for
-    the next (a thousand runs' t-tests would otherwise touch a gigabyte of
-    fresh pages: a fault per 4 kB); past ``_SCRATCH_LARGEST``, a new one."""
+def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
+    """A buffer ``name`` of ``size`` values for this call only, kept per
+    thread for the thread's next call (filling fresh memory costs more than
+    the arithmetic: a thousand runs' t-tests would otherwise touch a
+    gigabyte of fresh pages, a fault per 4 kB); past ``_SCRATCH_LARGEST``, a
+    new one."""
     if size > _SCRATCH_LARGEST:
         return np.empty(size, dtype=dtype)
     buffers = _SCRATCH.__dict__.setdefault("buffers", {})
@@ -203,18 +205,18 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) 
         return None
     pairs = len(mean)
     p = np.empty(pairs)
-    index, flip = _scratch("index", pairs, np.int64), _scratch("flip", pairs, np.uint8)
-    a, b, x = _scratch("a", pairs, np.float64), _scratch("b", pairs, np.float64), _scratch("x", pairs, np.float64)
+    index, flip = scratch("index", pairs, np.int64), scratch("flip", pairs, np.uint8)
+    a, b, x = scratch("a", pairs, np.float64), scratch("b", pairs, np.float64), scratch("x", pairs, np.float64)
     counts = count
     if not (isinstance(count, np.ndarray) and count.dtype == np.int64 and count.flags.c_contiguous):
-        counts = _scratch("count", pairs, np.int64)        # a pair moments' one count, seen as an array
+        counts = scratch("count", pairs, np.int64)        # a pair moments' one count, seen as an array
         np.copyto(counts, count)
     inside = _exact.t_prepare(*(np.ascontiguousarray(v, dtype=np.float64) for v in (mean, spread)), counts, p,
                               index, a, b, x, flip)
     a, b, x = a[:inside], b[:inside], x[:inside]
     # exp(a log x + b log1p(-x) - log B(a, b)), the same operations in place: no temporary per step
-    front, tail = np.log(x, out=_scratch("front", inside, np.float64)), \
-        np.negative(x, out=_scratch("tail", inside, np.float64))
+    front, tail = np.log(x, out=scratch("front", inside, np.float64)), \
+        np.negative(x, out=scratch("tail", inside, np.float64))
     front *= a
     np.log1p(tail, out=tail)
     tail *= b

@@ -19,11 +19,11 @@ so a query draws the same numbers on one machine and on any worker.
 from __future__ import annotations
 
 import hashlib
-import threading
 from fractions import Fraction
 
 import numpy as np
 
+from ..compiled import scratch
 from . import limbs
 
 GRID_BITS = 62           # sums are integers in units of 2**-62
@@ -132,18 +132,12 @@ def _add_units(units: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarr
     return limbs.add(units, np.stack([low, np.zeros_like(low), high], axis=1))
 
 
-_SCRATCH = threading.local()     # per thread: the pairs' totals are made by several threads at once
-
-
 def _scratch(shape: tuple[int, int], count: int = 2, first: int = 0) -> tuple[np.ndarray, ...]:
-    """``count`` (rows, columns) float arrays from the ``first``, reused from
-    call to call: filling fresh memory costs more than the arithmetic (blocks
-    are up to 2M values)."""
+    """``count`` (rows, columns) float arrays from the ``first``, this
+    thread's, reused from call to call (see :func:`lexeval.compiled.scratch`:
+    blocks are up to 2M values)."""
     size = shape[0] * shape[1]
-    buffers = getattr(_SCRATCH, "buffers", None)
-    if buffers is None or buffers[0].size < size:
-        buffers = _SCRATCH.buffers = [np.empty(max(size, 1 << 16)) for _ in range(3)]
-    return tuple(buffer[:size].reshape(shape) for buffer in buffers[first:first + count])
+    return tuple(scratch(f"sums{k}", size).reshape(shape) for k in range(first, first + count))
 
 
 def _on_grid(value: float) -> int:
