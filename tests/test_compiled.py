@@ -392,6 +392,12 @@ def test_sign_moments_from_counts_equal_those_of_the_signs(rows, queries, seed):
         assert made.first.units == expected.first.units and made.second.units == expected.second.units
         for field in ("low", "high", "wins", "losses", "ties"):
             np.testing.assert_array_equal(getattr(made, field), getattr(expected, field))
+    # the extremes and counts against the matrix itself (of(unit=True) takes the counts too)
+    np.testing.assert_array_equal(got.low, signs.min(axis=1))
+    np.testing.assert_array_equal(got.high, signs.max(axis=1))
+    np.testing.assert_array_equal(got.ties, (signs == 0).sum(axis=1))
+    assert got.first.units == [int(row.sum()) << GRID_BITS for row in signs]
+    assert got.second.units == [int((row * row).sum()) << (2 * GRID_BITS) for row in signs]
 
 
 @given(st.integers(0, 3000), st.data())

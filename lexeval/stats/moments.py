@@ -119,7 +119,8 @@ class Moments:
     Pairs of runs whose means and deviations the compiled kernel made
     (:meth:`of_pairs`) keep the runs' values instead of the sums (``_runs``)
     and make the sums only when asked (adding partitions, --hsd): at a
-    thousand runs the sums of every pair would take gigabytes."""
+    thousand runs the sums of every pair would take gigabytes. Signs
+    (:meth:`of_signs`) keep their counts and make the sums the same way."""
 
     _first: Sums | None
     _second: Sums | None
@@ -137,26 +138,27 @@ class Moments:
     @property
     def first(self) -> Sums:
         if self._first is None:
-            self._sums_from_runs()
+            self._make_sums()
         return self._first
 
     @property
     def second(self) -> Sums:
         if self._second is None:
-            self._sums_from_runs()
+            self._make_sums()
         return self._second
 
     def __getstate__(self) -> dict:
         """Pickled (a cluster's partition sends its totals back): the sums,
         not the runs' values."""
         if self._first is None:
-            self._sums_from_runs()
+            self._make_sums()
         return {**self.__dict__, "_runs": None}
 
-    def _sums_from_runs(self) -> None:
-        if self._runs is None:          # counts of -1, 0 and 1 (of_signs): their sums
-            self._first, self._second = Sums.zeros(len(self.wins)), Sums.zeros(len(self.wins), 2 * GRID_BITS)
-            self._unit_sums()
+    def _make_sums(self) -> None:
+        if self._runs is None:          # counts of -1, 0 and 1 (of_signs): wins - losses and wins + losses
+            self._first = Sums(_shifted(self.wins - self.losses, GRID_BITS), np.zeros(len(self.wins)))
+            self._second = Sums(_shifted(self.wins + self.losses, 2 * GRID_BITS), np.zeros(len(self.wins)),
+                                2 * GRID_BITS)
             return
         values, pairs = self._runs
         made = Moments._numpy_pairs(values, pairs, np.isfinite(values), False)
@@ -168,10 +170,7 @@ class Moments:
         -1, 0 or 1 (LP, LR), so the sums are wins - losses and wins + losses."""
         differences = np.asarray(differences, dtype=np.float64)
         if unit:
-            pairs, queries = differences.shape
-            moments = cls(Sums.zeros(pairs), Sums.zeros(pairs, 2 * GRID_BITS), np.full(pairs, queries, np.int64))
-            moments._with_signs(differences)
-            return moments._unit_sums()
+            return cls.of_signs((differences > 0).sum(axis=1), (differences < 0).sum(axis=1), differences.shape[1])
         finite = np.isfinite(differences)
         made = compiled.row_moments(differences, GRID_BITS) if finite.all() else None
         if made is not None:
@@ -190,27 +189,22 @@ class Moments:
     @classmethod
     def of_signs(cls, wins: np.ndarray, losses: np.ndarray, queries: int) -> Moments:
         """:meth:`of` ``unit`` from the counts alone: each row's ``wins``
-        (+1) and ``losses`` (-1) (P,) among ``queries`` (> 0), the rest 0."""
+        (+1) and ``losses`` (-1) (P,) among ``queries``, the rest 0. The
+        sums' limbs are made when asked (a cluster adds them); the mean and
+        deviation of such small integers directly: n S2 - S1**2 and S1 stay
+        below 2**53, so one float division rounds each correctly, as the
+        sums' quotients do."""
         pairs = len(wins)
         ties = queries - wins - losses
-        # the sums' limbs made when asked (a cluster adds them); the mean and deviation of small integers
-        # directly: n S2 - S1**2 and S1 are below 2**53, so one float division rounds each correctly
         first, second = (wins - losses).astype(np.float64), (wins + losses).astype(np.float64)
         spread = np.sqrt(np.maximum(queries * second - first * first, 0.0) / (queries * (queries - 1))) \
             if queries >= 2 else np.zeros(pairs)
-        exact = queries < 1 << 26
-        return cls(None if exact else Sums.zeros(pairs), None if exact else Sums.zeros(pairs, 2 * GRID_BITS),
-                   np.full(pairs, queries, np.int64), np.where(losses > 0, -1.0, np.where(ties > 0, 0.0, 1.0)),
-                   np.where(wins > 0, 1.0, np.where(ties > 0, 0.0, -1.0)), wins, losses, ties,
-                   _mean=first / queries if exact else None, _spread=spread if exact else None)._unit_sums(exact)
-
-    def _unit_sums(self, lazily: bool = False) -> Moments:
-        """These moments of -1, 0 and 1 with their sums: wins - losses and
-        wins + losses (``lazily``: when first asked for)."""
-        if not lazily:
-            self.first.limbs = _shifted(self.wins - self.losses, GRID_BITS)
-            self.second.limbs = _shifted(self.wins + self.losses, 2 * GRID_BITS)
-        return self
+        small = queries < 1 << 26
+        return cls(None, None, np.full(pairs, queries, np.int64),
+                   np.where(losses > 0, -1.0, np.where(ties > 0, 0.0, 1.0)) if queries else np.full(pairs, np.inf),
+                   np.where(wins > 0, 1.0, np.where(ties > 0, 0.0, -1.0)) if queries else np.full(pairs, -np.inf),
+                   wins, losses, ties, _mean=first / max(queries, 1) if small else None,
+                   _spread=spread if small else None)
 
     @classmethod
     def of_limbs(cls, first: np.ndarray, second: np.ndarray, queries: int, low: np.ndarray, high: np.ndarray,
