@@ -441,15 +441,21 @@ def block_bytes(block: Block, with_key: bool) -> bytes | None:
     parts = [(blob, lengths), _pieces(extra), _pieces([f"{_padded(name)}\t" for name in block.names]),
              _pieces([f"{qid}\t" for qid in block.qids])] + \
         ([_pieces([f"{key}\t" for key in block.keys])] if with_key else [])
-    sizes = np.concatenate([part[1] for part in parts])
-    starts = np.cumsum(sizes) - sizes
     first_name = len(lengths) + len(extra)
     group = np.repeat(np.arange(groups), names)            # line by line: group by group, names within
     order = [first_name + np.tile(np.arange(names), groups), first_name + names + group,
              value.T.ravel(), exponent.T.ravel()]
     if with_key:
         order.insert(0, first_name + names + groups + group)
-    pieces = np.stack(order, axis=1).ravel()
+    return _gathered(parts, np.stack(order, axis=1).ravel())
+
+
+def _gathered(parts: list[tuple[bytes, np.ndarray]], pieces: np.ndarray) -> bytes:
+    """The texts numbered ``pieces`` (in the order of ``parts``' texts, one
+    after another), copied out one after another by the reading kernel."""
+    from ..io import kernel
+    sizes = np.concatenate([part[1] for part in parts])
+    starts = np.cumsum(sizes) - sizes
     ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
     return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)
 
@@ -614,7 +620,6 @@ def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
     pairs at once (see :func:`block_bytes`): per pair its per-query lines,
     group by group, then its 'all' lines; each per-query value's ``%6.4f``
     text looked up, the 'all' lines' texts made already."""
-    from ..io import kernel
     blob, lengths, where = _byte_tables()
     pairs, groups, names = len(batch.keys), len(batch.qids), len(batch.names)
     values = np.stack([np.asarray(v, dtype=np.float64).reshape(pairs, groups) for v in batch.values], axis=2) \
@@ -628,10 +633,8 @@ def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
     parts = [(blob, lengths), _pieces(extra),
              _pieces(_line_heads(tuple(batch.names), tuple(batch.qids))),
              _pieces([f"{_padded(name)}\tall\t" for name in totals]),
-             _pieces([text for k in range(pairs) for text in (every.texts[j][k] for j in range(len(totals)))]),
+             _pieces([texts[k] for k in range(pairs) for texts in (every.texts if totals else [])]),
              _pieces([f"{key}\t" for key in batch.keys])]
-    sizes = np.concatenate([part[1] for part in parts])
-    starts = np.cumsum(sizes) - sizes
     heads = len(lengths) + len(extra)
     total_heads = heads + groups * names
     total_texts = total_heads + len(totals)
@@ -645,9 +648,7 @@ def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
     pieces[:, groups * names:, -1] = total_texts + np.arange(pairs * len(totals)).reshape(pairs, len(totals))
     if with_key:
         pieces[:, :, 0] = keys + np.arange(pairs)[:, None]
-    pieces = pieces.ravel()
-    ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
-    return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)
+    return _gathered(parts, pieces.ravel())
 
 
 def _write_bytes(out, data) -> None:
