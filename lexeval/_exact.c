@@ -32,6 +32,19 @@
 #define HAVE_AVX2_PATHS 1
 #endif
 
+/* whether the AVX2 paths run: where the processor has AVX2, unless the tests turned them off (vectors()) to
+ * compare them with the scalar paths */
+static int vector_paths = -1;
+
+static inline int vectors_on(void) {
+#if defined(HAVE_AVX2_PATHS)
+    if (vector_paths < 0) vector_paths = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return vector_paths;
+#else
+    return 0;
+#endif
+}
+
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 
@@ -152,7 +165,7 @@ static inline uint64_t divide_prepared(uint64_t high, uint64_t low, const Diviso
         q--;
         r += d->normalized;
     }
-    if (r >= d->normalized) {
+    if (__builtin_expect(r >= d->normalized, 0)) {
         q++;
         r -= d->normalized;
     }
@@ -160,10 +173,6 @@ static inline uint64_t divide_prepared(uint64_t high, uint64_t low, const Diviso
     return q;
 }
 
-/* ``number / (divisor * 2**scale)``, correctly rounded (to nearest, ties to even); divisor in [1, 2**62).
- * The number's top 128 bits (its leading bit at 127) divided by the divisor give a quotient of 66 bits or
- * more: the same integer part as the whole number's, scaled; the bits below and the remainder are a
- * sticky bit under the rounding position, and the uint64 to double conversion rounds once. */
 /* value 2**exponent: a product by a power of two, exact while both are normal; ldexp beyond */
 static inline double scaled(double value, int exponent) {
     if (exponent < -1000 || exponent > 1000) return ldexp(value, exponent);
@@ -172,41 +181,45 @@ static inline double scaled(double value, int exponent) {
     return fabs(product) >= 0x1p-1000 ? product : ldexp(value, exponent);
 }
 
+/* ``top 2**below / (divisor 2**scale)``, correctly rounded (to nearest, ties to even), where ``sticky``
+ * says whether bits below ``top`` were dropped (they are then below its last bit); divisor in [1, 2**62).
+ * Shifted so that its leading bit is at 126, top's high word is below the normalized divisor (leading bit
+ * at 63): one division by the prepared reciprocal gives a quotient in [2**62, 2**64), 53 bits, a rounding
+ * bit and more below it, where the remainder and the dropped bits are a sticky bit; the uint64 to double
+ * conversion rounds once. */
+static inline double quotient_of_top(u128 top, uint64_t sticky, int below, const Divisor *divisor, int scale) {
+    uint64_t high = (uint64_t)(top >> 64);
+    if (!top) return 0.0;
+    int length = high ? 128 - __builtin_clzll(high) : 64 - __builtin_clzll((uint64_t)top);
+    if (length == 128) {
+        sticky |= (uint64_t)top & 1;
+        top >>= 1;
+        below += 1;
+    } else {
+        top <<= 127 - length;
+        below -= 127 - length;
+    }
+    uint64_t remainder, q = divide_prepared((uint64_t)(top >> 64), (uint64_t)top, divisor, &remainder);
+    sticky |= remainder != 0;
+    return scaled((double)(q | (sticky != 0)), below + divisor->shift - scale);
+}
+
+/* ``number / (divisor 2**scale)``, correctly rounded: its top 128 bits, the rest a sticky bit */
 static inline double quotient(i256 number, const Divisor *divisor, int scale) {
     int negative = negative256(number);
     i256 m = negative ? neg256(number) : number;
-    int length = bit_length256(m);
-    if (!length) return 0.0;
-    int drop = length - 128;                        /* bits below the top 128 (negative: shifted up) */
-    u128 top;
-    uint64_t sticky = 0;
+    int drop = bit_length256(m) - 128;
+    double value;
     if (drop <= 0) {
-        top = ((u128)m.w[1] << 64 | m.w[0]) << -drop;
+        value = quotient_of_top((u128)m.w[1] << 64 | m.w[0], 0, 0, divisor, scale);
     } else {
         int words = drop / 64, bits = drop % 64;
         uint64_t w0 = m.w[words], w1 = words + 1 < 4 ? m.w[words + 1] : 0, w2 = words + 2 < 4 ? m.w[words + 2] : 0;
         uint64_t low = bits ? w0 >> bits | w1 << (64 - bits) : w0, high = bits ? w1 >> bits | w2 << (64 - bits) : w1;
-        top = (u128)high << 64 | low;
+        uint64_t sticky = bits ? (w0 & ((1ULL << bits) - 1)) != 0 : 0;
         for (int k = 0; k < words; k++) sticky |= m.w[k] != 0;
-        if (bits) sticky |= (w0 & ((1ULL << bits) - 1)) != 0;
+        value = quotient_of_top((u128)high << 64 | low, sticky, drop, divisor, scale);
     }
-    /* top 2**shift / (divisor 2**shift): three words over the normalized divisor, the first below it */
-    uint64_t high = (uint64_t)(top >> 64), low = (uint64_t)top, remainder;
-    int up = divisor->shift;
-    uint64_t t2 = up ? high >> (64 - up) : 0, t1 = up ? high << up | low >> (64 - up) : high, t0 = low << up;
-    uint64_t q_high = divide_prepared(t2, t1, divisor, &remainder);
-    uint64_t q_low = divide_prepared(remainder, t0, divisor, &remainder);
-    sticky |= remainder != 0;
-    /* the quotient, q_high 2**64 + q_low, is at least 2**65: its top 64 bits and a sticky bit */
-    int shift = 64 - __builtin_clzll(q_high);
-    uint64_t window = q_high;
-    if (shift < 64) {
-        window = q_low >> shift | q_high << (64 - shift);
-        sticky |= (q_low & ((1ULL << shift) - 1)) != 0;
-    } else {
-        sticky |= q_low != 0;
-    }
-    double value = scaled((double)(window | sticky), shift + drop - scale);
     return negative ? -value : value;
 }
 
@@ -230,6 +243,70 @@ static inline void finish(i128 first, i256 second, const Divisors *divisors, int
     u128 magnitude = first < 0 ? (u128)(-first) : (u128)first;
     i256 numerator = add256(mul256_u64(second, (uint64_t)count), neg256(square128(magnitude)));
     double variance = quotient(numerator, &divisors->of_variance, 2 * scale);
+    *spread = variance > 0 ? sqrt(variance) : 0.0;
+}
+
+/* ---------------------------------------------------------------- a pair's moments in 192 bits
+ * pair_moments' numbers stay below 2**192: differences below 2**63 and fewer than 2**31 queries make
+ * S2 < 2**157, n S2 < 2**188 and S1**2 < 2**188; three words are half the work of four. */
+
+typedef struct { u128 low; uint64_t high; } u192;
+
+static inline u192 u192_of(i256 v) {
+    u192 r = {(u128)v.w[1] << 64 | v.w[0], v.w[2]};
+    return r;
+}
+
+static inline u192 add192(u192 a, u192 b) {
+    u192 r = {a.low + b.low, a.high + b.high};
+    r.high += r.low < a.low;
+    return r;
+}
+
+static inline u192 sub192(u192 a, u192 b) {
+    u192 r = {a.low - b.low, a.high - b.high - (a.low < b.low)};
+    return r;
+}
+
+/* a m, below 2**192 */
+static inline u192 mul192(u192 a, uint64_t m) {
+    u128 low = (u128)(uint64_t)a.low * m, middle = (u128)(uint64_t)(a.low >> 64) * m + (uint64_t)(low >> 64);
+    u192 r = {middle << 64 | (uint64_t)low, (uint64_t)(middle >> 64) + a.high * m};
+    return r;
+}
+
+/* v**2, below 2**192 */
+static inline u192 square192(u128 v) {
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    u128 ll = (u128)lo * lo, lh = (u128)lo * hi;
+    u128 middle = (ll >> 64) + (uint64_t)lh + (uint64_t)lh;
+    u192 r = {middle << 64 | (uint64_t)ll, (uint64_t)(middle >> 64) + (uint64_t)(lh >> 64) * 2 + hi * hi};
+    return r;
+}
+
+/* ``number / (divisor 2**scale)``, correctly rounded: its top 128 bits, the rest a sticky bit */
+static inline double quotient192(u192 number, const Divisor *divisor, int scale) {
+    if (!number.high) return quotient_of_top(number.low, 0, 0, divisor, scale);
+    int lead = 64 - __builtin_clzll(number.high);               /* 1 to 64 bits above the low 128 */
+    u128 top = (u128)number.high << (128 - lead) | number.low >> lead;
+    return quotient_of_top(top, (number.low << (128 - lead)) != 0, lead, divisor, scale);
+}
+
+/* finish() for pair_moments: the pair (a, b)'s mean and deviation from its runs' sums and sums of squares
+ * and its cross product sum_q a b; sum (a - b)**2 = S2(a) + S2(b) - 2 sum a b */
+static inline __attribute__((always_inline)) void finish_pair(i128 first, u192 second, const Divisors *divisors,
+                                                              int scale, double *mean, double *spread) {
+    u128 magnitude = first < 0 ? (u128)(-first) : (u128)first;
+    double value = quotient_of_top(magnitude, 0, 0, &divisors->of_mean, scale);
+    *mean = first < 0 ? -value : value;
+    if (divisors->count < 2) { *spread = 0.0; return; }
+    u192 product = mul192(second, (uint64_t)divisors->count), square = square192(magnitude);
+    /* never below S1**2 for sums of real values; sums made up (the tests) get a deviation of 0, as finish() */
+    if (product.high < square.high || (product.high == square.high && product.low < square.low)) {
+        *spread = 0.0;
+        return;
+    }
+    double variance = quotient192(sub192(product, square), &divisors->of_variance, 2 * scale);
     *spread = variance > 0 ? sqrt(variance) : 0.0;
 }
 
@@ -271,7 +348,7 @@ static inline void sums_of(const int64_t *x, const int64_t *y, Py_ssize_t querie
 
 /* the exact sum over ``queries`` of x[q] y[q], unsigned (each below 2**63): each product's low and high words
  * summed apart, so that the loop is a multiply and two short add-with-carry chains */
-static inline i256 cross_of(const uint64_t *x, const uint64_t *y, Py_ssize_t queries) {
+static inline u192 cross_of(const uint64_t *x, const uint64_t *y, Py_ssize_t queries) {
     u128 low = 0, high = 0;         /* the sum: low + high * 2**64 */
     for (Py_ssize_t q = 0; q < queries; q++) {
         u128 product = (u128)x[q] * y[q];
@@ -279,65 +356,116 @@ static inline i256 cross_of(const uint64_t *x, const uint64_t *y, Py_ssize_t que
         high += (uint64_t)(product >> 64);
     }
     u128 middle = (low >> 64) + (uint64_t)high;     /* both below 2**64 queries: no overflow */
-    i256 out = {{(uint64_t)low, (uint64_t)middle, (uint64_t)(middle >> 64) + (uint64_t)(high >> 64), 0}};
+    u192 out = {middle << 64 | (uint64_t)low, (uint64_t)(middle >> 64) + (uint64_t)(high >> 64)};
     return out;
 }
 
 #if defined(HAVE_AVX2_PATHS)
-/* cross_of for values split into three 21-bit limbs (uint32, each run's limbs k at limbs[k] + run *
- * queries): four queries to a vector, the nine limb products (below 2**42) added by level i + j in 64-bit
- * lanes (exact while 3 queries 2**42 stays below 2**64), then sum_k level_k 2**(21 k) */
-__attribute__((target("avx2"))) static inline i256 cross_of_limbs(const uint32_t *const limbs[3], Py_ssize_t a,
-                                                                  Py_ssize_t b, Py_ssize_t queries) {
-    const uint32_t *a0 = limbs[0] + a * queries, *a1 = limbs[1] + a * queries, *a2 = limbs[2] + a * queries;
-    const uint32_t *b0 = limbs[0] + b * queries, *b1 = limbs[1] + b * queries, *b2 = limbs[2] + b * queries;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
-    Py_ssize_t q = 0;
-    for (; q + 4 <= queries; q += 4) {
-        __m256i x0 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a0 + q)));
-        __m256i x1 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a1 + q)));
-        __m256i x2 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(a2 + q)));
-        __m256i y0 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b0 + q)));
-        __m256i y1 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b1 + q)));
-        __m256i y2 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(b2 + q)));
-        s0 = _mm256_add_epi64(s0, _mm256_mul_epu32(x0, y0));
-        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_mul_epu32(x0, y1), _mm256_mul_epu32(x1, y0)));
-        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(x0, y2), _mm256_mul_epu32(x1, y1)),
-                                                   _mm256_mul_epu32(x2, y0)));
-        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_mul_epu32(x1, y2), _mm256_mul_epu32(x2, y1)));
-        s4 = _mm256_add_epi64(s4, _mm256_mul_epu32(x2, y2));
-    }
-    uint64_t level[5], lanes[4];
-    __m256i sums[5] = {s0, s1, s2, s3, s4};
-    for (int k = 0; k < 5; k++) {
-        _mm256_storeu_si256((__m256i *)lanes, sums[k]);
-        level[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3];
-    }
-    for (; q < queries; q++) {
-        uint64_t x0 = a0[q], x1 = a1[q], x2 = a2[q], y0 = b0[q], y1 = b1[q], y2 = b2[q];
-        level[0] += x0 * y0;
-        level[1] += x0 * y1 + x1 * y0;
-        level[2] += x0 * y2 + x1 * y1 + x2 * y0;
-        level[3] += x1 * y2 + x2 * y1;
-        level[4] += x2 * y2;
-    }
-    /* the levels below 2**64 each: the first four fit 128 bits, the fifth is shifted past them */
-    u128 low = (u128)level[0] + ((u128)level[1] << 21) + ((u128)level[2] << 42) + ((u128)level[3] << 63);
-    i256 cross = {{(uint64_t)low, (uint64_t)(low >> 64), 0, 0}}, top = {{0, level[4] << 20, level[4] >> 44, 0}};
-    return add256(cross, top);
+/* the values split into three 21-bit limbs, as 64-bit lanes: run r's limb k at limbs + (3 r + k) width, each
+ * row padded with zeros to ``width`` (a multiple of four) */
+
+/* the five level sums' four lanes each added up, into level[0..4] */
+__attribute__((target("avx2"))) static inline void lanes_added(__m256i s0, __m256i s1, __m256i s2, __m256i s3,
+                                                               __m256i s4, uint64_t level[5]) {
+    __m256i t01 = _mm256_add_epi64(_mm256_unpacklo_epi64(s0, s1), _mm256_unpackhi_epi64(s0, s1));
+    __m256i t23 = _mm256_add_epi64(_mm256_unpacklo_epi64(s2, s3), _mm256_unpackhi_epi64(s2, s3));
+    _mm256_storeu_si256((__m256i *)level, _mm256_add_epi64(_mm256_permute2x128_si256(t01, t23, 0x20),
+                                                           _mm256_permute2x128_si256(t01, t23, 0x31)));
+    __m128i four = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
+    level[4] = (uint64_t)_mm_cvtsi128_si64(four) + (uint64_t)_mm_extract_epi64(four, 1);
 }
 
-/* pair_moments' pass over the pairs with cross_of_limbs */
-__attribute__((target("avx2"))) static void pairs_by_limbs(const uint32_t *const limbs[3], Py_ssize_t queries,
+/* sum_k level_k 2**(21 k): the levels below 2**64 each, the first four fit 128 bits, the fifth is shifted
+ * past them */
+static inline u192 of_levels(const uint64_t level[5]) {
+    u128 low = (u128)level[0] + ((u128)level[1] << 21) + ((u128)level[2] << 42) + ((u128)level[3] << 63);
+    u192 cross = {low, 0}, top = {(u128)(level[4] << 20) << 64, level[4] >> 44};
+    return add192(cross, top);
+}
+
+/* one query block's nine limb products of x and y, added by level i + j into s0..s4 (each below 2**42:
+ * exact while 3 queries 2**42 stays below 2**64) */
+#define LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, s0, s1, s2, s3, s4) do {                                            \
+        s0 = _mm256_add_epi64(s0, _mm256_mul_epu32(x0, y0));                                                       \
+        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_mul_epu32(x0, y1), _mm256_mul_epu32(x1, y0)));           \
+        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(x0, y2),                      \
+                                                                    _mm256_mul_epu32(x1, y1)),                     \
+                                                   _mm256_mul_epu32(x2, y0)));                                     \
+        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_mul_epu32(x1, y2), _mm256_mul_epu32(x2, y1)));           \
+        s4 = _mm256_add_epi64(s4, _mm256_mul_epu32(x2, y2));                                                       \
+    } while (0)
+
+/* cross_of of runs a and b from their limbs, four queries to a vector */
+__attribute__((target("avx2"))) static inline u192 cross_of_limbs(const uint64_t *limbs, Py_ssize_t width,
+                                                                  Py_ssize_t a, Py_ssize_t b) {
+    const uint64_t *x = limbs + 3 * a * width, *y = limbs + 3 * b * width;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
+    for (Py_ssize_t q = 0; q < width; q += 4) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)(x + q)), y0 = _mm256_loadu_si256((const __m256i *)(y + q));
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)(x + width + q));
+        __m256i y1 = _mm256_loadu_si256((const __m256i *)(y + width + q));
+        __m256i x2 = _mm256_loadu_si256((const __m256i *)(x + 2 * width + q));
+        __m256i y2 = _mm256_loadu_si256((const __m256i *)(y + 2 * width + q));
+        LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, s0, s1, s2, s3, s4);
+    }
+    uint64_t level[5];
+    lanes_added(s0, s1, s2, s3, s4, level);
+    return of_levels(level);
+}
+
+/* the cross products of run a with runs b and c at once: a's limbs loaded once */
+__attribute__((target("avx2"))) static inline void crosses_of_limbs(const uint64_t *limbs, Py_ssize_t width,
+                                                                    Py_ssize_t a, Py_ssize_t b, Py_ssize_t c,
+                                                                    u192 *with_b, u192 *with_c) {
+    const uint64_t *x = limbs + 3 * a * width, *y = limbs + 3 * b * width, *z = limbs + 3 * c * width;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
+    __m256i t0 = s0, t1 = s0, t2 = s0, t3 = s0, t4 = s0;
+    for (Py_ssize_t q = 0; q < width; q += 4) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)(x + q));
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)(x + width + q));
+        __m256i x2 = _mm256_loadu_si256((const __m256i *)(x + 2 * width + q));
+        __m256i y0 = _mm256_loadu_si256((const __m256i *)(y + q));
+        __m256i y1 = _mm256_loadu_si256((const __m256i *)(y + width + q));
+        __m256i y2 = _mm256_loadu_si256((const __m256i *)(y + 2 * width + q));
+        LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, s0, s1, s2, s3, s4);
+        y0 = _mm256_loadu_si256((const __m256i *)(z + q));
+        y1 = _mm256_loadu_si256((const __m256i *)(z + width + q));
+        y2 = _mm256_loadu_si256((const __m256i *)(z + 2 * width + q));
+        LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, t0, t1, t2, t3, t4);
+    }
+    uint64_t level[5];
+    lanes_added(s0, s1, s2, s3, s4, level);
+    *with_b = of_levels(level);
+    lanes_added(t0, t1, t2, t3, t4, level);
+    *with_c = of_levels(level);
+}
+
+/* pair_moments' pass over the pairs with the limbs' cross products: two at once where consecutive pairs
+ * share their first run (all pairs in order, or a baseline's) */
+__attribute__((target("avx2"))) static void pairs_by_limbs(const uint64_t *limbs, Py_ssize_t width,
                                                            const int64_t *pair, Py_ssize_t count,
-                                                           const i128 *run_first, const i256 *run_second,
+                                                           const i128 *run_first, const u192 *run_second,
                                                            const Divisors *divisors, int scale, double *means,
                                                            double *spreads) {
-    for (Py_ssize_t p = 0; p < count; p++) {
+    for (Py_ssize_t p = 0; p < count;) {
         int64_t a = pair[2 * p], b = pair[2 * p + 1];
-        i256 cross = cross_of_limbs(limbs, a, b, queries);
-        i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
-        finish(run_first[a] - run_first[b], second, divisors, scale, means + p, spreads + p);
+        if (p + 1 < count && pair[2 * p + 2] == a) {
+            int64_t c = pair[2 * p + 3];
+            u192 with_b, with_c;
+            crosses_of_limbs(limbs, width, a, b, c, &with_b, &with_c);
+            finish_pair(run_first[a] - run_first[b], sub192(add192(run_second[a], run_second[b]),
+                                                            add192(with_b, with_b)),
+                        divisors, scale, means + p, spreads + p);
+            finish_pair(run_first[a] - run_first[c], sub192(add192(run_second[a], run_second[c]),
+                                                            add192(with_c, with_c)),
+                        divisors, scale, means + p + 1, spreads + p + 1);
+            p += 2;
+        } else {
+            u192 cross = cross_of_limbs(limbs, width, a, b);
+            finish_pair(run_first[a] - run_first[b], sub192(add192(run_second[a], run_second[b]), add192(cross, cross)),
+                        divisors, scale, means + p, spreads + p);
+            p += 1;
+        }
     }
 }
 #endif
@@ -368,7 +496,7 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
      * same, and the values in [0, 2**63) multiply unsigned); the runs' sums once, then a product per pair */
     uint64_t *shifted = PyMem_RawMalloc((size_t)(runs * queries + 1) * sizeof(uint64_t));
     i128 *run_first = PyMem_RawMalloc((size_t)(runs + 1) * sizeof(i128));
-    i256 *run_second = PyMem_RawMalloc((size_t)(runs + 1) * sizeof(i256));
+    u192 *run_second = PyMem_RawMalloc((size_t)(runs + 1) * sizeof(u192));
     if (!shifted || !run_first || !run_second) {
         PyMem_RawFree(shifted);
         PyMem_RawFree(run_first);
@@ -381,28 +509,33 @@ static PyObject *pair_moments(PyObject *self, PyObject *args) {
     int64_t least = runs * queries > 0 ? values[0] : 0;
     for (Py_ssize_t i = 0; i < runs * queries; i++) least = values[i] < least ? values[i] : least;
     for (Py_ssize_t i = 0; i < runs * queries; i++) shifted[i] = (uint64_t)values[i] - (uint64_t)least;
-    for (Py_ssize_t r = 0; r < runs; r++)
-        sums_of((const int64_t *)shifted + r * queries, NULL, queries, run_first + r, run_second + r);
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        i256 squares;
+        sums_of((const int64_t *)shifted + r * queries, NULL, queries, run_first + r, &squares);
+        run_second[r] = u192_of(squares);
+    }
     Divisors divisors = divisors_of(queries);
     int by_limbs = 0;
 #if defined(HAVE_AVX2_PATHS)
     /* the values' three 21-bit limbs (below 2**63: the top one too), multiplied four queries to a vector */
-    uint32_t *limb_values = queries <= (1 << 20) && __builtin_cpu_supports("avx2") ?
-        PyMem_RawMalloc((size_t)(3 * runs * queries + 1) * sizeof(uint32_t)) : NULL;
-    if (limb_values) {
-        const uint32_t *limbs[3] = {limb_values, limb_values + runs * queries, limb_values + 2 * runs * queries};
-        for (Py_ssize_t i = 0; i < runs * queries; i++)
-            for (int k = 0; k < 3; k++) limb_values[k * runs * queries + i] = (uint32_t)(shifted[i] >> (21 * k)) & 0x1FFFFF;
-        pairs_by_limbs(limbs, queries, pair, count, run_first, run_second, &divisors, scale, means, spreads);
-        PyMem_RawFree(limb_values);
+    Py_ssize_t width = (queries + 3) / 4 * 4;
+    uint64_t *limbs = queries <= (1 << 20) && vectors_on() ?
+        PyMem_RawCalloc((size_t)(3 * runs * width + 1), sizeof(uint64_t)) : NULL;
+    if (limbs) {
+        for (Py_ssize_t r = 0; r < runs; r++)
+            for (int k = 0; k < 3; k++)
+                for (Py_ssize_t q = 0; q < queries; q++)
+                    limbs[(3 * r + k) * width + q] = (shifted[r * queries + q] >> (21 * k)) & 0x1FFFFF;
+        pairs_by_limbs(limbs, width, pair, count, run_first, run_second, &divisors, scale, means, spreads);
+        PyMem_RawFree(limbs);
         by_limbs = 1;
     }
 #endif
     for (Py_ssize_t p = 0; p < count && !by_limbs; p++) {
         int64_t a = pair[2 * p], b = pair[2 * p + 1];
-        i256 cross = cross_of(shifted + a * queries, shifted + b * queries, queries);
-        i256 second = add256(add256(run_second[a], run_second[b]), neg256(add256(cross, cross)));
-        finish(run_first[a] - run_first[b], second, &divisors, scale, means + p, spreads + p);
+        u192 cross = cross_of(shifted + a * queries, shifted + b * queries, queries);
+        u192 second = sub192(add192(run_second[a], run_second[b]), add192(cross, cross));
+        finish_pair(run_first[a] - run_first[b], second, &divisors, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(shifted);
@@ -468,10 +601,12 @@ done:
  * either sign (carried or not: sums of blocks are widened, not carried), as
  * 256 bits */
 static inline i256 from_limbs(const int64_t *limbs, Py_ssize_t count) {
-    i256 r = from_i128((i128)limbs[count - 1]);
-    for (Py_ssize_t k = count - 2; k >= 0; k--)
-        r = add256(shift_left256(r, 21), from_i128((i128)limbs[k]));
-    return r;
+    /* six limbs at a time in 128 bits (each below 2**21 in size: |sum| < 2**127), then low + high 2**126 */
+    i128 low = 0, high = 0;
+    for (Py_ssize_t k = count < 6 ? count - 1 : 5; k >= 0; k--) low = low * (1 << 21) + limbs[k];
+    if (count <= 6) return from_i128(low);
+    for (Py_ssize_t k = count - 1; k >= 6; k--) high = high * (1 << 21) + limbs[k];
+    return add256(from_i128(low), shift_left256(from_i128(high), 126));
 }
 
 /* limb_moments(first, first_width, second, second_width, counts, scale, mean, spread):
@@ -500,11 +635,21 @@ static PyObject *limb_moments(PyObject *self, PyObject *args) {
     const int64_t *f = (const int64_t *)first.buf, *s = (const int64_t *)second.buf, *n = (const int64_t *)counts.buf;
     double *means = (double *)mean.buf, *spreads = (double *)spread.buf;
     Divisors divisors = divisors_of(1);
+    int small = 64;             /* S2 below 2**(128 + small) keeps n S2 below 2**192 */
     for (Py_ssize_t p = 0; p < count; p++) {
         i256 sum = from_limbs(f + p * first_width, first_width);
         i128 value = (i128)(((u128)sum.w[1] << 64) | sum.w[0]);
-        if (p == 0 || n[p] != divisors.count) divisors = divisors_of(n[p]);        /* mostly one count */
-        finish(value, from_limbs(s + p * second_width, second_width), &divisors, scale, means + p, spreads + p);
+        if (p == 0 || n[p] != divisors.count) {                 /* mostly one count */
+            divisors = divisors_of(n[p]);
+            small = 64 - (n[p] > 1 ? 64 - __builtin_clzll((uint64_t)n[p]) : 0);
+        }
+        i256 second = from_limbs(s + p * second_width, second_width);
+        u128 magnitude = value < 0 ? -(u128)value : (u128)value;
+        /* n S2 and S1**2 below 2**192 (the common case): three words */
+        if (!second.w[3] && (small == 64 || second.w[2] >> small == 0) && magnitude >> 96 == 0)
+            finish_pair(value, u192_of(second), &divisors, scale, means + p, spreads + p);
+        else
+            finish(value, second, &divisors, scale, means + p, spreads + p);
     }
     Py_END_ALLOW_THREADS
     result = Py_None;
@@ -658,7 +803,7 @@ __attribute__((target("avx2"))) static void fractions_avx2(const double *a, cons
 
 static void fractions(const double *a, const double *b, const double *x, double *out, Py_ssize_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (n >= 4 * VECTORS && __builtin_cpu_supports("avx2")) {
+    if (n >= 4 * VECTORS && vectors_on()) {
         fractions_avx2(a, b, x, out, n);
         return;
     }
@@ -685,7 +830,8 @@ static PyObject *t_prepare(PyObject *self, PyObject *args) {
         double *ps = (double *)p.buf, *as = (double *)a.buf, *bs = (double *)b.buf, *xs = (double *)x.buf;
         int64_t *where = (int64_t *)index.buf;
         unsigned char *flips = (unsigned char *)flip.buf;
-        inside = 0;
+        Py_ssize_t listed = 0;
+        Py_BEGIN_ALLOW_THREADS          /* the metrics' threads run beside it */
         for (Py_ssize_t i = 0; i < pairs; i++) {
             int64_t n = counts[i];
             if (!(spreads[i] > 0 && n >= 2)) {          /* every difference equal: p 0 if they are not 0 */
@@ -706,13 +852,15 @@ static PyObject *t_prepare(PyObject *self, PyObject *args) {
             }
             double first = df / 2.0, second = 0.5;
             int flipped = lower >= (first + 1.0) / (first + second + 2.0);
-            where[inside] = i;
-            as[inside] = flipped ? second : first;
-            bs[inside] = flipped ? first : second;
-            xs[inside] = flipped ? upper : lower;
-            flips[inside] = (unsigned char)flipped;
-            inside++;
+            where[listed] = i;
+            as[listed] = flipped ? second : first;
+            bs[listed] = flipped ? first : second;
+            xs[listed] = flipped ? upper : lower;
+            flips[listed] = (unsigned char)flipped;
+            listed++;
         }
+        Py_END_ALLOW_THREADS
+        inside = listed;
     }
     release(9, &mean, &spread, &count, &p, &index, &a, &b, &x, &flip);
     return inside < 0 ? NULL : PyLong_FromSsize_t(inside);
@@ -1138,7 +1286,20 @@ done:
     return result;
 }
 
+/* vectors(on) -> bool: turns the AVX2 paths on (where the processor has AVX2) or off; returns whether they
+ * were on. For the tests, which compare the two. */
+static PyObject *vectors(PyObject *self, PyObject *args) {
+    int on;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    int before = vectors_on();
+    vector_paths = -1;
+    if (!on || !vectors_on()) vector_paths = 0;
+    return PyBool_FromLong(before);
+}
+
 static PyMethodDef methods[] = {
+    {"vectors", vectors, METH_VARARGS, "vectors(on) -> bool: the AVX2 paths on or off (for the tests); whether they were on."},
     {"pair_moments", pair_moments, METH_VARARGS,
      "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "
      "differences, from the runs' values on the grid (see lexeval.compiled)."},

@@ -118,6 +118,41 @@ def test_pair_moments_with_many_queries_and_the_largest_values(queries):
     assert (made.mean()[0], made.spread()[0]) == exact_mean_spread(values[0].tolist(), values[1].tolist())
 
 
+def scalar_path(make):
+    """``make()`` with the kernel's AVX2 paths turned off (its scalar code,
+    which processors without AVX2 run)."""
+    before = compiled._exact.vectors(False)
+    try:
+        return make()
+    finally:
+        compiled._exact.vectors(before)
+
+
+@settings(max_examples=60, deadline=None)
+@given(matrices(), st.data())
+def test_scalar_and_vector_paths_agree(values, data):
+    """The pairs' moments (cross products of 21-bit limbs four queries to a
+    vector, two pairs at once where they share a run, or 64-bit products
+    one query at a time) and the continued fraction (four lanes to a vector
+    or one value at a time): the same bits, in any order of the pairs."""
+    runs = len(values)
+    pairs = np.array(data.draw(st.permutations([(a, b) for a in range(runs) for b in range(runs) if a != b])),
+                     dtype=np.int64)
+    vector = compiled.pair_moments(values, pairs, GRID_BITS)
+    scalar = scalar_path(lambda: compiled.pair_moments(values, pairs, GRID_BITS))
+    assert (vector is None) == (scalar is None)
+    if vector is not None:
+        np.testing.assert_array_equal(bits(vector[0]), bits(scalar[0]))
+        np.testing.assert_array_equal(bits(vector[1]), bits(scalar[1]))
+        for (a, b), mean, spread in zip(pairs.tolist()[:4], vector[0].tolist(), vector[1].tolist()):
+            assert (mean, spread) == exact_mean_spread(values[a].tolist(), values[b].tolist())
+    a = np.array(data.draw(st.lists(st.floats(0.5, 5000), min_size=20, max_size=40)))
+    b = np.resize(np.array(data.draw(st.lists(st.floats(0.5, 200), min_size=1, max_size=40))), len(a))
+    x = np.minimum(np.resize(values.ravel() % 1.0 if values.size else [0.5], len(a)), (a + 1.0) / (a + b + 2.0))
+    np.testing.assert_array_equal(bits(compiled.continued_fraction(a, b, x)),
+                                  bits(scalar_path(lambda: compiled.continued_fraction(a, b, x))))
+
+
 @settings(max_examples=150, deadline=None)
 @given(matrices(1, 30))
 def test_row_moments_equal_numpy(differences):
