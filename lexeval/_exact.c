@@ -413,59 +413,18 @@ __attribute__((target("avx2"))) static inline u192 cross_of_limbs(const uint64_t
     return of_levels(level);
 }
 
-/* the cross products of run a with runs b and c at once: a's limbs loaded once */
-__attribute__((target("avx2"))) static inline void crosses_of_limbs(const uint64_t *limbs, Py_ssize_t width,
-                                                                    Py_ssize_t a, Py_ssize_t b, Py_ssize_t c,
-                                                                    u192 *with_b, u192 *with_c) {
-    const uint64_t *x = limbs + 3 * a * width, *y = limbs + 3 * b * width, *z = limbs + 3 * c * width;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
-    __m256i t0 = s0, t1 = s0, t2 = s0, t3 = s0, t4 = s0;
-    for (Py_ssize_t q = 0; q < width; q += 4) {
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)(x + q));
-        __m256i x1 = _mm256_loadu_si256((const __m256i *)(x + width + q));
-        __m256i x2 = _mm256_loadu_si256((const __m256i *)(x + 2 * width + q));
-        __m256i y0 = _mm256_loadu_si256((const __m256i *)(y + q));
-        __m256i y1 = _mm256_loadu_si256((const __m256i *)(y + width + q));
-        __m256i y2 = _mm256_loadu_si256((const __m256i *)(y + 2 * width + q));
-        LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, s0, s1, s2, s3, s4);
-        y0 = _mm256_loadu_si256((const __m256i *)(z + q));
-        y1 = _mm256_loadu_si256((const __m256i *)(z + width + q));
-        y2 = _mm256_loadu_si256((const __m256i *)(z + 2 * width + q));
-        LIMB_PRODUCTS(x0, x1, x2, y0, y1, y2, t0, t1, t2, t3, t4);
-    }
-    uint64_t level[5];
-    lanes_added(s0, s1, s2, s3, s4, level);
-    *with_b = of_levels(level);
-    lanes_added(t0, t1, t2, t3, t4, level);
-    *with_c = of_levels(level);
-}
-
-/* pair_moments' pass over the pairs with the limbs' cross products: two at once where consecutive pairs
- * share their first run (all pairs in order, or a baseline's) */
+/* pair_moments' pass over the pairs with the limbs' cross products (two pairs sharing a run at once, a's
+ * limbs loaded once, measured no faster: the multiplies are the bound) */
 __attribute__((target("avx2"))) static void pairs_by_limbs(const uint64_t *limbs, Py_ssize_t width,
                                                            const int64_t *pair, Py_ssize_t count,
                                                            const i128 *run_first, const u192 *run_second,
                                                            const Divisors *divisors, int scale, double *means,
                                                            double *spreads) {
-    for (Py_ssize_t p = 0; p < count;) {
+    for (Py_ssize_t p = 0; p < count; p++) {
         int64_t a = pair[2 * p], b = pair[2 * p + 1];
-        if (p + 1 < count && pair[2 * p + 2] == a) {
-            int64_t c = pair[2 * p + 3];
-            u192 with_b, with_c;
-            crosses_of_limbs(limbs, width, a, b, c, &with_b, &with_c);
-            finish_pair(run_first[a] - run_first[b], sub192(add192(run_second[a], run_second[b]),
-                                                            add192(with_b, with_b)),
-                        divisors, scale, means + p, spreads + p);
-            finish_pair(run_first[a] - run_first[c], sub192(add192(run_second[a], run_second[c]),
-                                                            add192(with_c, with_c)),
-                        divisors, scale, means + p + 1, spreads + p + 1);
-            p += 2;
-        } else {
-            u192 cross = cross_of_limbs(limbs, width, a, b);
-            finish_pair(run_first[a] - run_first[b], sub192(add192(run_second[a], run_second[b]), add192(cross, cross)),
-                        divisors, scale, means + p, spreads + p);
-            p += 1;
-        }
+        u192 cross = cross_of_limbs(limbs, width, a, b);
+        finish_pair(run_first[a] - run_first[b], sub192(add192(run_second[a], run_second[b]), add192(cross, cross)),
+                    divisors, scale, means + p, spreads + p);
     }
 }
 #endif

@@ -132,9 +132,9 @@ def scalar_path(make):
 @given(matrices(), st.data())
 def test_scalar_and_vector_paths_agree(values, data):
     """The pairs' moments (cross products of 21-bit limbs four queries to a
-    vector, two pairs at once where they share a run, or 64-bit products
-    one query at a time) and the continued fraction (four lanes to a vector
-    or one value at a time): the same bits, in any order of the pairs."""
+    vector, or 64-bit products one query at a time) and the continued
+    fraction (four lanes to a vector or one value at a time): the same
+    bits, in any order of the pairs."""
     runs = len(values)
     pairs = np.array(data.draw(st.permutations([(a, b) for a in range(runs) for b in range(runs) if a != b])),
                      dtype=np.int64)
