@@ -546,6 +546,43 @@ static PyObject *gather_ranges(PyObject *self, PyObject *args) {
     return joined;
 }
 
+/* gather_pieces(text, starts, sizes, pieces) -> bytes: text piece k is text[starts[k]:starts[k] + sizes[k]];
+ * the pieces numbered ``pieces`` (int64), one after another. The text writer's lines: a few thousand
+ * distinct texts (values, names, keys) laid out by number, millions of times. */
+static PyObject *gather_pieces(PyObject *self, PyObject *args) {
+    Py_buffer text, start_buffer, size_buffer, piece_buffer;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &text, &start_buffer, &size_buffer, &piece_buffer)) return NULL;
+    const int64_t *starts = start_buffer.buf, *sizes = size_buffer.buf, *pieces = piece_buffer.buf;
+    Py_ssize_t count = start_buffer.len / 8, wanted = piece_buffer.len / 8, total = 0;
+    PyObject *joined = NULL;
+    const char *problem = size_buffer.len != start_buffer.len ? "starts and sizes of different lengths" : NULL;
+    for (Py_ssize_t k = 0; k < count && !problem; k++)
+        if (starts[k] < 0 || sizes[k] < 0 || starts[k] + sizes[k] > text.len) problem = "a piece outside the text";
+    for (Py_ssize_t i = 0; i < wanted && !problem; i++) {
+        if (pieces[i] < 0 || pieces[i] >= count) problem = "a piece number out of range";
+        else total += sizes[pieces[i]];
+    }
+    if (problem) {
+        PyErr_SetString(PyExc_ValueError, problem);
+    } else if ((joined = PyBytes_FromStringAndSize(NULL, total))) {
+        char *out = PyBytes_AS_STRING(joined);
+        const char *from = text.buf;
+        Py_BEGIN_ALLOW_THREADS          /* the writer's other threads make their blocks meanwhile */
+        for (Py_ssize_t i = 0; i < wanted; i++) {
+            int64_t k = pieces[i];
+            memcpy(out, from + starts[k], (size_t)sizes[k]);
+            out += sizes[k];
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&text);
+    PyBuffer_Release(&start_buffer);
+    PyBuffer_Release(&size_buffer);
+    PyBuffer_Release(&piece_buffer);
+    return joined;
+}
+
 static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     unsigned long long mask;
     (void)self;
@@ -559,6 +596,9 @@ static PyMethodDef methods[] = {
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
     {"gather_ranges", gather_ranges, METH_VARARGS,
      "gather_ranges(text, ranges) -> bytes: the text's (start, stop) ranges (int64 pairs), joined."},
+    {"gather_pieces", gather_pieces, METH_VARARGS,
+     "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
+     "pieces (int64), joined."},
     {"split_lines", split_lines, METH_VARARGS,
      "split_lines(text, bounds, bound_offsets, by_qid) -> (records, lines): a piece's lines in runs of one bucket "
      "(see lexeval.cluster.pieces)."},

@@ -167,3 +167,10 @@ def split_lines(text, bounds: list[bytes], by_qid: bool) -> tuple[np.ndarray, in
 def gather_ranges(text, ranges: np.ndarray) -> bytes:
     """The bytes of ``text`` in ``ranges`` (m, 2: start, stop), joined."""
     return _kernel.gather_ranges(text, np.ascontiguousarray(ranges, dtype=np.int64))
+
+
+def gather_pieces(text, starts: np.ndarray, sizes: np.ndarray, pieces: np.ndarray) -> bytes:
+    """The pieces ``text[starts[k]:starts[k] + sizes[k]]`` for k in
+    ``pieces`` (m,), joined."""
+    starts, sizes, pieces = (np.ascontiguousarray(v, dtype=np.int64) for v in (starts, sizes, pieces))
+    return _kernel.gather_pieces(text, starts, sizes, pieces)

@@ -258,10 +258,12 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     context = multiprocessing.get_context("fork")
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
-            futures = [pool.submit(_read_run_in_worker, source, options) for source in sources]
+            # runs handed out in batches: a thousand small runs cost a message each way per batch, not per run
+            batch = max(1, min(32, len(sources) // (8 * jobs)))
             runs = []
-            for done, future in enumerate(futures, start=1):
-                runs.append(future.result())
+            for done, run in enumerate(pool.map(_read_run_in_worker, sources, [options] * len(sources),
+                                                chunksize=batch), start=1):
+                runs.append(run)
                 if progress:
                     progress(done, len(sources))
     finally:

@@ -273,7 +273,8 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
     summary, tests = evaluation.pair_summary, evaluation.tests
     names = evaluation.run_names
     chosen = slice(indices.start, indices.stop)
-    keys = [f"{names[a]}:{names[b]}" for a, b in evaluation.pairs[chosen]]
+    firsts, seconds = evaluation.pairs[chosen].T.tolist()     # ints: an array's rows are slow to walk
+    keys = [f"{names[a]}:{names[b]}" for a, b in zip(firsts, seconds)]
     lines: list[tuple[str, list, str]] = []
     for name in evaluation.preference_names():
         lines.append((name, summary.mean[name][chosen], FLOAT))
@@ -438,15 +439,19 @@ def block_bytes(block: Block, with_key: bool) -> bytes | None:
             value[j, i] = len(lengths) + len(extra)
             extra.append(form % values[i])
     # the pieces: the table, the texts printed one by one, the measures (padded), the qids, the keys
+    # one qid for every group (the pairs' 'all' lines): its text once
+    one_qid = groups > 1 and block.qids.count(block.qids[0]) == groups
+    qids = block.qids[:1] if one_qid else block.qids
     parts = [(blob, lengths), _pieces(extra), _pieces([f"{_padded(name)}\t" for name in block.names]),
-             _pieces([f"{qid}\t" for qid in block.qids])] + \
+             _pieces([f"{qid}\t" for qid in qids])] + \
         ([_pieces([f"{key}\t" for key in block.keys])] if with_key else [])
     first_name = len(lengths) + len(extra)
     group = np.repeat(np.arange(groups), names)            # line by line: group by group, names within
-    order = [first_name + np.tile(np.arange(names), groups), first_name + names + group,
+    qid_of_line = np.zeros_like(group) if one_qid else group
+    order = [first_name + np.tile(np.arange(names), groups), first_name + names + qid_of_line,
              value.T.ravel(), exponent.T.ravel()]
     if with_key:
-        order.insert(0, first_name + names + groups + group)
+        order.insert(0, first_name + names + len(qids) + group)
     return _gathered(parts, np.stack(order, axis=1).ravel())
 
 
@@ -455,9 +460,7 @@ def _gathered(parts: list[tuple[bytes, np.ndarray]], pieces: np.ndarray) -> byte
     after another), copied out one after another by the reading kernel."""
     from ..io import kernel
     sizes = np.concatenate([part[1] for part in parts])
-    starts = np.cumsum(sizes) - sizes
-    ranges = np.stack([starts[pieces], starts[pieces] + sizes[pieces]], axis=1)
-    return kernel.gather_ranges(b"".join(part[0] for part in parts), ranges)
+    return kernel.gather_pieces(b"".join(part[0] for part in parts), np.cumsum(sizes) - sizes, sizes, pieces)
 
 
 def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[str]]:
