@@ -165,3 +165,21 @@ def test_every_byte_position_of_a_field_end_reads_alike():
                 if bad == b"\r" and broken[pad + 1:pad + 2] == b"\n":
                     continue
                 assert kernel.scan(broken, kernel.RUN_OR_MSMARCO) is None, broken
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=12), min_size=1, max_size=20), st.data())
+def test_pieces_gathered_by_number_join_as_python_joins_them(texts, data):
+    """The text writer's copy: pieces named by number, any number of times,
+    in any order, are the Python join of the same slices; a number or a
+    piece outside the text is an error, not a read past it."""
+    sizes = np.array([len(text) for text in texts], dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    numbers = data.draw(st.lists(st.integers(0, len(texts) - 1), max_size=60))
+    blob = b"".join(texts)
+    assert kernel.gather_pieces(blob, starts, sizes, np.array(numbers, dtype=np.int64)) == \
+        b"".join(texts[k] for k in numbers)
+    with pytest.raises(ValueError):
+        kernel.gather_pieces(blob, starts, sizes, np.array([len(texts)]))
+    with pytest.raises(ValueError):
+        kernel.gather_pieces(blob, starts, sizes + 1, np.array([len(texts) - 1]))
