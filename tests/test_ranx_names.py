@@ -56,42 +56,57 @@ def untied(path, tmp_path):
 RANX_SCORES = """
 import json, sys
 import ranx
-qrels, run, names = json.load(sys.stdin)
-scored = ranx.Run(run)
-ranx.evaluate(ranx.Qrels(qrels), scored, names, make_comparable=True)
-json.dump({name: dict(scored.scores[name]) for name in names}, sys.stdout)
+qrels, runs, names = json.load(sys.stdin)
+qrels = ranx.Qrels(qrels)
+values = []
+for run in runs:
+    scored = ranx.Run(run)
+    ranx.evaluate(qrels, scored, names, make_comparable=True)
+    values.append({name: dict(scored.scores[name]) for name in names})
+json.dump(values, sys.stdout)
 """
 
 
-def ranx_scores(qrels: dict, run: dict, names: list[str]) -> dict[str, dict[str, float]]:
-    """ranx's per-query values, from ranx run in a process of its own with numba's compiler off: ranx's
-    own code, interpreted (its kernels' first compilation costs more than this whole file on a fresh
-    install)."""
+def ranx_scores(qrels: dict, runs: list[dict], names: list[str]) -> list[dict[str, dict[str, float]]]:
+    """ranx's per-query values of each run, from ranx run in a process of its own with numba's compiler
+    off: ranx's own code, interpreted (its kernels' first compilation costs more than this whole file on a
+    fresh install); all runs in one process, which imports ranx (seconds) once."""
     import json
     import os
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-c", RANX_SCORES], input=json.dumps([qrels, run, names]),
-                          capture_output=True, text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, timeout=300)
+    done = subprocess.run([sys.executable, "-c", RANX_SCORES], input=json.dumps([qrels, runs, names]),
+                          capture_output=True, text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("run", RUNS, ids=lambda path: path.name)
-def test_per_query_values_equal_ranx(run, tmp_path):
-    ranx = pytest.importorskip("ranx")
-    path = untied(run, tmp_path)
-    qrels_dict: dict[str, dict[str, int]] = {}
+@pytest.fixture(scope="module")
+def ranx_values(tmp_path_factory):
+    """(qrels, {run name: (untied run's path, ranx's values)}) for RUNS."""
+    pytest.importorskip("ranx")
+    folder = tmp_path_factory.mktemp("ranx")
+    qrels: dict[str, dict[str, int]] = {}
     for line in gzip.decompress(QRELS.read_bytes()).decode().splitlines():
         qid, _, docno, grade = line.split()
-        qrels_dict.setdefault(qid, {})[docno] = int(grade)
-    run_dict: dict[str, dict[str, float]] = {}
-    for line in path.read_text().splitlines():
-        qid, _, docno, _, score = line.split()[:5]
-        run_dict.setdefault(qid, {})[docno] = float(score)
-    run_dict = {qid: docs for qid, docs in run_dict.items() if qid in qrels_dict}
-    assert ranx is not None
-    scores = ranx_scores(qrels_dict, run_dict, RANX_NAMES)
+        qrels.setdefault(qid, {})[docno] = int(grade)
+    paths, runs = [], []
+    for run in RUNS:
+        path = untied(run, folder)
+        scored: dict[str, dict[str, float]] = {}
+        for line in path.read_text().splitlines():
+            qid, _, docno, _, score = line.split()[:5]
+            scored.setdefault(qid, {})[docno] = float(score)
+        paths.append(path)
+        runs.append({qid: docs for qid, docs in scored.items() if qid in qrels})
+    values = ranx_scores(qrels, runs, RANX_NAMES)
+    return qrels, {run.name: (path, value) for run, path, value in zip(RUNS, paths, values)}
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda path: path.name)
+def test_per_query_values_equal_ranx(run, ranx_values):
+    qrels_dict, by_run = ranx_values
+    path, scores = by_run[run.name]
     ev = evaluate(str(QRELS), [str(path)], RANX_NAMES, warn=lambda text: None)
     for name in RANX_NAMES:
         ours = dict(zip(ev.qids, ev.column(output_names(name)[0]).values[0]))
