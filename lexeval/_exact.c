@@ -1111,24 +1111,26 @@ done:
 }
 
 /* lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts,
- * num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): lex_decide's
- * preference for k pairs, summed over the queries without the (k x queries) matrices: each pair's wins and
- * losses (int64, n rows: pair i in row slot[i]), and with ``reciprocal`` those of rrLP's or rrLR's values
- * (reciprocal_difference's floats) with row_moments' exact sums on the 2**-62 grid as carried limbs
- * (r_first n x 7, r_second n x 10) and their least and greatest values (float64, n). Everything per run is
+ * num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean,
+ * r_spread): lex_decide's preference for k pairs, summed over the queries without the (k x queries)
+ * matrices: each pair's wins and losses (int64, n rows: pair i in row slot[i]), and with ``reciprocal``
+ * those of rrLP's or rrLR's values (reciprocal_difference's floats) with row_moments' exact sums on the
+ * 2**-62 grid as carried limbs (r_first n x 7, r_second n x 10), their least and greatest values, and the
+ * mean and standard deviation those sums give (float64, n; limb_moments' floats). Everything per run is
  * by query (queries x runs: rank, position, counts for LR, and each segment's start in rel_rank and its
  * relevant retrieved, num_rel_ret, with one query's segments together; rel_rank holds 1 / p as float64,
  * numpy's division, made once), so that a tile of pairs reads one query's rows and table at a time. */
 #define TILE 65536
 static PyObject *lex_moments(PyObject *self, PyObject *args) {
     Py_buffer rank, position, table, first, second, slot, counts, rel_rank, rel_starts, num_rel_ret;
-    Py_buffer wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses;
+    Py_buffer wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean, r_spread;
     Py_ssize_t levels, queries;
     int reciprocal;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*y*y*y*y*pw*w*w*w*w*w*w*w*", &rank, &position, &table, &levels,
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*y*y*y*y*pw*w*w*w*w*w*w*w*w*w*", &rank, &position, &table, &levels,
                           &queries, &first, &second, &slot, &counts, &rel_rank, &rel_starts, &num_rel_ret, &reciprocal,
-                          &wins, &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses))
+                          &wins, &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses, &r_mean,
+                          &r_spread))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t pairs = first.len / 8, cells = rank.len / 8, runs = queries ? cells / queries : 0;
@@ -1143,6 +1145,7 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
         !check(&r_first, out_pairs * 7, 8, "r_first") || !check(&r_second, out_pairs * 10, 8, "r_second") ||
         !check(&r_low, out_pairs, 8, "r_low") || !check(&r_high, out_pairs, 8, "r_high") ||
         !check(&r_wins, out_pairs, 8, "r_wins") || !check(&r_losses, out_pairs, 8, "r_losses") ||
+        !check(&r_mean, out_pairs, 8, "r_mean") || !check(&r_spread, out_pairs, 8, "r_spread") ||
         (reciprocal && (!check(&rel_starts, cells, 8, "rel_starts") || !check(&num_rel_ret, cells, 8, "num_rel_ret"))))
         goto done;
     const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
@@ -1175,6 +1178,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
     int64_t *first_out = (int64_t *)r_first.buf, *second_out = (int64_t *)r_second.buf;
     int64_t *r_win_out = (int64_t *)r_wins.buf, *r_loss_out = (int64_t *)r_losses.buf;
     double *low_out = (double *)r_low.buf, *high_out = (double *)r_high.buf;
+    double *mean_out = (double *)r_mean.buf, *spread_out = (double *)r_spread.buf;
+    Divisors divisors = divisors_of(queries);
     int64_t *won = accumulators, *lost = won + TILE, *r_won = lost + TILE, *r_lost = r_won + TILE;
     uint64_t *square_high = (uint64_t *)(r_lost + TILE);
     double *least = (double *)(square_high + TILE), *most = least + TILE;
@@ -1229,6 +1234,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
             i256 squares = {{(uint64_t)square_low[i], (uint64_t)(square_low[i] >> 64), square_high[i], 0}};
             to_limbs(from_i128(sum[i]), first_out + at * 7, 7);
             to_limbs(squares, second_out + at * 10, 10);
+            /* the mean and deviation from the same sums (|grid| <= 2**62: below 2**192, see finish_pair) */
+            finish_pair(sum[i], u192_of(squares), &divisors, 62, mean_out + at, spread_out + at);
             r_win_out[at] = r_won[i];
             r_loss_out[at] = r_lost[i];
             low_out[at] = least[i];
@@ -1240,8 +1247,8 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    release(18, &rank, &position, &table, &first, &second, &slot, &counts, &rel_rank, &rel_starts, &num_rel_ret, &wins,
-            &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses);
+    release(20, &rank, &position, &table, &first, &second, &slot, &counts, &rel_rank, &rel_starts, &num_rel_ret, &wins,
+            &losses, &r_first, &r_second, &r_low, &r_high, &r_wins, &r_losses, &r_mean, &r_spread);
     return result;
 }
 
@@ -1272,8 +1279,9 @@ static PyMethodDef methods[] = {
      "and deciding level for pairs of runs (see lexeval.compiled)."},
     {"lex_moments", lex_moments, METH_VARARGS,
      "lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts, "
-     "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses): LP's or LR's "
-     "wins and losses per pair, and rrLP's or rrLR's exact moments (see lexeval.compiled)."},
+     "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean, r_spread): "
+     "LP's or LR's wins and losses per pair, and rrLP's or rrLR's exact moments, mean and deviation (see "
+     "lexeval.compiled)."},
     {"lex_run_totals", lex_run_totals, METH_VARARGS,
      "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "
      "each run's per-query sum of LP, LR or rrLP over every other run (see lexeval.compiled)."},

@@ -137,9 +137,10 @@ def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slo
     :func:`reciprocal_difference`) summed over the queries for pairs of
     runs ``first`` and ``second`` (k,), into row ``slot`` (k,) of the
     outputs: ``signs`` (wins, losses) (n,) of LP or (``recall``) LR, and ``reciprocal`` None or (first limbs (n, 7),
-    second limbs (n, 10), least, greatest, wins, losses (n,)) of rrLP's or
-    rrLR's values: what :meth:`lexeval.stats.moments.Moments.of` makes of
-    the (k, Q) matrices. ``lex`` has the runs' rank and position and the
+    second limbs (n, 10), least, greatest, wins, losses, mean, deviation
+    (n,)) of rrLP's or rrLR's values: what
+    :meth:`lexeval.stats.moments.Moments.of` makes of the (k, Q) matrices,
+    with the mean and deviation of :func:`limb_moments`. ``lex`` has the runs' rank and position and the
     range-minimum table (see :class:`lexeval.preferences._Lex`),
     ``by_query`` the relevant ranks' reciprocals with one query's runs together (see
     :func:`lexeval.preferences.relevant_by_query`); the kernel reads both
@@ -149,7 +150,7 @@ def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slo
     if not enabled() or not queries or table.shape[2] == 0:
         return False
     empty = (np.empty((0, 7), dtype=np.int64), np.empty((0, 10), dtype=np.int64), np.empty(0), np.empty(0),
-             np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+             np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     reciprocal_ranks, starts, retrieved = by_query
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
               (lex.rank_by_query, lex.position_by_query, table, first, second, slot,

@@ -425,7 +425,7 @@ class Preferences:
         """The arrays :meth:`sum_into` fills for ``count`` pairs, empty:
         {name: (wins, losses)} (count,) for LP and LR, {name: (first limbs
         (count, 7), second limbs (count, 10), least, greatest, wins,
-        losses)} for rrLP and rrLR; None where the compiled kernel does not
+        losses, mean, deviation)} for rrLP and rrLR; None where the compiled kernel does not
         apply (another preference, no kernel, no pairs or queries)."""
         from . import compiled
         r = self.rankings
@@ -437,7 +437,8 @@ class Preferences:
             arrays[name] = (np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)) \
                 if name in ("LP", "LR") else \
                 (np.empty((count, 7), dtype=np.int64), np.empty((count, 10), dtype=np.int64), np.empty(count),
-                 np.empty(count), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64))
+                 np.empty(count), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64), np.empty(count),
+                 np.empty(count))
         return arrays
 
     def sum_into(self, arrays: dict[str, tuple], rows: np.ndarray, slots: np.ndarray) -> bool:

@@ -386,7 +386,8 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
     """LP's, LR's, rrLP's and rrLR's moments summed by the kernel over the
     queries (no pairs x queries matrices) equal those of the blocks' values,
     for pairs in any order (the kernel reads them a square of runs at a
-    time): sums, extremes, wins, losses and ties."""
+    time): sums, extremes, wins, losses and ties; and the means and
+    deviations the kernel divided as it summed are those of the sums."""
     from lexeval import evaluate
     from lexeval.choices import SIGN_PREFERENCES
     from lexeval.preferences import pair_rows, pairs_of_rows
@@ -404,6 +405,11 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
         assert got.first.units == want.first.units and got.second.units == want.second.units, name
         for field in ("queries", "low", "high", "wins", "losses", "ties"):
             np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=f"{name} {field}")
+        if name not in SIGN_PREFERENCES:
+            assert got._mean is not None and got._spread is not None      # made by the kernel, not from limbs
+        from_sums = numpy_path(lambda: (want.mean(), want.spread()))
+        np.testing.assert_array_equal(bits(got.mean()), bits(from_sums[0]), err_msg=name)
+        np.testing.assert_array_equal(bits(got.spread()), bits(from_sums[1]), err_msg=name)
     np.testing.assert_array_equal(pair_rows(runs, pairs_of_rows(runs, rows)), rows)
 
 
