@@ -5,7 +5,8 @@ less (a thousand runs make half a million pairs per measure):
 
 - :func:`pair_moments`: each pair's mean and standard deviation of its
   per-query differences, from the runs' values on the 2**-62 grid, exact
-  (128- and 256-bit integers) and rounded once;
+  (the runs' sums once, each pair's cross product of the values' 21-bit
+  limbs, 192-bit integers) and rounded once;
 - :func:`limb_moments`: the same from exact moments already summed (a
   cluster's partitions added, a preference's blocks);
 - :func:`continued_fraction`: the incomplete beta function's continued
@@ -44,11 +45,30 @@ def enabled() -> bool:
     return _exact is not None and os.environ.get("LEXEVAL_KERNEL", "on") != "off"
 
 
-def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray] | None:
+_PART_LEAST = 1 << 14        # pairs below which a measure's pairs are not split between threads
+
+
+def in_parts(work, count: int, parts: int) -> None:
+    """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
+    items, a thread each (the kernel lets them run together): one
+    measure's pairs on every core where the measures are fewer than the
+    cores. Each item's result is its own: the same whatever the split."""
+    if parts <= 1 or count < 2 * _PART_LEAST:
+        work(0, count)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    bounds = np.linspace(0, count, parts + 1).astype(np.int64).tolist()
+    with ThreadPoolExecutor(max_workers=parts) as pool:
+        list(pool.map(lambda k: work(bounds[k], bounds[k + 1]), range(parts)))
+
+
+def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int,
+                 parts: int = 1) -> tuple[np.ndarray, np.ndarray] | None:
     """(mean, spread), (P,) each: for each pair (a, b) of ``pairs`` (P, 2),
     the mean and sample standard deviation of ``values[a] - values[b]`` (R,
     Q, finite) on the grid of 2**-bits, from exact sums; None where the
-    kernel does not apply (a difference on the grid would leave int64)."""
+    kernel does not apply (a difference on the grid would leave int64).
+    ``parts``: threads to share the pairs (see :func:`in_parts`)."""
     runs, queries = values.shape
     if not enabled() or not queries or queries >= _MOST_QUERIES or not len(pairs):
         return None
@@ -58,7 +78,9 @@ def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int) -> tuple[np.n
         return None
     grid = np.ascontiguousarray(np.rint(scaled).astype(np.int64))
     mean, spread = np.empty(len(pairs)), np.empty(len(pairs))
-    _exact.pair_moments(grid, queries, np.ascontiguousarray(pairs, dtype=np.int64), bits, mean, spread)
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    in_parts(lambda start, stop: _exact.pair_moments(grid, queries, pairs[start:stop], bits, mean[start:stop],
+                                                     spread[start:stop]), len(pairs), parts)
     return mean, spread
 
 
@@ -196,16 +218,24 @@ def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
     return buffer[:size]
 
 
-def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) -> np.ndarray | None:
+def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, parts: int = 1) -> np.ndarray | None:
     """(P,) :func:`lexeval.stats.totals.t_test`'s two-sided p from each
     pair's mean, sample deviation and count, the same floats: the kernel
     does the arithmetic, numpy the logarithms and the exponential (whose
     last bits are numpy's own), ``log_beta(a, b)`` log B elementwise.
-    None where the kernel is not there."""
+    None where the kernel is not there. ``parts``: threads to share the
+    pairs (see :func:`in_parts`)."""
     if not enabled():
         return None
+    p = np.empty(len(mean))
+    in_parts(lambda start, stop: _t_test_p_into(mean[start:stop], spread[start:stop], count[start:stop], log_beta,
+                                                p[start:stop]), len(mean), parts)
+    return p
+
+
+def _t_test_p_into(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, p: np.ndarray) -> None:
+    """:func:`t_test_p` into ``p``, with this thread's scratch buffers."""
     pairs = len(mean)
-    p = np.empty(pairs)
     index, flip = scratch("index", pairs, np.int64), scratch("flip", pairs, np.uint8)
     a, b, x = scratch("a", pairs, np.float64), scratch("b", pairs, np.float64), scratch("x", pairs, np.float64)
     counts = count
@@ -228,7 +258,6 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta) 
         front -= log_beta(a, b)
     np.exp(front, out=front)
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
-    return p
 
 
 def lex_run_totals(order: np.ndarray, split: np.ndarray, rankings, reciprocal: bool,

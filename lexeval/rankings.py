@@ -149,7 +149,9 @@ class Rankings:
         """(index, segment, rank) of the documents where ``mask`` holds, in
         segment then rank order; rank is 1-based."""
         index = np.flatnonzero(mask)
-        segment = self.segment_of(index)
+        # each segment's count, repeated (segments lie end to end and index is sorted): no search per document
+        counts = np.diff(_marked_before(mask, self.ends), prepend=0)
+        segment = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         return index, segment, index - self.starts[segment] + 1
 
     def count_above(self, mask: np.ndarray, index: np.ndarray, segment: np.ndarray) -> np.ndarray:

@@ -407,7 +407,7 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
             np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=f"{name} {field}")
         if name not in SIGN_PREFERENCES:
             assert got._mean is not None and got._spread is not None      # made by the kernel, not from limbs
-        from_sums = numpy_path(lambda: (want.mean(), want.spread()))
+        from_sums = numpy_path(lambda want=want: (want.mean(), want.spread()))
         np.testing.assert_array_equal(bits(got.mean()), bits(from_sums[0]), err_msg=name)
         np.testing.assert_array_equal(bits(got.spread()), bits(from_sums[1]), err_msg=name)
     np.testing.assert_array_equal(pair_rows(runs, pairs_of_rows(runs, rows)), rows)
@@ -469,3 +469,21 @@ def test_threads_print_what_one_thread_prints(tmp_path, cli, monkeypatch, option
     alone = cli([*options, qrels, *runs])
     assert threaded.code == 0, threaded.err
     assert threaded.out == alone.out
+
+
+def test_a_measures_pairs_shared_between_threads_give_the_same_floats():
+    """Fewer measures than cores: one measure's pairs are split between
+    threads (moments and t-tests), each pair's floats its own."""
+    from lexeval.stats.distributions import _log_beta
+    rng = np.random.default_rng(5)
+    values = rng.choice([0.0, 0.1, 0.25, 1 / 3, 0.5, 1.0], size=(300, 7)) + rng.random((300, 7)) * 1e-3
+    pairs = np.array([(a, b) for a in range(300) for b in range(a + 1, 300)], dtype=np.int64)
+    assert len(pairs) >= 2 * compiled._PART_LEAST                  # enough pairs to split
+    whole = compiled.pair_moments(values, pairs, GRID_BITS)
+    split = compiled.pair_moments(values, pairs, GRID_BITS, parts=3)
+    for one, other in zip(whole, split):
+        np.testing.assert_array_equal(bits(one), bits(other))
+    count = np.broadcast_to(np.int64(7), (len(pairs),))
+    p = compiled.t_test_p(*whole, count, _log_beta)
+    np.testing.assert_array_equal(bits(p), bits(compiled.t_test_p(*whole, count, _log_beta, parts=3)))
+    assert 0 < (p < 0.05).mean() < 1

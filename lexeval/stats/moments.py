@@ -14,8 +14,8 @@ term for every pair at once is one matrix product per pair of limbs (runs x
 queries times its transpose; exact in float64, since products of limbs are
 below 2**42 and at most 2**10 of them are added before the result is an
 integer again). Where the compiled kernel is built (:mod:`lexeval.compiled`)
-each pair's sums come instead from one pass over its queries in 128- and
-256-bit integers, and its mean and deviation straight from them: the same
+each pair's sums come instead from one pass over its queries in 64-bit
+lanes and 192-bit integers, and its mean and deviation straight from them: the same
 integers, the same floats, kept as two floats per pair rather than limbs.
 """
 
@@ -221,14 +221,14 @@ class Moments:
                    _mean=mean, _spread=spread)
 
     @classmethod
-    def of_pairs(cls, values: np.ndarray, pairs: np.ndarray, signs: bool = False) -> Moments:
+    def of_pairs(cls, values: np.ndarray, pairs: np.ndarray, signs: bool = False, parts: int = 1) -> Moments:
         """Moments of ``values[a] - values[b]`` (R, Q) for each pair (a, b)
         of ``pairs`` (P, 2); the sums are those of the differences of the
-        values on the grid."""
+        values on the grid. ``parts``: threads to share the kernel's pairs."""
         values = np.asarray(values, dtype=np.float64)
         finite = np.isfinite(values)
         if not signs and finite.all():
-            made = compiled.pair_moments(values, pairs, GRID_BITS)
+            made = compiled.pair_moments(values, pairs, GRID_BITS, parts)
             if made is not None:
                 # every pair counts every query: one count, seen as a (P,) array (no memory per pair)
                 return cls(None, None, np.broadcast_to(np.int64(values.shape[1]), (len(pairs),)),

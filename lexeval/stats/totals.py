@@ -239,7 +239,9 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
         beside.shutdown(wait=False)         # the submitted call still runs; its result is awaited below
     elif preferences is not None:
         _preference_totals(totals, preferences, plan, keys, aggregate)
-    made = in_threads(lambda item: _metric_totals(*item, plan, keys), work, threads)
+    # fewer measures than cores (-m map): each measure's pairs shared between threads
+    parts = max(1, _cores() // (len(work) + (preferences is not None))) if threads else 1
+    made = in_threads(lambda item: _metric_totals(*item, plan, keys, parts), work, threads)
     for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
             phases("pairs", done, len(work) + 1)
@@ -257,13 +259,18 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     return totals
 
 
+def _cores() -> int:
+    """The threads the pairs' work takes at most: the cores, up to 8."""
+    import os
+    return min(os.cpu_count() or 1, 8)
+
+
 def in_threads(function, items: list, threads: bool = True):
     """``[function(item) for item in items]``, on every core (``threads``):
     the pairs' work per measure is compiled code and numpy, which let other
     threads run, and each measure's result is its own (the same whatever
     the order). A generator, in the items' order."""
-    import os
-    workers = min(len(items), os.cpu_count() or 1, 8) if threads else 1
+    workers = min(len(items), _cores()) if threads else 1
     if workers <= 1:
         yield from map(function, items)
         return
@@ -272,14 +279,15 @@ def in_threads(function, items: list, threads: bool = True):
         yield from pool.map(function, items)
 
 
-def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, keys):
+def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, keys, parts: int = 1):
     """One metric's part of the totals over the printed pairs: its moments,
-    and where asked for its randomization and bootstrap sums and ANOVA."""
+    and where asked for its randomization and bootstrap sums and ANOVA;
+    ``parts`` threads share its pairs' moments and t-tests."""
     pairs = plan.pairs
     # t-tests need only sums and cross products; wins and extremes where printed or randomized
-    moments = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired)
+    moments = Moments.of_pairs(values, pairs, kind == "randomization" or name in plan.paired, parts)
     if kind == "t":
-        t_tests([moments])              # here, in this measure's thread, while the other threads work
+        t_tests([moments], parts)       # here, in this measure's thread, while the other threads work
     randomized = resampled = anova = None
     if kind == "randomization":
         step = max(1, (1 << 21) // max(values.shape[1], 1))
@@ -428,18 +436,19 @@ def t_test(moments: Moments) -> np.ndarray:
     return t_tests([moments])[0]
 
 
-def t_tests(many: list[Moments]) -> list[np.ndarray]:
+def t_tests(many: list[Moments], parts: int = 1) -> list[np.ndarray]:
     """:func:`t_test` of each moments, with one pass of the t distribution
     for all (its series runs until the slowest value converges, each value
     for itself: the same p as one at a time); the compiled kernel does the
-    same arithmetic, a moments at a time."""
+    same arithmetic, a moments at a time (``parts`` threads sharing its pairs)."""
     from .. import compiled
     from .distributions import _log_beta
     if all(moments.t_p is not None for moments in many):
         return [moments.t_p for moments in many]
     if compiled.enabled():
         made = list(in_threads(lambda moments: moments.t_p if moments.t_p is not None else
-                               compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta),
+                               compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta,
+                                                 parts),
                                many, sum(len(moments.count()) for moments in many) >= _THREADED_CELLS // 64))
         for moments, p in zip(many, made):
             moments.t_p = p
