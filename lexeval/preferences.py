@@ -199,9 +199,10 @@ def lexirecall_sequences(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarra
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
     sequence = np.empty(int(lengths.sum()), dtype=np.int64)
     sequence[starts] = -k
-    owner = r.rel_segment
-    from_top = np.arange(len(owner)) - r.rel_starts[owner]            # 0..k-1
-    sequence[starts[owner] + k[owner] - from_top] = r.rel_rank
+    # relevant j of segment s (the (j - rel_starts[s])-th from the top) goes to starts[s] + k[s] less that:
+    # a constant per segment less j (the relevant arrays are in segment order)
+    target = np.repeat(starts + k + r.rel_starts, k) - np.arange(len(r.rel_rank))
+    sequence[target] = r.rel_rank
     return sequence, starts, lengths
 
 
