@@ -456,13 +456,16 @@ def test_pairs_of_rows_inverts_pair_rows(runs, data):
 
 
 @pytest.mark.parametrize("options", [["--hsd", "--ci"], ["--test", "randomization", "--permutations", "300", "--ci",
-                                                         "--resamples", "200", "-m", "map", "-m", "LP", "-m", "P.10"]])
+                                                         "--resamples", "200", "-m", "map", "-m", "LP", "-m", "P.10"],
+                                     ["-m", "map"], ["-m", "num_q"], ["-m", "num_q", "-m", "LP"]])
 def test_threads_print_what_one_thread_prints(tmp_path, cli, monkeypatch, options):
     """The pairs' totals are made a measure per thread, beside the
     preferences': the same output as one thread (scratch buffers, draws and
-    sums are each thread's own)."""
+    sums are each thread's own); one measure's pairs shared between the
+    threads; no tested measure at all."""
     qrels, runs = write_collection(tmp_path, np.random.default_rng(11), 12, 15, 25)
     monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 0)          # threads, however small the work
+    monkeypatch.setattr("lexeval.compiled._PART_LEAST", 4)                  # a measure's pairs split, however few
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     threaded = cli([*options, qrels, *runs])
     monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 1 << 62)    # one thread

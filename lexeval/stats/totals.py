@@ -240,7 +240,7 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     elif preferences is not None:
         _preference_totals(totals, preferences, plan, keys, aggregate)
     # fewer measures than cores (-m map): each measure's pairs shared between threads
-    parts = max(1, _cores() // (len(work) + (preferences is not None))) if threads else 1
+    parts = max(1, _cores() // max(len(work) + (preferences is not None), 1)) if threads else 1
     made = in_threads(lambda item: _metric_totals(*item, plan, keys, parts), work, threads)
     for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
