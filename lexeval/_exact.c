@@ -958,102 +958,6 @@ done:
     return result;
 }
 
-/* ---------------------------------------------------------------- the lexicographic order of sequences */
-
-/* item i's sequence: values[starts[i]:starts[i] + lengths[i]], then ``pad`` forever */
-typedef struct { const int64_t *group, *values, *starts, *lengths; int64_t pad; } Sequences;
-
-/* the 1-based level where items i and j first differ, 0 where they are the same sequence; *less: i's
- * element there is the smaller */
-static inline int64_t first_difference(const Sequences *s, int64_t i, int64_t j, int *less) {
-    const int64_t *x = s->values + s->starts[i], *y = s->values + s->starts[j];
-    int64_t m = s->lengths[i], n = s->lengths[j], common = m < n ? m : n;
-    for (int64_t k = 0; k < common; k++) {
-        if (x[k] != y[k]) {
-            *less = x[k] < y[k];
-            return k + 1;
-        }
-        if (x[k] == s->pad) return 0;       /* both at the pad: the numpy path stops there too */
-    }
-    if (m == n) return 0;
-    int64_t a = m > common ? x[common] : s->pad, b = n > common ? y[common] : s->pad;
-    if (a == b) return 0;       /* a value equal to the pad: the pad's continuation, the same sequence */
-    *less = a < b;
-    return common + 1;
-}
-
-/* whether item i sorts before item j: by group, then sequence, then index (the numpy path's stable sorts) */
-static inline int sorts_before(const Sequences *s, int64_t i, int64_t j) {
-    if (s->group[i] != s->group[j]) return s->group[i] < s->group[j];
-    int less = 0;
-    return first_difference(s, i, j, &less) ? less : i < j;
-}
-
-/* order[0:n] sorted by sorts_before, a merge sort through ``buffer`` (n) */
-static void merge_sort(const Sequences *s, int64_t *order, int64_t *buffer, Py_ssize_t n) {
-    for (Py_ssize_t width = 1; width < n; width *= 2) {
-        for (Py_ssize_t low = 0; low < n; low += 2 * width) {
-            Py_ssize_t middle = low + width < n ? low + width : n, high = low + 2 * width < n ? low + 2 * width : n;
-            Py_ssize_t a = low, b = middle, out = low;
-            while (a < middle && b < high) buffer[out++] = sorts_before(s, order[b], order[a]) ? order[b++] : order[a++];
-            while (a < middle) buffer[out++] = order[a++];
-            while (b < high) buffer[out++] = order[b++];
-        }
-        memcpy(order, buffer, (size_t)n * sizeof(int64_t));
-    }
-}
-
-/* lex_order(group, values, starts, lengths, pad, order, rank, split): lexeval.preferences.lexicographic_order
- * (int64 arrays; group, starts, lengths, order, rank and split of n items): the items by group, then
- * sequence, then index; each one's dense rank within its group; by sorted position the 1-based level where
- * an item first differs from the next of its group (no_split where they are the same, or it is the last). */
-static PyObject *lex_order(PyObject *self, PyObject *args) {
-    Py_buffer group, values, starts, lengths, order, rank, split;
-    long long pad, no_split;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*LLw*w*w*", &group, &values, &starts, &lengths, &pad, &no_split, &order,
-                          &rank, &split))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = group.len / 8, count = values.len / 8;
-    if (!check(&starts, n, 8, "starts") || !check(&lengths, n, 8, "lengths") || !check(&order, n, 8, "order") ||
-        !check(&rank, n, 8, "rank") || !check(&split, n, 8, "split"))
-        goto done;
-    Sequences s = {group.buf, values.buf, starts.buf, lengths.buf, pad};
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (s.starts[i] < 0 || s.lengths[i] < 0 || s.starts[i] > count - s.lengths[i]) {
-            PyErr_SetString(PyExc_IndexError, "lex_order: a sequence outside the values");
-            goto done;
-        }
-    int64_t *buffer = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
-    if (!buffer) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int64_t *sorted = order.buf, *ranks = rank.buf, *splits = split.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) sorted[i] = i;
-    merge_sort(&s, sorted, buffer, n);
-    int64_t dense = 0;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        int64_t item = sorted[j];
-        if (j > 0 && s.group[sorted[j - 1]] == s.group[item]) dense += splits[j - 1] != no_split;
-        else dense = 0;
-        ranks[item] = dense;
-        int less = 0;
-        int64_t level = j + 1 < n && s.group[sorted[j + 1]] == s.group[item] ?
-            first_difference(&s, item, sorted[j + 1], &less) : 0;
-        splits[j] = level ? level : no_split;
-    }
-    Py_END_ALLOW_THREADS
-    PyMem_RawFree(buffer);
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    release(7, &group, &values, &starts, &lengths, &order, &rank, &split);
-    return result;
-}
-
 /* lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, totals): each
  * run's per-query sum of its preference over every other run, without a pass over the pairs. Per query
  * the runs' sequences sorted best first (order: their segments, queries x runs) and the first element
@@ -1361,9 +1265,6 @@ static PyObject *vectors(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"lex_order", lex_order, METH_VARARGS,
-     "lex_order(group, values, starts, lengths, pad, no_split, order, rank, split): the lexicographic order of "
-     "the items' sequences within their groups (see lexeval.preferences.lexicographic_order)."},
     {"vectors", vectors, METH_VARARGS, "vectors(on) -> bool: the AVX2 paths on or off (for the tests); whether they were on."},
     {"pair_moments", pair_moments, METH_VARARGS,
      "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "

@@ -17,8 +17,7 @@ less (a thousand runs make half a million pairs per measure):
   :func:`lex_moments`: the same summed over the queries (wins, losses,
   rrLP's and rrLR's exact moments), without the pairs x queries matrices;
   :func:`lex_run_totals`: every run's sum of LP, LR or rrLP over all the
-  other runs, from the sorted sequences alone (no pass over the pairs),
-  and :func:`lex_order`: those sorted sequences.
+  other runs, from the sorted sequences alone (no pass over the pairs).
 
 Each returns None where it does not apply (not built, turned off with
 ``LEXEVAL_KERNEL=off``, or numbers beyond its bounds); the caller then
@@ -259,19 +258,6 @@ def _t_test_p_into(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_
         front -= log_beta(a, b)
     np.exp(front, out=front)
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
-
-
-def lex_order(group: np.ndarray, values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, pad: int,
-              no_split: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`lexeval.preferences.lexicographic_order`'s (order, rank,
-    split), by a merge sort of the items' sequences; None where the kernel
-    is not there."""
-    if not enabled():
-        return None
-    order, rank, split = (np.empty(len(group), dtype=np.int64) for _ in range(3))
-    _exact.lex_order(*(np.ascontiguousarray(v, dtype=np.int64) for v in (group, values, starts, lengths)),
-                     int(pad), int(no_split), order, rank, split)
-    return order, rank, split
 
 
 def lex_run_totals(order: np.ndarray, split: np.ndarray, rankings, reciprocal: bool,

@@ -67,13 +67,7 @@ def lexicographic_order(group: np.ndarray, values: np.ndarray, starts: np.ndarra
     Refinement by element: round j sorts the items still tied on elements
     1..j-1 by their j-th element; items that reach their padding together
     are identical and leave. Cost: the sum over rounds of still-tied items.
-    The compiled kernel, where built, merge-sorts the items instead (the
-    same arrays).
     """
-    from . import compiled
-    made = compiled.lex_order(group, values, starts, lengths, pad, NO_SPLIT)
-    if made is not None:
-        return LexOrder(*made)
     count = len(group)
     order = np.lexsort((np.arange(count), group))          # by group, stable
     split = np.full(count, NO_SPLIT, dtype=np.int64)
