@@ -128,7 +128,17 @@ def binomial_lower_tail(k, n) -> np.ndarray:
         # a sign test's tail depends on (k, n) alone: half a million pairs over 50 queries have a few
         # hundred of them
         k_in, n_in = k[inside], n[inside]
-        if n_in.max() < 2.0 ** 31:           # one integer key per (k, n): a sort of integers
+        most = int(n_in.max())
+        if most < 2 ** 11:                  # (k, n) as one cell of a (n + 1) x (n + 1) table: no sort
+            key = n_in.astype(np.int64) * (most + 1) + k_in.astype(np.int64)
+            seen = np.zeros((most + 1) ** 2, dtype=bool)
+            seen[key] = True
+            distinct = np.flatnonzero(seen)
+            place = np.zeros(len(seen), dtype=np.int64)
+            place[distinct] = np.arange(len(distinct))
+            inverse = place[key]
+            k_in, n_in = (distinct % (most + 1)).astype(np.float64), (distinct // (most + 1)).astype(np.float64)
+        elif most < 2 ** 31:                # one integer key per (k, n): a sort of integers
             key = n_in.astype(np.int64) << 32 | k_in.astype(np.int64)
             distinct, inverse = np.unique(key, return_inverse=True)
             k_in, n_in = (distinct & 0xFFFFFFFF).astype(np.float64), (distinct >> 32).astype(np.float64)

@@ -12,7 +12,6 @@ import numpy as np
 from ..choices import PREFERENCE_NAMES, SIGN_PREFERENCES
 from ..errors import UsageError
 from ..measures.registry import REAL, Measure
-from ..preferences import pairs_of_rows
 from . import significance as sig
 from .totals import (
     Plan,
@@ -82,8 +81,8 @@ def selected_pairs(run_names: list[str], baseline: str | None) -> np.ndarray:
     or those with the baseline (made alone: ten thousand runs have fifty
     million pairs, the baseline 9,999 of them)."""
     runs = len(run_names)
-    if baseline is None:
-        return pairs_of_rows(runs, np.arange(runs * (runs - 1) // 2))
+    if baseline is None:            # every pair, in order: the upper triangle's cells row by row
+        return np.stack(np.triu_indices(runs, 1), axis=1).astype(np.int64)
     if baseline not in run_names:
         raise UsageError(f"--baseline '{baseline}' is not one of the runs: {', '.join(run_names)}")
     index = run_names.index(baseline)
