@@ -209,3 +209,19 @@ def test_t_and_binomial_tails_equal_scipy():
     # df = 1 has a closed form (scipy's own value is off by 3e-9 there)
     t = np.array([1e-8, 0.5, 1.0, 3.0, 1e3])
     np.testing.assert_allclose(t_two_sided(t, 1), 2 / np.pi * np.arctan(1 / t), rtol=1e-13)
+
+
+def test_sign_test_tails_of_many_pairs_equal_one_at_a_time():
+    """Half a million pairs over 50 queries have a few hundred (k, n): their
+    tails are looked up in a table of every (k, n), not sorted; the same
+    floats as computed one value at a time, and scipy's."""
+    from scipy import special
+
+    from lexeval.stats.distributions import binomial_lower_tail
+    rng = np.random.default_rng(3)
+    n = rng.integers(1, 51, 5000).astype(np.float64)
+    k = np.floor(rng.random(5000) * (n + 2)) - 1            # -1 .. n: both ends too
+    table = binomial_lower_tail(k, n)                         # 5,000 values >= 51 x 51 cells: the table
+    one_by_one = np.array([binomial_lower_tail(k[i:i + 1], n[i:i + 1])[0] for i in range(0, 5000, 50)])
+    np.testing.assert_array_equal(table[::50], one_by_one)
+    np.testing.assert_allclose(table, np.where(k < 0, 0.0, special.bdtr(np.clip(k, 0, n), n, 0.5)), rtol=1e-12)

@@ -129,7 +129,7 @@ def binomial_lower_tail(k, n) -> np.ndarray:
         # hundred of them
         k_in, n_in = k[inside], n[inside]
         most = int(n_in.max())
-        if most < 2 ** 11:                  # (k, n) as one cell of a (n + 1) x (n + 1) table: no sort
+        if (most + 1) ** 2 <= len(k_in):    # (k, n) as one cell of a (n + 1) x (n + 1) table, no larger: no sort
             key = n_in.astype(np.int64) * (most + 1) + k_in.astype(np.int64)
             seen = np.zeros((most + 1) ** 2, dtype=bool)
             seen[key] = True
