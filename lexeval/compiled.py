@@ -48,18 +48,34 @@ def enabled() -> bool:
 _PART_LEAST = 1 << 14        # pairs below which a measure's pairs are not split between threads
 
 
-def in_parts(work, count: int, parts: int) -> None:
-    """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
-    items, a thread each (the kernel lets them run together): one
-    measure's pairs on every core where the measures are fewer than the
-    cores. Each item's result is its own: the same whatever the split."""
-    if parts <= 1 or count < 2 * _PART_LEAST:
-        work(0, count)
+def cores() -> int:
+    """The threads the pairs' work takes at most: the cores, up to 8."""
+    return min(os.cpu_count() or 1, 8)
+
+
+def in_threads(function, items, threads: bool = True):
+    """``[function(item) for item in items]``, on every core (``threads``):
+    the pairs' work is compiled code and numpy, which let other threads
+    run, and each item's result is its own (the same whatever the order).
+    A generator, in the items' order."""
+    items = list(items)
+    workers = min(len(items), cores()) if threads else 1
+    if workers <= 1:
+        yield from map(function, items)
         return
     from concurrent.futures import ThreadPoolExecutor
-    bounds = np.linspace(0, count, parts + 1).astype(np.int64).tolist()
-    with ThreadPoolExecutor(max_workers=parts) as pool:
-        list(pool.map(lambda k: work(bounds[k], bounds[k + 1]), range(parts)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(function, items)
+
+
+def in_parts(work, count: int, parts: int) -> None:
+    """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
+    items, a thread each (see :func:`in_threads`): one measure's pairs on
+    every core where the measures are fewer than the cores. Each item's
+    result is its own: the same whatever the split."""
+    parts = parts if count >= 2 * _PART_LEAST else 1
+    bounds = np.linspace(0, count, max(parts, 1) + 1).astype(np.int64).tolist()
+    list(in_threads(lambda k: work(bounds[k], bounds[k + 1]), range(len(bounds) - 1)))
 
 
 def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int,

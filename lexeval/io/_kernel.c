@@ -517,38 +517,10 @@ no_memory:
     return PyErr_NoMemory();
 }
 
-/* The bytes of ``text`` in ``ranges`` (int64 start, stop pairs), joined:
- * a bucket's lines of a piece whose queries are scattered (a Python join
- * costs a call per range). */
-static PyObject *gather_ranges(PyObject *self, PyObject *args) {
-    Py_buffer text, ranges;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*", &text, &ranges)) return NULL;
-    const int64_t *pairs = ranges.buf;
-    Py_ssize_t count = ranges.len / 16, total = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (pairs[2 * i] < 0 || pairs[2 * i + 1] < pairs[2 * i] || pairs[2 * i + 1] > text.len) {
-            PyBuffer_Release(&text); PyBuffer_Release(&ranges);
-            PyErr_SetString(PyExc_ValueError, "a range outside the text");
-            return NULL;
-        }
-        total += pairs[2 * i + 1] - pairs[2 * i];
-    }
-    PyObject *joined = PyBytes_FromStringAndSize(NULL, total);
-    if (joined) {
-        char *out = PyBytes_AS_STRING(joined);
-        for (Py_ssize_t i = 0; i < count; i++) {
-            memcpy(out, (const char *)text.buf + pairs[2 * i], pairs[2 * i + 1] - pairs[2 * i]);
-            out += pairs[2 * i + 1] - pairs[2 * i];
-        }
-    }
-    PyBuffer_Release(&text); PyBuffer_Release(&ranges);
-    return joined;
-}
-
 /* gather_pieces(text, starts, sizes, pieces) -> bytes: text piece k is text[starts[k]:starts[k] + sizes[k]];
- * the pieces numbered ``pieces`` (int64), one after another. The text writer's lines: a few thousand
- * distinct texts (values, names, keys) laid out by number, millions of times. */
+ * the pieces numbered ``pieces`` (int64), one after another: the text writer's lines (a few thousand
+ * distinct texts, values, names and keys, laid out by number millions of times) and a cluster bucket's
+ * lines of a piece whose queries are scattered (a Python join costs a call per range). */
 static PyObject *gather_pieces(PyObject *self, PyObject *args) {
     Py_buffer text, start_buffer, size_buffer, piece_buffer;
     (void)self;
@@ -594,8 +566,6 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"set_hash_mask", set_hash_mask, METH_VARARGS,
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
-    {"gather_ranges", gather_ranges, METH_VARARGS,
-     "gather_ranges(text, ranges) -> bytes: the text's (start, stop) ranges (int64 pairs), joined."},
     {"gather_pieces", gather_pieces, METH_VARARGS,
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},

@@ -164,11 +164,6 @@ def split_lines(text, bounds: list[bytes], by_qid: bool) -> tuple[np.ndarray, in
     return np.frombuffer(packed, dtype=np.int64).reshape(-1, 7), lines
 
 
-def gather_ranges(text, ranges: np.ndarray) -> bytes:
-    """The bytes of ``text`` in ``ranges`` (m, 2: start, stop), joined."""
-    return _kernel.gather_ranges(text, np.ascontiguousarray(ranges, dtype=np.int64))
-
-
 def gather_pieces(text, starts: np.ndarray, sizes: np.ndarray, pieces: np.ndarray) -> bytes:
     """The pieces ``text[starts[k]:starts[k] + sizes[k]]`` for k in
     ``pieces`` (m,), joined."""

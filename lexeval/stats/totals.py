@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..choices import SIGN_PREFERENCES
+from ..compiled import cores, in_threads
 from ..measures import registry as m
 from ..preferences import Preferences, RunSpread, pair_rows, pairs_of_rows
 from . import significance as sig
@@ -240,7 +241,7 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     elif preferences is not None:
         _preference_totals(totals, preferences, plan, keys, aggregate)
     # fewer measures than cores (-m map): each measure's pairs shared between threads
-    parts = max(1, _cores() // max(len(work) + (preferences is not None), 1)) if threads else 1
+    parts = max(1, cores() // max(len(work) + (preferences is not None), 1)) if threads else 1
     made = in_threads(lambda item: _metric_totals(*item, plan, keys, parts), work, threads)
     for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
@@ -257,26 +258,6 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
     if phases:
         phases("pairs", len(work) + 1, len(work) + 1)
     return totals
-
-
-def _cores() -> int:
-    """The threads the pairs' work takes at most: the cores, up to 8."""
-    import os
-    return min(os.cpu_count() or 1, 8)
-
-
-def in_threads(function, items: list, threads: bool = True):
-    """``[function(item) for item in items]``, on every core (``threads``):
-    the pairs' work per measure is compiled code and numpy, which let other
-    threads run, and each measure's result is its own (the same whatever
-    the order). A generator, in the items' order."""
-    workers = min(len(items), _cores()) if threads else 1
-    if workers <= 1:
-        yield from map(function, items)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(function, items)
 
 
 def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, keys, parts: int = 1):
