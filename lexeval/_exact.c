@@ -1060,6 +1060,131 @@ done:
     return result;
 }
 
+/* the order of two runs' sequences of one query: 0 where identical, else -L (the first sorts first) or +L
+ * (the second does), L the 1-based element where they first differ. LP's sequence is the relevant ranks
+ * from the top, then a rank worse than any (a longer sequence sorts first once a shorter one ends); LR's is
+ * (-k, p_k, ..., p_1): more relevant retrieved first, then the ranks from the bottom up. */
+typedef struct {
+    const int64_t *ranks;   /* a run's relevant ranks, from the top */
+    int64_t count;          /* how many */
+} Sequence;
+
+static inline int64_t sequence_order(const Sequence *a, const Sequence *b, int recall) {
+    if (recall) {
+        if (a->count != b->count) return a->count > b->count ? -1 : 1;
+        for (int64_t i = a->count - 1; i >= 0; i--)
+            if (a->ranks[i] != b->ranks[i]) {
+                int64_t level = 2 + (a->count - 1 - i);
+                return a->ranks[i] < b->ranks[i] ? -level : level;
+            }
+        return 0;
+    }
+    int64_t shorter = a->count < b->count ? a->count : b->count;
+    for (int64_t i = 0; i < shorter; i++)
+        if (a->ranks[i] != b->ranks[i]) return a->ranks[i] < b->ranks[i] ? -(i + 1) : i + 1;
+    if (a->count == b->count) return 0;
+    return a->count > b->count ? -(shorter + 1) : shorter + 1;
+}
+
+/* stable merge sort of the runs ``items`` (n) by their sequences, ``spare`` (n) the scratch space; runs of
+ * up to 16 by insertion first */
+static void sort_sequences(int64_t *items, int64_t *spare, Py_ssize_t n, const Sequence *sequences, int recall) {
+    const Py_ssize_t small = 16;
+    for (Py_ssize_t low = 0; low < n; low += small) {
+        Py_ssize_t high = low + small < n ? low + small : n;
+        for (Py_ssize_t i = low + 1; i < high; i++) {
+            int64_t item = items[i];
+            Py_ssize_t j = i;
+            while (j > low && sequence_order(&sequences[items[j - 1]], &sequences[item], recall) > 0) {
+                items[j] = items[j - 1];
+                j--;
+            }
+            items[j] = item;
+        }
+    }
+    int64_t *from = items, *to = spare;
+    for (Py_ssize_t width = small; width < n; width *= 2) {
+        for (Py_ssize_t low = 0; low < n; low += 2 * width) {
+            Py_ssize_t middle = low + width < n ? low + width : n, high = low + 2 * width < n ? low + 2 * width : n;
+            Py_ssize_t i = low, j = middle, k = low;
+            while (i < middle && j < high)     /* ties: the left (earlier) run first */
+                to[k++] = sequence_order(&sequences[from[j]], &sequences[from[i]], recall) < 0 ? from[j++] : from[i++];
+            while (i < middle) to[k++] = from[i++];
+            while (j < high) to[k++] = from[j++];
+        }
+        int64_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != items) memcpy(items, from, (size_t)n * sizeof(int64_t));
+}
+
+/* lex_order(rel_rank, rel_starts, num_rel_ret, runs, queries, first_query, stop_query, recall, no_split, order,
+ * rank, split): lexicographic_order of LP's (recall false) or LR's sequences for the queries
+ * [first_query, stop_query), a query's runs sorted best first, ties in run order. Segments are run * queries
+ * + query. order (queries x runs): each sorted place's segment; rank (runs x queries): each segment's dense
+ * rank among its query's runs (0 = best); split (queries x runs): the 1-based element where the sequence at
+ * a place first differs from the next one's, no_split where they are identical (and at the last place). */
+static PyObject *lex_order(PyObject *self, PyObject *args) {
+    Py_buffer rel_rank, rel_starts, num_rel_ret, order, rank, split;
+    Py_ssize_t runs, queries, first_query, stop_query;
+    int recall;
+    long long no_split;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nnnnpLw*w*w*", &rel_rank, &rel_starts, &num_rel_ret, &runs, &queries,
+                          &first_query, &stop_query, &recall, &no_split, &order, &rank, &split))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t cells = runs * queries, ranks = rel_rank.len / 8;
+    int64_t *items = NULL, *spare = NULL;
+    Sequence *sequences = NULL;
+    if (runs < 1 || first_query < 0 || stop_query > queries || first_query > stop_query ||
+        !check(&rel_starts, cells, 8, "rel_starts") || !check(&num_rel_ret, cells, 8, "num_rel_ret") ||
+        !check(&order, cells, 8, "order") || !check(&rank, cells, 8, "rank") || !check(&split, cells, 8, "split")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "lex_order: queries out of range");
+        goto done;
+    }
+    const int64_t *starts = (const int64_t *)rel_starts.buf, *retrieved = (const int64_t *)num_rel_ret.buf;
+    for (Py_ssize_t i = 0; i < cells; i++)
+        if (retrieved[i] < 0 || starts[i] < 0 || starts[i] + retrieved[i] > ranks) {
+            PyErr_SetString(PyExc_IndexError, "lex_order: a segment outside the ranks");
+            goto done;
+        }
+    items = PyMem_Malloc((size_t)runs * sizeof(int64_t));
+    spare = PyMem_Malloc((size_t)runs * sizeof(int64_t));
+    sequences = PyMem_Malloc((size_t)runs * sizeof(Sequence));
+    if (!items || !spare || !sequences) { PyErr_NoMemory(); goto done; }
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *all_ranks = (const int64_t *)rel_rank.buf;
+    int64_t *sorted = (int64_t *)order.buf, *dense = (int64_t *)rank.buf, *between = (int64_t *)split.buf;
+    for (Py_ssize_t q = first_query; q < stop_query; q++) {
+        for (Py_ssize_t run = 0; run < runs; run++) {
+            Py_ssize_t segment = run * queries + q;
+            sequences[run].ranks = all_ranks + starts[segment];
+            sequences[run].count = retrieved[segment];
+            items[run] = run;
+        }
+        sort_sequences(items, spare, runs, sequences, recall);
+        int64_t place_rank = 0;
+        for (Py_ssize_t j = 0; j < runs; j++) {
+            sorted[q * runs + j] = items[j] * queries + q;
+            dense[items[j] * queries + q] = place_rank;
+            int64_t differ = j + 1 < runs ? sequence_order(&sequences[items[j]], &sequences[items[j + 1]], recall) : 0;
+            between[q * runs + j] = differ ? (differ < 0 ? -differ : differ) : no_split;
+            place_rank += differ != 0;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(items);
+    PyMem_Free(spare);
+    PyMem_Free(sequences);
+    release(6, &rel_rank, &rel_starts, &num_rel_ret, &order, &rank, &split);
+    return result;
+}
+
 /* reciprocal_difference(rel_rank, rel_starts, num_rel_ret, queries, first, second, level, out): rrLP's and
  * rrLR's value for k pairs of runs and every query: 1 / p_level of the first run's ranking less the same of
  * the second's (0 where that run did not retrieve ``level`` relevant documents), and 0 where ``level`` is 0
@@ -1281,6 +1406,10 @@ static PyMethodDef methods[] = {
      "lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts, "
      "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean, r_spread): "
      "LP's or LR's wins and losses per pair, and rrLP's or rrLR's exact moments, mean and deviation (see "
+     "lexeval.compiled)."},
+    {"lex_order", lex_order, METH_VARARGS,
+     "lex_order(rel_rank, rel_starts, num_rel_ret, runs, queries, first_query, stop_query, recall, no_split, order, "
+     "rank, split): LP's or LR's sequences sorted per query, with dense ranks and split levels (see "
      "lexeval.compiled)."},
     {"lex_run_totals", lex_run_totals, METH_VARARGS,
      "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "

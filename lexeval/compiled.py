@@ -17,7 +17,8 @@ less (a thousand runs make half a million pairs per measure):
   :func:`lex_moments`: the same summed over the queries (wins, losses,
   rrLP's and rrLR's exact moments), without the pairs x queries matrices;
   :func:`lex_run_totals`: every run's sum of LP, LR or rrLP over all the
-  other runs, from the sorted sequences alone (no pass over the pairs).
+  other runs, from the sorted sequences alone (no pass over the pairs);
+  :func:`lex_order`: those sorted sequences, a merge sort per query.
 
 Each returns None where it does not apply (not built, turned off with
 ``LEXEVAL_KERNEL=off``, or numbers beyond its bounds); the caller then
@@ -198,6 +199,26 @@ def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slo
                        *(np.ascontiguousarray(v, dtype=np.int64) for v in (starts, retrieved)),
                        reciprocal is not None, *signs, *(empty if reciprocal is None else reciprocal))
     return True
+
+
+def lex_order(rankings, recall: bool, no_split: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The arrays of :func:`lexeval.preferences.lexicographic_order` for LP's
+    sequences (``recall`` False) or LR's (True, see
+    :func:`lexeval.preferences.lexirecall_sequences`), grouped by query:
+    (order, rank, split), (R * Q,) each, ties in run order; a stable merge
+    sort per query, the queries shared between the cores. None where the
+    kernel is not there."""
+    runs, queries = rankings.num_runs, rankings.num_queries
+    if not enabled() or not queries or not runs:
+        return None
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
+              (rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret)]
+    order, rank, split = (np.empty(runs * queries, dtype=np.int64) for _ in range(3))
+    parts = cores() if runs * queries >= _PART_LEAST else 1
+    bounds = np.linspace(0, queries, min(parts, queries) + 1).astype(np.int64).tolist()
+    list(in_threads(lambda k: _exact.lex_order(*arrays, runs, queries, bounds[k], bounds[k + 1], recall, no_split,
+                                               order, rank, split), range(len(bounds) - 1)))
+    return order, rank, split
 
 
 def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,

@@ -349,15 +349,22 @@ class Preferences:
 
     @cached_property
     def _lp(self) -> _Lex | None:
-        r = self.rankings
-        return _Lex(r, lexicographic_order(r.segment_query, r.rel_rank, r.rel_starts, r.num_rel_ret, self._pad)) \
-            if not self._empty and {"LP", "rrLP"} & set(self.names) else None
+        return self._lex(False) if not self._empty and {"LP", "rrLP"} & set(self.names) else None
 
     @cached_property
     def _lr(self) -> _Lex | None:
+        return self._lex(True) if not self._empty and {"LR", "rrLR"} & set(self.names) else None
+
+    def _lex(self, recall: bool) -> _Lex:
+        """LP's (or, ``recall``, LR's) sorted sequences: the compiled merge
+        sort where it is built, else numpy's refinement by element."""
+        from . import compiled
         r = self.rankings
-        return _Lex(r, lexicographic_order(r.segment_query, *lexirecall_sequences(r), self._pad)) \
-            if not self._empty and {"LR", "rrLR"} & set(self.names) else None
+        made = compiled.lex_order(r, recall, int(NO_SPLIT))
+        if made is not None:
+            return _Lex(r, LexOrder(*made))
+        sequences = lexirecall_sequences(r) if recall else (r.rel_rank, r.rel_starts, r.num_rel_ret)
+        return _Lex(r, lexicographic_order(r.segment_query, *sequences, self._pad))
 
     @cached_property
     def _rpp(self) -> dict[bool, _RecallPaired | None]:
@@ -442,23 +449,30 @@ class Preferences:
                  np.empty(count))
         return arrays
 
-    def sum_into(self, arrays: dict[str, tuple], rows: np.ndarray, slots: np.ndarray) -> bool:
-        """Each preference of the pairs ``rows`` summed over the queries by
+    def sum_into(self, arrays: dict[str, tuple], pairs: np.ndarray, slots: np.ndarray) -> bool:
+        """Each preference of ``pairs`` (k, 2) summed over the queries by
         the compiled kernel, into rows ``slots`` of :meth:`summed_arrays`'
         ``arrays`` (see :func:`lexeval.compiled.lex_moments`), without the
         (pairs x queries) matrices; False where the kernel is not there."""
         from . import compiled
-        r = self.rankings
-        chosen = pairs_of_rows(r.num_runs, rows)
         for family, lex in (("LP", self._lp), ("LR", self._lr)):
             if lex is None:
                 continue
             # LP's (or LR's) counts where only rrLP (rrLR) is asked for: made, not kept
             signs = arrays.get(family) or (np.empty(len(arrays["rr" + family][2]), dtype=np.int64),) * 2
-            if not compiled.lex_moments(lex, self._relevant_by_query, chosen[:, 0], chosen[:, 1], slots,
-                                        family == "LR", signs, arrays.get("rr" + family)):
+            # the reciprocals only where rrLP (rrLR) is summed: LP's and LR's counts need the ranks' order alone
+            by_query = self._relevant_by_query if "rr" + family in arrays else \
+                (np.zeros(0), np.zeros(0, dtype=np.int64), self._retrieved_by_query)
+            if not compiled.lex_moments(lex, by_query, pairs[:, 0], pairs[:, 1], slots, family == "LR", signs,
+                                        arrays.get("rr" + family)):
                 return False
         return True
+
+    @cached_property
+    def _retrieved_by_query(self) -> np.ndarray:
+        """(Q, R) the relevant retrieved, each query's runs together."""
+        r = self.rankings
+        return np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
 
     @cached_property
     def _relevant_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -467,7 +481,7 @@ class Preferences:
         terms, divided once here) with the segments in query order, each
         query's runs together (the kernel reads a query at a time)."""
         r = self.rankings
-        retrieved = np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
+        retrieved = self._retrieved_by_query
         starts = np.ascontiguousarray(r.rel_starts.reshape(r.num_runs, r.num_queries).T)
         lengths = retrieved.ravel()
         placed = np.cumsum(lengths) - lengths

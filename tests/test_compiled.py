@@ -396,7 +396,7 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
     preferences = evaluate(qrels, paths, ["LP", "rrLP", "LR", "rrLR"], warn=lambda text: None).preferences
     count = preferences.num_pairs
     rows = np.array(data.draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=3 * count)), dtype=np.int64)
-    made = totals._summed_preferences(preferences, rows)
+    made = totals._summed_preferences(preferences, pairs_of_rows(runs, rows))
     assert made is not None
     values, _ = preferences.block(rows)
     for name in ("LP", "rrLP", "LR", "rrLR"):
@@ -411,6 +411,31 @@ def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, run
         np.testing.assert_array_equal(bits(got.mean()), bits(from_sums[0]), err_msg=name)
         np.testing.assert_array_equal(bits(got.spread()), bits(from_sums[1]), err_msg=name)
     np.testing.assert_array_equal(pair_rows(runs, pairs_of_rows(runs, rows)), rows)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 4), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_compiled_lex_order_equals_the_refinement_sort(runs, queries, longest, seed):
+    """The kernel's merge sort per query gives numpy's refinement sort's
+    order (ties in run order), dense ranks and split levels, for LP's
+    sequences and LR's, with ties, shared prefixes, empty sequences and
+    more runs than its insertion runs of 16 (then merged)."""
+    from types import SimpleNamespace
+
+    from lexeval.preferences import NO_SPLIT, lexicographic_order, lexirecall_sequences
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, longest + 1, size=runs * queries)
+    # few values: many runs tie, or share a prefix, or one's sequence is another's prefix
+    ranks = rng.integers(1, 4, size=int(lengths.sum())).astype(np.int64)
+    rankings = SimpleNamespace(num_runs=runs, num_queries=queries, rel_rank=ranks, num_rel_ret=lengths,
+                               rel_starts=(np.cumsum(lengths) - lengths).astype(np.int64))
+    group = np.arange(runs * queries) % queries
+    for recall in (False, True):
+        sequences = lexirecall_sequences(rankings) if recall else (ranks, rankings.rel_starts, lengths)
+        want = lexicographic_order(group, *sequences, 99)
+        got = compiled.lex_order(rankings, recall, int(NO_SPLIT))
+        for name, made in zip(("order", "rank", "split"), got):
+            np.testing.assert_array_equal(made, getattr(want, name), err_msg=f"{name} recall={recall}")
 
 
 @settings(max_examples=100, deadline=None)

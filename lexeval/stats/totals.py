@@ -295,10 +295,10 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
     parts: dict[str, list] = {name: [] for name in names}
     where: list[np.ndarray] = []
     resampled: dict[str, list] = {name: [] for name in names}
-    rows = pair_rows(runs, plan.pairs)
     scores = _fast_run_totals(preferences)
     printed_only = scores is not None
-    summed = _summed_preferences(preferences, rows) if printed_only and not plan.resamples else None
+    summed = _summed_preferences(preferences, plan.pairs) if printed_only and not plan.resamples else None
+    rows = pair_rows(runs, plan.pairs) if summed is None else None
     if summed is not None:
         blocks = []
         totals.preferences.update(summed)
@@ -352,23 +352,22 @@ _SUMMED_PAIRS = 1 << 16         # pairs whose preferences the compiled kernel su
 _SQUARE = 16                    # runs per side of the squares of pairs it sums together
 
 
-def _summed_preferences(preferences: Preferences, rows: np.ndarray) -> dict[str, Moments] | None:
-    """{name: Moments} each preference's moments over the pairs ``rows``,
+def _summed_preferences(preferences: Preferences, pairs: np.ndarray) -> dict[str, Moments] | None:
+    """{name: Moments} each preference's moments over ``pairs`` (P, 2),
     summed by the compiled kernel over the queries without the pairs'
     (pairs x queries) values; None where it does not apply (see
     :meth:`~lexeval.preferences.Preferences.summed_arrays`)."""
     runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
-    arrays = preferences.summed_arrays(len(rows))
+    arrays = preferences.summed_arrays(len(pairs))
     if arrays is None:
         return None
     # pairs taken in squares of runs (a // 16, b // 16): the kernel reads a query's data of 32 runs for 256
     # pairs, not of 257 runs (a thousand runs' relevant ranks are megabytes per query)
-    pairs = pairs_of_rows(runs, rows)
     order = np.argsort(pairs[:, 0] // _SQUARE * (runs // _SQUARE + 1) + pairs[:, 1] // _SQUARE, kind="stable")
     # the kernel lets other threads run: blocks on every core (the metrics' threads may be done first)
-    done = in_threads(lambda start: preferences.sum_into(arrays, rows[order[start:start + _SUMMED_PAIRS]],
+    done = in_threads(lambda start: preferences.sum_into(arrays, pairs[order[start:start + _SUMMED_PAIRS]],
                                                          order[start:start + _SUMMED_PAIRS]),
-                      range(0, len(rows), _SUMMED_PAIRS), len(rows) * queries >= _THREADED_CELLS)
+                      range(0, len(pairs), _SUMMED_PAIRS), len(pairs) * queries >= _THREADED_CELLS)
     if not all(list(done)):
         return None
     return {name: Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES else Moments.of_limbs(
