@@ -1377,6 +1377,73 @@ done:
     return result;
 }
 
+/* a pair's wins and losses from its two rows of ranks (the compiler makes vectors of the loop: 8 queries at a
+ * time in the AVX2 build of it) */
+#define COUNT_SIGNS_BODY                                                                                        \
+    int32_t won = 0, lost = 0;                                                                                  \
+    for (Py_ssize_t q = 0; q < queries; q++) {                                                                 \
+        won += of_b[q] > of_a[q];                                                                               \
+        lost += of_b[q] < of_a[q];                                                                              \
+    }                                                                                                           \
+    *wins = won;                                                                                                \
+    *losses = lost;
+
+static void count_signs(const int32_t *of_a, const int32_t *of_b, Py_ssize_t queries, int64_t *wins,
+                        int64_t *losses) {
+    COUNT_SIGNS_BODY
+}
+
+#if defined(HAVE_AVX2_PATHS)
+__attribute__((target("avx2"))) static void count_signs_avx2(const int32_t *of_a, const int32_t *of_b,
+                                                              Py_ssize_t queries, int64_t *wins, int64_t *losses) {
+    COUNT_SIGNS_BODY
+}
+#endif
+
+/* lex_signs(rank, queries, first, second, slot, wins, losses): LP's or LR's wins and losses for k pairs of
+ * runs summed over the queries, into rows ``slot`` of wins and losses: the queries where the first run's
+ * dense rank (runs x queries, a run's queries together) is better (lower) than the second's, and worse. What
+ * lex_moments counts, without its levels: a pair's two rows of ranks are compared side by side. */
+static PyObject *lex_signs(PyObject *self, PyObject *args) {
+    Py_buffer rank, first, second, slot, wins, losses;
+    Py_ssize_t queries;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*w*w*", &rank, &queries, &first, &second, &slot, &wins, &losses))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = first.len / 8, rows = wins.len / 8, runs = queries ? rank.len / 8 / queries : 0;
+    runs = queries ? rank.len / 4 / queries : 0;
+    if (!queries || !check(&rank, runs * queries, 4, "rank") || !check(&second, pairs, 8, "second") ||
+        !check(&slot, pairs, 8, "slot") || !check(&losses, rows, 8, "losses")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "lex_signs: no queries");
+        goto done;
+    }
+    const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
+    const int64_t *slots = (const int64_t *)slot.buf;
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs || slots[i] < 0 ||
+            slots[i] >= rows) {
+            PyErr_SetString(PyExc_IndexError, "lex_signs: a run or a slot out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    const int32_t *ranks = (const int32_t *)rank.buf;
+    int64_t *win_out = (int64_t *)wins.buf, *loss_out = (int64_t *)losses.buf;
+    void (*count)(const int32_t *, const int32_t *, Py_ssize_t, int64_t *, int64_t *) = count_signs;
+#if defined(HAVE_AVX2_PATHS)
+    if (vectors_on()) count = count_signs_avx2;
+#endif
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        count(ranks + a_runs[i] * queries, ranks + b_runs[i] * queries, queries, win_out + slots[i],
+              loss_out + slots[i]);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    release(6, &rank, &first, &second, &slot, &wins, &losses);
+    return result;
+}
+
 /* vectors(on) -> bool: turns the AVX2 paths on (where the processor has AVX2) or off; returns whether they
  * were on. For the tests, which compare the two. */
 static PyObject *vectors(PyObject *self, PyObject *args) {
@@ -1410,6 +1477,9 @@ static PyMethodDef methods[] = {
     {"lex_order", lex_order, METH_VARARGS,
      "lex_order(rel_rank, rel_starts, num_rel_ret, runs, queries, first_query, stop_query, recall, no_split, order, "
      "rank, split): LP's or LR's sequences sorted per query, with dense ranks and split levels (see "
+     "lexeval.compiled)."},
+    {"lex_signs", lex_signs, METH_VARARGS,
+     "lex_signs(rank, queries, first, second, slot, wins, losses): LP's or LR's wins and losses per pair (see "
      "lexeval.compiled)."},
     {"lex_run_totals", lex_run_totals, METH_VARARGS,
      "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "

@@ -15,7 +15,8 @@ less (a thousand runs make half a million pairs per measure):
   of runs, from the runs' ranks and the range-minimum table, and
   :func:`reciprocal_difference`: rrLP's and rrLR's values from them;
   :func:`lex_moments`: the same summed over the queries (wins, losses,
-  rrLP's and rrLR's exact moments), without the pairs x queries matrices;
+  rrLP's and rrLR's exact moments), without the pairs x queries matrices,
+  and :func:`lex_signs` the wins and losses alone;
   :func:`lex_run_totals`: every run's sum of LP, LR or rrLP over all the
   other runs, from the sorted sequences alone (no pass over the pairs);
   :func:`lex_order`: those sorted sequences, a merge sort per query.
@@ -219,6 +220,23 @@ def lex_order(rankings, recall: bool, no_split: int) -> tuple[np.ndarray, np.nda
     list(in_threads(lambda k: _exact.lex_order(*arrays, runs, queries, bounds[k], bounds[k + 1], recall, no_split,
                                                order, rank, split), range(len(bounds) - 1)))
     return order, rank, split
+
+
+def lex_signs(lex, first: np.ndarray, second: np.ndarray, slot: np.ndarray,
+              signs: tuple[np.ndarray, np.ndarray]) -> bool:
+    """LP's or LR's (wins, losses) ``signs`` of :func:`lex_moments` without
+    rrLP or rrLR: the queries where run ``first`` (k,) ranks better than run
+    ``second`` in ``lex``'s dense ranks (R, Q), and worse, into rows
+    ``slot`` (k,); a pair's two rows of ranks side by side, no levels.
+    False where the kernel is not there."""
+    runs, queries = lex.rank.shape
+    if not enabled() or not queries:
+        return False
+    if runs >= 1 << 31 or queries >= _MOST_QUERIES:       # ranks and counts in int32
+        return False
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in (first, second, slot)]
+    _exact.lex_signs(lex.narrow_rank, queries, *arrays, *signs)
+    return True
 
 
 def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,

@@ -221,6 +221,11 @@ class _Lex:
         self.table = RangeMinimum(self.split[:, :-1])
 
     @cached_property
+    def narrow_rank(self) -> np.ndarray:
+        """(R, Q) :attr:`rank` as int32 (ranks below the runs), half the bytes to compare."""
+        return np.ascontiguousarray(self.rank, dtype=np.int32)
+
+    @cached_property
     def rank_by_query(self) -> np.ndarray:
         """(Q, R) :attr:`rank`, a query's runs together."""
         return np.ascontiguousarray(self.rank.T)
@@ -458,13 +463,14 @@ class Preferences:
         for family, lex in (("LP", self._lp), ("LR", self._lr)):
             if lex is None:
                 continue
+            if "rr" + family not in arrays:     # LP's (LR's) counts alone: the runs' ranks compared, no levels
+                if not compiled.lex_signs(lex, pairs[:, 0], pairs[:, 1], slots, arrays[family]):
+                    return False
+                continue
             # LP's (or LR's) counts where only rrLP (rrLR) is asked for: made, not kept
             signs = arrays.get(family) or (np.empty(len(arrays["rr" + family][2]), dtype=np.int64),) * 2
-            # the reciprocals only where rrLP (rrLR) is summed: LP's and LR's counts need the ranks' order alone
-            by_query = self._relevant_by_query if "rr" + family in arrays else \
-                (np.zeros(0), np.zeros(0, dtype=np.int64), self._retrieved_by_query)
-            if not compiled.lex_moments(lex, by_query, pairs[:, 0], pairs[:, 1], slots, family == "LR", signs,
-                                        arrays.get("rr" + family)):
+            if not compiled.lex_moments(lex, self._relevant_by_query, pairs[:, 0], pairs[:, 1], slots,
+                                        family == "LR", signs, arrays.get("rr" + family)):
                 return False
         return True
 

@@ -381,25 +381,29 @@ def test_run_totals_from_sorted_sequences_equal_the_pairs_added_up(tmp_path_fact
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 7), st.data())
-def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, runs, queries, data):
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 7),
+       st.sampled_from([("LP", "rrLP", "LR", "rrLR"), ("LP", "LR"), ("rrLP", "LR")]), st.booleans(), st.data())
+def test_summed_preferences_equal_the_blocks_moments(tmp_path_factory, seed, runs, queries, names, vectors, data):
     """LP's, LR's, rrLP's and rrLR's moments summed by the kernel over the
     queries (no pairs x queries matrices) equal those of the blocks' values,
     for pairs in any order (the kernel reads them a square of runs at a
     time): sums, extremes, wins, losses and ties; and the means and
-    deviations the kernel divided as it summed are those of the sums."""
+    deviations the kernel divided as it summed are those of the sums. LP
+    or LR without its rr preference takes the counting path (lex_signs),
+    with it the levels' (lex_moments); both with and without AVX2."""
     from lexeval import evaluate
     from lexeval.choices import SIGN_PREFERENCES
     from lexeval.preferences import pair_rows, pairs_of_rows
     from lexeval.stats import totals
     qrels, paths = write_collection(tmp_path_factory.mktemp("summed"), np.random.default_rng(seed), runs, queries, 10)
-    preferences = evaluate(qrels, paths, ["LP", "rrLP", "LR", "rrLR"], warn=lambda text: None).preferences
+    preferences = evaluate(qrels, paths, list(names), warn=lambda text: None).preferences
     count = preferences.num_pairs
     rows = np.array(data.draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=3 * count)), dtype=np.int64)
-    made = totals._summed_preferences(preferences, pairs_of_rows(runs, rows))
+    made = (lambda make: make() if vectors else scalar_path(make))(
+        lambda: totals._summed_preferences(preferences, pairs_of_rows(runs, rows)))
     assert made is not None
     values, _ = preferences.block(rows)
-    for name in ("LP", "rrLP", "LR", "rrLR"):
+    for name in names:
         want = Moments.of(values[name], unit=name in SIGN_PREFERENCES)
         got = made[name]
         assert got.first.units == want.first.units and got.second.units == want.second.units, name
