@@ -1235,6 +1235,18 @@ done:
     return result;
 }
 
+/* whether every pair's runs are below ``runs`` and its slot below ``rows`` (an IndexError named ``name`` if not) */
+static int pairs_in_range(const int64_t *a_runs, const int64_t *b_runs, const int64_t *slots, Py_ssize_t pairs,
+                          Py_ssize_t runs, Py_ssize_t rows, const char *name) {
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs || slots[i] < 0 ||
+            slots[i] >= rows) {
+            PyErr_Format(PyExc_IndexError, "%s: a run or a slot out of range", name);
+            return 0;
+        }
+    return 1;
+}
+
 /* lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts,
  * num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean,
  * r_spread): lex_decide's preference for k pairs, summed over the queries without the (k x queries)
@@ -1275,12 +1287,7 @@ static PyObject *lex_moments(PyObject *self, PyObject *args) {
         goto done;
     const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
     const int64_t *slots = (const int64_t *)slot.buf;
-    for (Py_ssize_t i = 0; i < pairs; i++)
-        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs || slots[i] < 0 ||
-            slots[i] >= rows) {
-            PyErr_SetString(PyExc_IndexError, "lex_moments: a run or a slot out of range");
-            goto done;
-        }
+    if (!pairs_in_range(a_runs, b_runs, slots, pairs, runs, rows, "lex_moments")) goto done;
     const int64_t *starts_t = (const int64_t *)rel_starts.buf, *retrieved_t = (const int64_t *)num_rel_ret.buf;
     if (reciprocal)
         for (Py_ssize_t s = 0; s < cells; s++)
@@ -1411,8 +1418,7 @@ static PyObject *lex_signs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*ny*y*y*w*w*", &rank, &queries, &first, &second, &slot, &wins, &losses))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t pairs = first.len / 8, rows = wins.len / 8, runs = queries ? rank.len / 8 / queries : 0;
-    runs = queries ? rank.len / 4 / queries : 0;
+    Py_ssize_t pairs = first.len / 8, rows = wins.len / 8, runs = queries ? rank.len / 4 / queries : 0;
     if (!queries || !check(&rank, runs * queries, 4, "rank") || !check(&second, pairs, 8, "second") ||
         !check(&slot, pairs, 8, "slot") || !check(&losses, rows, 8, "losses")) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "lex_signs: no queries");
@@ -1420,12 +1426,7 @@ static PyObject *lex_signs(PyObject *self, PyObject *args) {
     }
     const int64_t *a_runs = (const int64_t *)first.buf, *b_runs = (const int64_t *)second.buf;
     const int64_t *slots = (const int64_t *)slot.buf;
-    for (Py_ssize_t i = 0; i < pairs; i++)
-        if (a_runs[i] < 0 || a_runs[i] >= runs || b_runs[i] < 0 || b_runs[i] >= runs || slots[i] < 0 ||
-            slots[i] >= rows) {
-            PyErr_SetString(PyExc_IndexError, "lex_signs: a run or a slot out of range");
-            goto done;
-        }
+    if (!pairs_in_range(a_runs, b_runs, slots, pairs, runs, rows, "lex_signs")) goto done;
     Py_BEGIN_ALLOW_THREADS
     const int32_t *ranks = (const int32_t *)rank.buf;
     int64_t *win_out = (int64_t *)wins.buf, *loss_out = (int64_t *)losses.buf;

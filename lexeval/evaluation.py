@@ -248,7 +248,7 @@ def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests, phases)
-        rankings.forget(rankings.FOR_PREFERENCES if preference_names else ())
+        rankings.forget(rankings.FOR_PREFERENCES if preference_names and rankings.num_runs >= 2 else ())
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
     preferences = pairs = summary = tests = as_preferences = plan = None
