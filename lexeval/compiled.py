@@ -70,12 +70,13 @@ def in_threads(function, items, threads: bool = True):
         yield from pool.map(function, items)
 
 
-def in_parts(work, count: int, parts: int) -> None:
+def in_parts(work, count: int, parts: int, least: int = _PART_LEAST) -> None:
     """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
     items, a thread each (see :func:`in_threads`): one measure's pairs on
-    every core where the measures are fewer than the cores. Each item's
-    result is its own: the same whatever the split."""
-    parts = parts if count >= 2 * _PART_LEAST else 1
+    every core where the measures are fewer than the cores; one part where
+    the items are fewer than twice ``least``. Each item's result is its
+    own: the same whatever the split."""
+    parts = min(parts, count) if count >= 2 * least else 1
     bounds = np.linspace(0, count, max(parts, 1) + 1).astype(np.int64).tolist()
     list(in_threads(lambda k: work(bounds[k], bounds[k + 1]), range(len(bounds) - 1)))
 
@@ -215,10 +216,8 @@ def lex_order(rankings, recall: bool, no_split: int) -> tuple[np.ndarray, np.nda
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
               (rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret)]
     order, rank, split = (np.empty(runs * queries, dtype=np.int64) for _ in range(3))
-    parts = cores() if runs * queries >= _PART_LEAST else 1
-    bounds = np.linspace(0, queries, min(parts, queries) + 1).astype(np.int64).tolist()
-    list(in_threads(lambda k: _exact.lex_order(*arrays, runs, queries, bounds[k], bounds[k + 1], recall, no_split,
-                                               order, rank, split), range(len(bounds) - 1)))
+    in_parts(lambda start, stop: _exact.lex_order(*arrays, runs, queries, start, stop, recall, no_split, order, rank,
+                                                  split), queries, cores() if runs * queries >= _PART_LEAST else 1, 1)
     return order, rank, split
 
 

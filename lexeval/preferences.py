@@ -475,19 +475,13 @@ class Preferences:
         return True
 
     @cached_property
-    def _retrieved_by_query(self) -> np.ndarray:
-        """(Q, R) the relevant retrieved, each query's runs together."""
-        r = self.rankings
-        return np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
-
-    @cached_property
     def _relevant_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(1 / relevant ranks, starts (Q, R), relevant retrieved (Q, R)):
         the rankings' relevant ranks' reciprocals (the rr preferences'
         terms, divided once here) with the segments in query order, each
         query's runs together (the kernel reads a query at a time)."""
         r = self.rankings
-        retrieved = self._retrieved_by_query
+        retrieved = np.ascontiguousarray(r.num_rel_ret.reshape(r.num_runs, r.num_queries).T)
         starts = np.ascontiguousarray(r.rel_starts.reshape(r.num_runs, r.num_queries).T)
         lengths = retrieved.ravel()
         placed = np.cumsum(lengths) - lengths

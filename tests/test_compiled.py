@@ -423,7 +423,8 @@ def test_compiled_lex_order_equals_the_refinement_sort(runs, queries, longest, s
     """The kernel's merge sort per query gives numpy's refinement sort's
     order (ties in run order), dense ranks and split levels, for LP's
     sequences and LR's, with ties, shared prefixes, empty sequences and
-    more runs than its insertion runs of 16 (then merged)."""
+    more runs than its insertion runs of 16 (then merged); the queries in
+    one thread or shared between threads."""
     from types import SimpleNamespace
 
     from lexeval.preferences import NO_SPLIT, lexicographic_order, lexirecall_sequences
@@ -437,9 +438,15 @@ def test_compiled_lex_order_equals_the_refinement_sort(runs, queries, longest, s
     for recall in (False, True):
         sequences = lexirecall_sequences(rankings) if recall else (ranks, rankings.rel_starts, lengths)
         want = lexicographic_order(group, *sequences, 99)
-        got = compiled.lex_order(rankings, recall, int(NO_SPLIT))
-        for name, made in zip(("order", "rank", "split"), got):
-            np.testing.assert_array_equal(made, getattr(want, name), err_msg=f"{name} recall={recall}")
+        least = compiled._PART_LEAST
+        for split_from in (least, 1):           # 1: every size shares its queries between the threads
+            compiled._PART_LEAST = split_from
+            try:
+                got = compiled.lex_order(rankings, recall, int(NO_SPLIT))
+            finally:
+                compiled._PART_LEAST = least
+            for name, made in zip(("order", "rank", "split"), got):
+                np.testing.assert_array_equal(made, getattr(want, name), err_msg=f"{name} recall={recall}")
 
 
 @settings(max_examples=100, deadline=None)
