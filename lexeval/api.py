@@ -129,7 +129,14 @@ def run_evaluation(qrels, runs, measures=None, *, client=None, per_query: bool =
     command line): the keywords of :func:`lexeval.evaluation.evaluate`, and
     of :func:`lexeval.cluster.evaluate_on_cluster` with ``client``
     (``for_reports``: the reports' options, when reports will read the
-    cluster's result)."""
+    cluster's result). Parameter sets that trec_eval's words leave out are
+    said once, through ``warn``."""
+    from .measures.names import parameter_notes
+    notes = parameter_notes([*(measures or ()), *options.get("extra_measures", ())])
+    if notes:
+        from .evaluation import note
+        for line in notes:
+            (options.get("warn") or note)(line)
     if client is not None:
         from .cluster import evaluate_on_cluster
         # the workers read with one process each, and what was read stays on them

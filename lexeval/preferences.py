@@ -392,14 +392,16 @@ class Preferences:
         return gathered
 
     def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
-        """(P, compared Q) preference ``name`` of ``pairs`` (a, b), a < b:
+        """(P, compared Q) preference ``name`` of ``pairs`` (a, b), A over B:
         from the whole matrices where they are kept (or small enough to
         keep), else computed for these pairs alone."""
         rows = pair_rows(self.rankings.num_runs, pairs)
         whole = self.num_pairs * self.rankings.num_queries * len(self.names)
         if "values" not in self.__dict__ and whole > self.KEEP_CELLS:
-            return self.block(rows)[0][name]
-        return self.values[name][rows]
+            values = self.block(rows)[0][name]
+        else:
+            values = self.values[name][rows]
+        return values if (pairs[:, 0] < pairs[:, 1]).all() else values * pair_signs(pairs) + 0.0
 
     @property
     def block_size(self) -> int:
@@ -587,10 +589,18 @@ class RunSpread:
 
 
 def pair_rows(num_runs: int, pairs: np.ndarray) -> np.ndarray:
-    """Row of each of ``pairs`` (a, b), a < b, in the list of all pairs in
-    :func:`run_pairs` order."""
-    a, b = pairs[:, 0], pairs[:, 1]
+    """Row of each of ``pairs`` (a, b) in the list of all pairs in
+    :func:`run_pairs` order: that of (min, max), whose preferences are
+    made (a pair printed (b, a), run:baseline, has them times
+    :func:`pair_signs`)."""
+    a, b = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
     return a * (2 * num_runs - a - 1) // 2 + (b - a - 1)
+
+
+def pair_signs(pairs: np.ndarray) -> np.ndarray:
+    """(P, 1) +1 for a pair (a, b) with a < b, -1 for one printed the other
+    way round: what its row's preferences (made for a < b) are multiplied by."""
+    return np.where(pairs[:, :1] < pairs[:, 1:], 1.0, -1.0)
 
 
 def compute_preferences(r: Rankings, names: list[str]) -> Preferences:

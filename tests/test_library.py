@@ -199,9 +199,10 @@ def test_tidy_frames_reshape_as_they_come(ev):
     assert records.loc[records["measure"] == "runid", "text"].notna().all() if "runid" in set(records["measure"]) \
         else True
     pairs = ev.pair_frame()
-    assert set(pairs["pair"]) == {"bm25okapi:lsi200", "bm25okapi:tfidf_title"}
-    lp = pairs[(pairs["measure"] == "LP") & (pairs["pair"] == "bm25okapi:lsi200")].iloc[0]
-    assert (lp["win"], lp["loss"], lp["tie"]) == (110, 103, 12)
+    assert set(pairs["pair"]) == {"lsi200:bm25okapi", "tfidf_title:bm25okapi"}      # run:baseline
+    lp = pairs[(pairs["measure"] == "LP") & (pairs["pair"] == "lsi200:bm25okapi")].iloc[0]
+    assert (lp["win"], lp["loss"], lp["tie"]) == (103, 110, 12)
+    assert lp["mean"] == pytest.approx(-0.0311, abs=5e-5)
 
 
 @pytest.mark.parametrize("library,kind", [("numpy", dict), ("polars", None), ("pandas", None)])

@@ -104,7 +104,7 @@ def test_named_on_the_command_line(cli):
     assert result.code == 0, result.err
     assert "bm25\tmap                   \tall\t0.2842" in result.lines()
     assert "latent\tmap                   \tall\t0.3043" in result.lines()
-    assert any(line.startswith("bm25:latent\tmap_p") for line in result.lines())
+    assert any(line.startswith("latent:bm25\tmap_p") for line in result.lines())
 
 
 def test_a_file_whose_name_has_an_equals_sign_is_a_file(cli, tmp_path):

@@ -129,7 +129,7 @@ def test_correction_covers_the_pairs_printed():
     np.testing.assert_allclose(holm.tests.p["map"], holm_by_hand(list(plain.tests.p["map"])))
     based = evaluate(str(CRANFIELD_QRELS), runs, ["map"],
                      options=SignificanceOptions(correction="bonferroni", baseline="lsi200"))
-    assert based.pairs.tolist() == [[0, 1], [1, 2]]
+    assert based.pairs.tolist() == [[0, 1], [2, 1]]         # run:baseline
     np.testing.assert_allclose(based.tests.p["map"], np.minimum(1, 2 * plain.tests.p["map"][[0, 2]]))
 
 
@@ -151,7 +151,55 @@ def test_gate_passes_an_identical_run(tmp_path):
     result = run_cli([CRANFIELD_QRELS, EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz", same,
                       "--baseline", "bm25okapi", "--gate", "map", "--gate", "LP"])
     assert result.code == 0, result.err
-    assert "bm25okapi:candidate\tmap_p                 \tall\t1" in result.lines()
+    assert "candidate:bm25okapi\tmap_p                 \tall\t1" in result.lines()
+    assert "candidate:bm25okapi\tLP                    \tall\t0.0000" in result.lines()
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_every_baseline_pair_is_run_minus_baseline(where):
+    """With --baseline every pair is written run:baseline and every
+    difference is run minus baseline, wherever the baseline stands on the
+    command line: each line equals the same pair's line with the baseline
+    given last, and the pair's line without a baseline, seen the other way
+    where the baseline came first (means and intervals negated, wins and
+    losses swapped, per query too)."""
+    names = ["bm25okapi", "lsi200", "tfidf_title"]
+    runs = [str(EXAMPLES / "cranfield" / "runs" / f"{n}.gz") for n in names]
+    args = ["-q", "--ci", "--test", "randomization", "--permutations", "200", "--resamples", "50",
+            "-m", "map", "-m", "P.10", "-m", "lexicographic", "--pair-metrics", CRANFIELD_QRELS]
+    based = run_cli([*args, "--baseline", names[where], *runs])
+    last = run_cli([*args, "--baseline", names[where], *runs[:where], *runs[where + 1:], runs[where]])
+    plain = run_cli([*args, *runs])
+    assert based.code == last.code == plain.code == 0, based.err + last.err + plain.err
+
+    def pair_lines(result):
+        lines = {}
+        for line in result.lines():
+            key, measure, qid, value = line.split("\t")
+            if ":" in key:
+                lines[(key, measure.strip(), qid)] = value
+        return lines
+    with_baseline, given_last, every = pair_lines(based), pair_lines(last), pair_lines(plain)
+    assert with_baseline == given_last
+    keys = {key for key, _, _ in with_baseline}
+    assert keys == {f"{name}:{names[where]}" for name in names if name != names[where]}
+    swapped = {"_win": "_loss", "_loss": "_win", "_ci_low": "_ci_high", "_ci_high": "_ci_low"}
+    checked = 0
+    for (key, measure, qid), value in with_baseline.items():
+        assert value != "-0.0000", (key, measure, qid)
+        run, baseline = key.split(":")
+        if (key, measure, qid) in every:
+            assert every[(key, measure, qid)] == value, (key, measure, qid)
+            continue
+        suffix = next((end for end in swapped if measure.endswith(end)), None)
+        other = measure[:-len(suffix)] + swapped[suffix] if suffix else measure
+        theirs = every[(f"{baseline}:{run}", other, qid)]
+        if measure.endswith(("_p", "_tie", "_win", "_loss")):
+            assert theirs == value, (key, measure, qid)
+        else:
+            assert float(theirs) == pytest.approx(-float(value), abs=1e-12), (key, measure, qid)
+        checked += 1
+    assert checked > 1000 if where < 2 else checked == 0
 
 
 def test_gate_margin_tolerates_small_drops():

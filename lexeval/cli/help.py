@@ -95,7 +95,11 @@ def list_measures(ctx, _param, value):
               "pref_eval (ap, rp, p@10, rbp@0.8,10, lexiprecision, invrpp) and ndeval (alpha-nDCG@20, MAP-IA)",
               "work too, with their meanings (where a name is trec_eval's, trec_eval's meaning); output keeps",
               "one printed name per measure (README: \"Coming from another tool\"). Diversity measures read",
-              "subtopic qrels (qid subtopic docno grade; --subtopics).", "",
+              "subtopic qrels (qid subtopic docno grade; --subtopics). In ir_measures' words, cutoff=k is @k, and",
+              "every parameter set asked prints on a line of its own (SetF, SetF(beta=0.5)); a parameter given",
+              "twice with two values (IPrec(recall=0.4)@0.2) is an error. In trec_eval's words a measure has one",
+              "parameter set, the first given (-m set_F -m set_F.0.5 prints set_F_0.5, as trec_eval; a note on",
+              "stderr names the set left out); cutoffs asked twice are united (-m P.5 -m P.10).", "",
               "Pair preferences (two or more runs): -m NAME"]
     for name, description in PREFERENCES.items():
         aliases = [alias for alias, target in PREFERENCE_ALIASES.items() if target == name]

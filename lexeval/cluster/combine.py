@@ -97,8 +97,9 @@ class _GatheredPreferences:
 
     def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
         """(P, compared Q) preference ``name`` of ``pairs``, among the printed ones."""
-        from ..preferences import pair_rows
-        return self.values[name][[self.slot[int(row)] for row in pair_rows(self.rankings.num_runs, pairs).tolist()]]
+        from ..preferences import pair_rows, pair_signs
+        values = self.values[name][[self.slot[int(row)] for row in pair_rows(self.rankings.num_runs, pairs).tolist()]]
+        return values if (pairs[:, 0] < pairs[:, 1]).all() else values * pair_signs(pairs) + 0.0
 
     def blocks(self, rows):
         index = np.array([self.slot[int(row)] for row in rows], dtype=np.int64)

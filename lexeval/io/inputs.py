@@ -330,6 +330,12 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
     del order
 
     present = counts > 0
+    if not source.is_file:                  # {"q3": {}} from Python: an empty ranking, not a missing query
+        from .python_inputs import empty_queries
+        for qid in empty_queries(source.table()):
+            query = qrels.query_of.get(qid.encode("utf-8", "surrogateescape"))
+            if query is not None:
+                present[query] = True
     keep = None
     if options.depth is not None and (counts > options.depth).any():       # -M first, as trec_eval
         first = np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)

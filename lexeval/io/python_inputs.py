@@ -62,20 +62,22 @@ def as_table(given, where: str, kind: str):
     value_column = "score" if kind == "run" else "relevance"
     if is_ranx(given):                             # read from ranx's own arrays, not through to_dict()
         from .ranx_inputs import ranx_table
-        return ranx_table(given, value_column)
+        return with_empty_queries(*ranx_table(given, value_column))
     if hasattr(given, "to_dict") and not hasattr(given, "columns") and not hasattr(given, "column_names"):
         given = given.to_dict()                  # ranx's Qrels and Run
-    if is_nested_dict(given) or (isinstance(given, Mapping) and not given):
-        qids, docnos, values = [], [], []
+    if is_nested_dict(given) or (isinstance(given, Mapping) and not given) or _all_empty(given):
+        qids, docnos, values, empty = [], [], [], []
         for qid, documents in given.items():
             if not isinstance(documents, Mapping):
                 raise InputError(where, f"query {qid!r} holds a {type(documents).__name__}, not "
                                         "{docno: " + ("score}" if kind == "run" else "grade}"))
+            if not documents:
+                empty.append(str(qid))
             for docno, value in documents.items():
                 qids.append(str(qid))
                 docnos.append(str(docno))
                 values.append(value)
-        return _table(qids, docnos, values, value_column)
+        return with_empty_queries(_table(qids, docnos, values, value_column), empty)
     if is_tuple_stream(given):
         qids, docnos, values = [], [], []
         for number, record in enumerate(given, start=1):
@@ -86,6 +88,33 @@ def as_table(given, where: str, kind: str):
             values.append(record.score if kind == "run" else record.relevance)
         return _table(qids, docnos, values, value_column)
     return given
+
+
+#: A table's schema metadata key for the queries a run holds with no document ({"q3": {}} in a dict).
+EMPTY_QUERIES = b"lexeval.empty_queries"
+
+
+def _all_empty(value) -> bool:
+    """``{qid: {}, ...}``: every query an empty ranking."""
+    return isinstance(value, Mapping) and all(isinstance(inner, Mapping) and not inner for inner in value.values())
+
+
+def with_empty_queries(table, qids: list[str]):
+    """``table`` noting ``qids``, queries given with an empty ranking: a run
+    scores them as empty rankings (a query absent from it is missing)."""
+    if not qids:
+        return table
+    import json
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), EMPTY_QUERIES: json.dumps(qids)})
+
+
+def empty_queries(table) -> list[str]:
+    """The queries ``table`` was given with an empty ranking (see :func:`with_empty_queries`)."""
+    metadata = getattr(getattr(table, "schema", None), "metadata", None) or {}
+    if EMPTY_QUERIES not in metadata:
+        return []
+    import json
+    return json.loads(metadata[EMPTY_QUERIES])
 
 
 def _table(qids: list, docnos: list, values: list, value_column: str):

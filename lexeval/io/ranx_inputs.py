@@ -76,7 +76,8 @@ def flatten(nested):
 
 
 def ranx_table(given, value_column: str):
-    """A ranx Qrels or Run as a pyarrow Table (qid, docno, ``value_column``)."""
+    """A ranx Qrels or Run as a pyarrow Table (qid, docno, ``value_column``),
+    and the queries it holds with no document."""
     import warnings
 
     import pyarrow as pa
@@ -89,5 +90,7 @@ def ranx_table(given, value_column: str):
     documents = pa.Array.from_buffers(pa.large_string(), len(values),
                                       [None, pa.py_buffer(doc_offsets), pa.py_buffer(doc_text)])
     qids = queries.take(pa.array(np.repeat(np.arange(len(counts)), counts)))
-    return pa.table({"qid": qids.cast(pa.string()), "docno": documents.cast(pa.string()),
-                     value_column: values if value_column == "score" else values.astype(np.int64)})
+    table = pa.table({"qid": qids.cast(pa.string()), "docno": documents.cast(pa.string()),
+                      value_column: values if value_column == "score" else values.astype(np.int64)})
+    empty = queries.take(pa.array(np.flatnonzero(counts == 0))).to_pylist() if (counts == 0).any() else []
+    return table, empty

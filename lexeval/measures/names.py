@@ -65,6 +65,7 @@ class Selection:
 
     metrics: list = field(default_factory=list)      # MeasureRequest
     preferences: list[str] = field(default_factory=list)
+    dropped: list = field(default_factory=list)      # (request not computed, request computed instead)
 
     @property
     def needs_documents(self) -> bool:
@@ -154,7 +155,7 @@ def parse_measure(text: str) -> list:
         return [m.request(text)]
     found = _pref_eval_measure(text) or _ranx_rbp(text)         # pref_eval: rp, p@10, rbp@0.8,10
     if found is not None:
-        return [found]
+        return [replace(found, trec_spelling=False)]
     base, dot, raw = text.partition(".")
     if dot and base in m.MEASURE_BY_NAME:                      # trec_eval: NAME.PARAMS
         measure = m.MEASURE_BY_NAME[base]
@@ -165,7 +166,7 @@ def parse_measure(text: str) -> list:
     if found is None:
         found = _ndeval_measure(text)                           # ndeval: alpha-nDCG@20
     if found is not None:
-        return [found]
+        return [replace(found, trec_spelling=False)]
     base, underscore, raw = text.rpartition("_")                # an output name: P_10, recip_rank_10
     if underscore and base in m.MEASURE_BY_NAME:
         measure = m.MEASURE_BY_NAME[base]
@@ -250,9 +251,12 @@ def _ir_measure(text: str):
             raw_params.append(value)
         elif key == "relative" and name in ("setp", "setrelp"):                   # SetP(relative=True)
             plain = "set_relative_P" if _boolean(text, key, value) else "set_P"
-        elif key == "recall" and with_cutoff == "iprec_at_recall":                # IPrec(recall=0.3)
-            if cutoff_text:
-                raise UsageError(f"measure '{text}': give the recall level once, as recall= or as @")
+        elif key == "recall" and with_cutoff == "iprec_at_recall" or key == "cutoff":   # IPrec(recall=0.3), @k
+            if cutoff_text and _number(text, key, cutoff_text) != _number(text, key, value) and \
+                    float(cutoff_text) != float(value):
+                raise UsageError(f"measure '{text}': {key}={value} and @{cutoff_text} contradict each other; "
+                                 f"give the {'recall level' if key == 'recall' else 'cutoff'} once, as {key}= or "
+                                 "as @")
             cutoff_text = value
         elif key == "judged_only":
             judged_only = _boolean(text, key, value)
@@ -264,8 +268,8 @@ def _ir_measure(text: str):
             if value not in ("log2", "exp-log2"):
                 raise UsageError(f"measure '{text}': dcg is log2 (trec_eval's linear gains) or exp-log2 "
                                  "(gains 2^grade - 1, as gdeval)")
-            if value == "exp-log2":
-                plain, with_cutoff = None, "ndcg_exp"
+            if value == "exp-log2":             # gdeval's gains: ndcg_exp@k, or the whole ranking's ndcg_burges
+                plain, with_cutoff = "ndcg_burges", "ndcg_exp"
         else:
             raise UsageError(f"measure '{text}': lexeval does not know the parameter '{key}' here")
     if plain == "num_ret" and level is not None:    # NumRet(rel=N): retrieved documents of grade N or more
@@ -410,4 +414,36 @@ def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1
             else:
                 metrics.append(item)
     preferences.sort(key=PREFERENCE_NAMES.index)
-    return Selection(m.merge_requests(metrics), preferences)
+    merged, dropped = m.merge_requests(metrics)
+    return Selection(merged, preferences, dropped)
+
+
+def parameter_notes(names) -> list[str]:
+    """A line for each parameter set asked in trec_eval's words that was not
+    computed (trec_eval computes one set per measure, the first given), and
+    how to ask for every set."""
+    if not names:
+        return []
+    lines = []
+    for gone, kept in select_measures(list(names)).dropped:
+        shown = ", ".join(gone.output_names())
+        how = [spelling for spelling in (_ir_spelling(gone), _ir_spelling(kept)) if spelling]
+        advice = (f"to print both, ask in ir_measures' words: -m '{how[0]}' -m '{how[1]}'" if len(how) == 2 else
+                  "ask for it in a call of its own")
+        lines.append(f"{shown} not computed: in trec_eval's words a measure has one parameter set, the first given "
+                     f"({', '.join(kept.output_names())}), as trec_eval computes; {advice}")
+    return lines
+
+
+def _ir_spelling(req) -> str | None:
+    """ir_measures' spelling of a set_F or ndcg request, which prints as one line of its own; None for others."""
+    level = "" if req.level is None else f"rel={req.level}"
+    if req.name == "set_F" and not req.judged_only and not req.options:
+        params = ",".join(filter(None, (level, f"beta={req.raw}" if req.raw else "")))
+        return f"SetF({params})" if params else "SetF"
+    if req.name == "ndcg" and req.level is None and not req.judged_only and not req.options:
+        if req.raw is None:
+            return "nDCG"
+        if all(re.fullmatch(r"-?[0-9]+", grade) for grade, _ in req.values):
+            return "nDCG(gains={" + ",".join(f"{grade}:{gain:g}" for grade, gain in req.values) + "})"
+    return None

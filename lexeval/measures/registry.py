@@ -170,6 +170,8 @@ class Measure:
             text = rest[:1].upper() + rest[1:] if starts_a_word else rest
         if self.defaults and self.params in (CUTOFFS, FRACTIONS, VALUES):
             text += " Default: " + ",".join(f"{v:g}" for v in self.defaults) + "."
+        if not self.per_query and "summary only" not in text:
+            text += " Summary only: no per-query lines."
         return text
 
 
@@ -348,6 +350,7 @@ class MeasureRequest:
     num_docs: int = 0          # documents in the collection (-N), for the measures that use it
     separate: bool = False     # another tool's parameters (RBP(p=0.5)): printed beside others, never merged
     options: tuple = ()        # (name, value) keyword options of the kernel (alpha_nDCG(alpha=0.75): alpha)
+    trec_spelling: bool = True  # asked in trec_eval's words (NAME, NAME.PARAMS, a set): one parameter set each
 
     @property
     def name(self) -> str:
@@ -472,21 +475,51 @@ def request(name: str, raw: str | None = None, level: int | None = None) -> Meas
     return MeasureRequest(measure, values, raw, level, separate=measure.check is not None)
 
 
-def merge_requests(requests: list[MeasureRequest]) -> list[MeasureRequest]:
-    """One request per measure, in table order; cutoffs asked for twice are
-    united (``-m P.5 -m P.10`` gives P_5 and P_10), otherwise the first
-    explicit parameters win, as in trec_eval."""
-    chosen: dict[tuple, MeasureRequest] = {}
+def merge_requests(requests: list[MeasureRequest]) -> tuple[list[MeasureRequest], list[tuple]]:
+    """One request per measure and parameter set, in table order (among one
+    measure's sets, the order asked), and the sets not computed.
+
+    Cutoffs asked for twice are united (``-m P.5 -m P.10`` gives P_5 and
+    P_10); a measure's default cutoffs give way to cutoffs asked in
+    trec_eval's words. Other parameters: every set asked in another tool's
+    words is its own request (``SetF(beta=0.5)`` beside ``SetF``), while in
+    trec_eval's words the first explicit set wins, as trec_eval computes one
+    set per measure. Returns (requests, dropped), dropped holding pairs
+    (request not computed, the request computed in its place)."""
+    groups: dict = {}            # (measure and everything but its parameters) -> requests in the order asked
     for req in requests:
-        key = (req.name, req.level, req.raw if req.separate else None, req.options)
-        old = chosen.get(key)
-        if old is None or (old.raw is None and req.raw is not None):
-            chosen[key] = req
-        elif req.raw is not None and req.measure.params in (CUTOFFS, FRACTIONS):
-            values = tuple(sorted(set(old.values) | set(req.values)))
-            chosen[key] = replace(req, values=values, raw=",".join(map(str, values)))
-    return sorted(chosen.values(), key=lambda req: (MEASURE_ORDER[req.name], req.level is not None,
-                                                    req.level or 0, req.separate, req.options))
+        groups.setdefault(replace(req, values=(), raw=None, trec_spelling=True), []).append(req)
+    merged, dropped = [], []
+    for group in groups.values():
+        if group[0].measure.params in (CUTOFFS, FRACTIONS):
+            merged.append(_united_cutoffs(group))
+            continue
+        trec = [req for req in group if req.trec_spelling and not req.separate]
+        winner = next((req for req in trec if req.raw is not None), trec[0] if trec else None)
+        kept: dict = {}
+        for req in group:
+            if req is winner or not req.trec_spelling or req.separate:
+                kept.setdefault(req.raw, req)
+        dropped.extend((req, winner) for req in trec if req.raw not in kept)
+        merged.extend(kept.values())
+    merged.sort(key=lambda req: (MEASURE_ORDER[req.name], req.level is not None, req.level or 0, req.separate,
+                                 req.options))
+    return merged, dropped
+
+
+def _united_cutoffs(group: list[MeasureRequest]) -> MeasureRequest:
+    """One request of every cutoff asked (the defaults too, unless cutoffs
+    were asked in trec_eval's words, which replace them there)."""
+    explicit = [req for req in group if req.raw is not None]
+    if not explicit:
+        return group[0]
+    values = set().union(*(req.values for req in explicit))
+    if len(explicit) < len(group) and not any(req.trec_spelling for req in explicit):
+        values |= set(group[0].measure.defaults)
+    values = tuple(sorted(values))
+    if len(explicit) == 1 and values == explicit[0].values:
+        return explicit[0]
+    return replace(explicit[0], values=values, raw=",".join(map(str, values)))
 
 
 def geometric_mean_log(values: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..stats.gate import GateVerdict
+from ..stats.gate import GateVerdict, effect_words
 from .records import TEXT, Block
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -20,7 +20,18 @@ def _clean(text: str) -> str:
 
 
 def _number(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.4f}"
+    return "n/a" if math.isnan(value) else _no_negative_zero(f"{value:.4f}")
+
+
+def _signed(value: float) -> str:
+    """``+0.0123``; a difference of nothing is +0.0000, never -0.0000."""
+    text = f"{value:+.4f}"
+    return "+" + text[1:] if text.startswith("-") and text.strip("-0.") == "" else text
+
+
+def _no_negative_zero(text: str) -> str:
+    """-0.0000 (a tiny negative, or -0.0) as 0.0000."""
+    return text[1:] if text.startswith("-") and text.strip("-0.") == "" else text
 
 
 def interval(verdict: GateVerdict) -> str:
@@ -32,10 +43,10 @@ def failure_line(verdict: GateVerdict) -> str:
     """The line a failed verdict prints on standard error."""
     if verdict.gate_test == "non-inferiority":
         return (f"gate failed: {verdict.run} is not shown non-inferior to {verdict.baseline} on {verdict.measure} "
-                f"within margin {verdict.margin:g}: difference {verdict.difference:+.4f} ({interval(verdict)}), "
+                f"within margin {verdict.margin:g}: difference {_signed(verdict.difference)} ({interval(verdict)}), "
                 f"one-sided p = {verdict.p:.4g} >= alpha {verdict.alpha:g} (correction {verdict.correction})")
     return (f"gate failed: {verdict.run} is worse than {verdict.baseline} on {verdict.measure}: "
-            f"difference {verdict.difference:+.4f} ({interval(verdict)}), p = {verdict.p:.4g} < alpha "
+            f"difference {_signed(verdict.difference)} ({interval(verdict)}), p = {verdict.p:.4g} < alpha "
             f"{verdict.alpha:g} (correction {verdict.correction}), margin {verdict.margin:g}")
 
 
@@ -49,10 +60,19 @@ def power_warning(verdicts: list[GateVerdict]) -> str | None:
     weakest = min(weak, key=lambda v: v.power)
     needed = f"{weakest.queries_for_power:,} queries would give {POWER_WANTED:g}" if weakest.queries_for_power \
         else f"no number of queries up to 10,000,000 gives {POWER_WANTED:g}"
-    drop = f"margin {weakest.margin:g}" if weakest.margin > 0 else "half the differences' standard deviation"
     return (f"warning: the gate's power is below {POWER_WANTED:g} for {len(weak)} of {len(verdicts)} run and "
             f"measure pairs; lowest {weakest.power:.2f}, {weakest.run} on {weakest.measure}, to see a drop of "
-            f"{weakest.drop:.4g} ({drop}) with its queries; {needed}")
+            f"{weakest.drop:.4g} ({effect_words(weakest)}) with its queries; {needed}")
+
+
+def tests_used(verdicts: list[GateVerdict]) -> str:
+    """The tests of the verdicts' p-values: ``t test``, or per measure where
+    they differ (``map, P_10 by t test; LP by sign test``)."""
+    by_measure = dict.fromkeys((v.measure, v.test) for v in verdicts)
+    tests = list(dict.fromkeys(test for _, test in by_measure))
+    if len(tests) == 1:
+        return f"{tests[0]} test"
+    return "; ".join(f"{', '.join(m for m, t in by_measure if t == test)} by {test} test" for test in tests)
 
 
 def passed_line(verdicts: list[GateVerdict]) -> str:
@@ -64,9 +84,9 @@ def passed_line(verdicts: list[GateVerdict]) -> str:
              f"measure{'s' * (len(measures) != 1)} ({', '.join(measures)}) against {first.baseline}: ")
     if first.gate_test == "non-inferiority":
         return (shape + f"each shown not worse by margin {first.margin:g} or more, one-sided p < alpha "
-                        f"{first.alpha:g} (t test, correction {first.correction})")
-    return (shape + f"none worse by more than margin {first.margin:g} with p < alpha {first.alpha:g} ({first.test} "
-                    f"test, correction {first.correction})")
+                        f"{first.alpha:g} (one-sided t test, correction {first.correction})")
+    return (shape + f"none worse by more than margin {first.margin:g} with p < alpha {first.alpha:g} "
+                    f"({tests_used(verdicts)}, correction {first.correction})")
 
 
 def junit_xml(verdicts: list[GateVerdict]) -> str:
@@ -83,7 +103,7 @@ def junit_xml(verdicts: list[GateVerdict]) -> str:
     if verdicts:
         first = verdicts[0]
         properties = ET.SubElement(suite, "properties")
-        for name, value in (("baseline", baseline), ("gate test", first.gate_test), ("test", first.test),
+        for name, value in (("baseline", baseline), ("gate test", first.gate_test), ("test", tests_used(verdicts)),
                             ("alpha", f"{first.alpha:g}"),
                             ("correction", first.correction), ("margin", f"{first.margin:g}"),
                             ("confidence", f"{first.confidence:g}")):
@@ -105,11 +125,12 @@ def junit_xml(verdicts: list[GateVerdict]) -> str:
 def _details(verdict: GateVerdict) -> str:
     lines = [f"run: {verdict.run}", f"baseline: {verdict.baseline}", f"measure: {verdict.measure}",
              f"run value: {_number(verdict.run_value)}", f"baseline value: {_number(verdict.baseline_value)}",
-             f"difference: {verdict.difference:+.4f}", f"confidence interval: {interval(verdict)}",
+             f"difference: {_signed(verdict.difference)}", f"confidence interval: {interval(verdict)}",
              f"p: {verdict.p:.4g}", f"alpha: {verdict.alpha:g}", f"test: {verdict.test}",
              f"correction: {verdict.correction}", f"margin: {verdict.margin:g}", f"gate test: {verdict.gate_test}",
-             f"power: {_number(verdict.power)} to see a drop of {verdict.drop:.4g}"
-             + (f" ({verdict.queries_for_power} queries would give 0.8)" if verdict.queries_for_power else ""),
+             f"power: {_number(verdict.power)} to see a drop of {verdict.drop:.4g} ({effect_words(verdict)}; "
+             + (f"{verdict.queries_for_power} queries would give 0.8)" if verdict.queries_for_power else
+                "no number of queries gives 0.8)"),
              f"verdict: {'pass' if verdict.passed else 'fail'}"]
     return _clean("\n".join(lines))
 
@@ -125,14 +146,16 @@ def markdown_summary(verdicts: list[GateVerdict]) -> str:
                 f"or more, p < {first.alpha:g} (correction {first.correction}).\n\n"
                 if first.gate_test == "non-inferiority" else
                 f"a run fails a measure where it is worse by more than {first.margin:g} with p < {first.alpha:g} "
-                f"({first.test} test, correction {first.correction}).\n\n"))
+                f"(correction {first.correction}).\n\n")) + \
+        f"Power: to see a drop of {effect_words(first)}; queries: how many would give 0.8.\n\n"
     rows = ["| baseline | candidate | measure | baseline value | candidate value | difference | "
-            f"{first.confidence:.0%} CI | p | power | verdict |", "|---|---|---|---:|---:|---:|---|---:|---:|---|"]
+            f"{first.confidence:.0%} CI | test | p | power | queries | verdict |",
+            "|---|---|---|---:|---:|---:|---|---|---:|---:|---:|---|"]
     for v in verdicts:
         rows.append(f"| {_cell(v.baseline)} | {_cell(v.run)} | {_cell(v.measure)} | {_number(v.baseline_value)} | "
-                    f"{_number(v.run_value)} | {v.difference:+.4f} | [{_number(v.ci_low)}, {_number(v.ci_high)}] | "
-                    f"{v.p:.4g} | {_number(v.power)[:4] if v.power == v.power else 'n/a'} | "
-                    f"{'pass' if v.passed else '**fail**'} |")
+                    f"{_number(v.run_value)} | {_signed(v.difference)} | [{_number(v.ci_low)}, {_number(v.ci_high)}] | "
+                    f"{v.test} | {v.p:.4g} | {_number(v.power)[:4] if v.power == v.power else 'n/a'} | "
+                    f"{v.queries_for_power or 'n/a'} | {'pass' if v.passed else '**fail**'} |")
     return head + "\n".join(rows) + "\n\n"
 
 

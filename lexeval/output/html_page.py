@@ -126,7 +126,7 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
         # the printed pairs' (with a baseline, its pairs only): one machine has every pair's preferences,
         # a cluster gathers the printed ones
         known = evaluation.pairs
-        at = index[known[:, 0], known[:, 1]]
+        at = index[known.min(axis=1), known.max(axis=1)]
         best = int(np.argmax(evaluation.run_preference_summary(evaluation.preference_names()[0])[0])) \
             if evaluation.preference_names() else 0
         keep_all = size * max(len(compared), 1) <= PREFERENCE_CELLS
@@ -139,9 +139,12 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
                 continue                           # beyond the page's budget: the text output has them
             # the printed pairs' means and counts are the evaluation's already; per-query values only where kept
             mean, win, loss = np.full(size, np.nan), *(np.zeros(size, dtype=np.int64) for _ in range(2))
-            mean[at] = evaluation.pair_summary.mean[name]
-            win[at], loss[at] = evaluation.pair_summary.wins[name], evaluation.pair_summary.losses[name]
-            values = evaluation.preferences.of_pairs(name, known[kept])
+            # the page holds pair (a, b), a < b: run:baseline pairs the other way round are turned
+            swap = known[:, 0] > known[:, 1]
+            mean[at] = np.where(swap, -1.0, 1.0) * evaluation.pair_summary.mean[name] + 0.0
+            wins, losses = evaluation.pair_summary.wins[name], evaluation.pair_summary.losses[name]
+            win[at], loss[at] = np.where(swap, losses, wins), np.where(swap, wins, losses)
+            values = evaluation.preferences.of_pairs(name, np.sort(known[kept], axis=1))
             # ties are the queries neither wins; with many pairs an LP or LR mean is its counts'
             entry = {"mean": None if compact and signs else _scaled(mean) if compact else _packed(mean),
                      "win": _counts(win, count_type), "loss": _counts(loss, count_type), "counts": count_type[1:],

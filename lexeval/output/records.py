@@ -21,7 +21,7 @@ import numpy as np
 
 from ..choices import SIGN_PREFERENCES
 from ..interface import Result
-from ..preferences import pair_rows
+from ..preferences import pair_rows, pair_signs
 
 FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
 
@@ -171,6 +171,21 @@ def _significant_parts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return plain, power, digits
 
 
+def without_negative_zero(values) -> np.ndarray:
+    """``values`` (an array) with those that print as -0.0000 made 0.0: a
+    difference of nothing is no drop (trec_eval's own measures keep their
+    text; this is for lexeval's pair lines)."""
+    values = np.asarray(values, dtype=np.float64)
+    near = (values <= 0.0) & (values > -0.0000501)
+    if not near.any():
+        return values
+    flat = values.ravel().copy()
+    for i in np.flatnonzero(near).tolist():
+        if "%6.4f" % flat[i] == "-0.0000" or flat[i] == 0.0:
+            flat[i] = 0.0
+    return flat.reshape(values.shape)
+
+
 def _style(column) -> str:
     if column.measure.text:
         return QUOTED if column.measure.per_query else TEXT
@@ -203,7 +218,7 @@ def run_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[B
                 styles.append(TEXT if column.measure.text else _style(column))
             for name, score, rank in preference_summaries:
                 names += [f"{name}_score", f"{name}_rank"]
-                values += [[float(score[run_index])], [int(rank[run_index])]]
+                values += [[float(without_negative_zero(score[run_index]))], [int(rank[run_index])]]
                 styles += [FLOAT, INTEGER]
             yield Block([run], ["all"], names, values, styles)
 
@@ -237,6 +252,7 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: boo
     pairs = evaluation.pairs.tolist()
     blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs)) if preferences else None
     compared_values = [evaluation.compared_values(column) for column in metric_columns]
+    signs = pair_signs(evaluation.pairs)        # run:baseline pairs (b, a) have their preferences negated
     if summary:     # every pair's 'all' lines made at once, handed out pair by pair
         every = _pair_summary_block(evaluation, range(len(pairs)))
         every_texts = line_texts(every.values, every.styles, len(pairs))
@@ -254,8 +270,10 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: boo
         chosen = evaluation.pairs[start:stop]
         rows = slice(start - first_in_block, stop - first_in_block)
         batch = PairBatch([f"{names[a]}:{names[b]}" for a, b in pairs[start:stop]], qids, line_names,
-                          [values[name][rows] for name in preference_names] +
-                          [matrix[chosen[:, 0]] - matrix[chosen[:, 1]] for matrix in compared_values],
+                          [without_negative_zero(values[name][rows] * signs[start:stop])
+                           for name in preference_names] +
+                          [without_negative_zero(matrix[chosen[:, 0]] - matrix[chosen[:, 1]])
+                           for matrix in compared_values],
                           Block(every.keys[start:stop], ["all"] * (stop - start), every.names,
                                 [v[start:stop] for v in every.values], every.styles,
                                 [t[start:stop] for t in every_texts]) if summary else None)
@@ -292,7 +310,8 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
                       (f"{name}_loss", as_preferences.losses[name][chosen], INTEGER),
                       (f"{name}_tie", as_preferences.ties[name][chosen], INTEGER)]
         lines += _p_lines(tests, column.name, chosen)
-    return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines], [v for _, v, _ in lines],
+    return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines],
+                 [without_negative_zero(v) if style == FLOAT else v for _, v, style in lines],
                  [style for _, _, style in lines])
 
 

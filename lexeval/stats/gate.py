@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..choices import PREFERENCE_NAMES
 from ..errors import UsageError
-from .pairs import PairTests, SignificanceOptions
+from .pairs import PairTests, SignificanceOptions, test_for
 from .power import smallest, t_power
 
 POWER_WANTED = 0.8
@@ -37,7 +38,7 @@ class GateVerdict:
     alpha: float
     correction: str
     margin: float
-    test: str
+    test: str             # the test of its p: t, randomization, sign, one-sample t, one-sided t
     run_value: float      # the measure's summary value (NaN for preferences: they have no per-run value)
     baseline_value: float
     passed: bool
@@ -94,12 +95,14 @@ def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run
         means, spreads, counts = signs * moments.mean(), moments.spread(), moments.count()
         if gate_test == "non-inferiority":
             ps = correct(non_inferiority_p(means, spreads, counts, margin), options.correction)
+            test = "one-sided t"
         else:
             ps = tests.p[gate]
+            test = test_for(gate) if gate in PREFERENCE_NAMES else options.test      # LP and LR: the sign test
         for row, (a, b) in enumerate(pairs.tolist()):
             other = b if a == baseline else a
-            difference = float(means[row])
-            interval = sorted((float(signs[row] * low[row]), float(signs[row] * high[row])))
+            difference = float(means[row]) + 0.0                # + 0.0: no -0.0 where nothing differs
+            interval = sorted((float(signs[row] * low[row]) + 0.0, float(signs[row] * high[row]) + 0.0))
             p = float(ps[row])
             drop = margin if margin > 0 else DEFAULT_EFFECT * float(spreads[row])
             power, needed = gate_power(drop, float(spreads[row]), int(counts[row]), options.alpha, gate_test)
@@ -107,7 +110,7 @@ def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run
                 not (difference < -margin and p < options.alpha)
             verdicts.append(GateVerdict(
                 run_names[other], options.baseline, gate, difference, interval[0], interval[1], options.confidence,
-                p, options.alpha, options.correction, margin, "t" if gate_test == "non-inferiority" else options.test,
+                p, options.alpha, options.correction, margin, test,
                 float(values[other]) if values is not None else float("nan"),
                 float(values[baseline]) if values is not None else float("nan"),
                 passed=passed, gate_test=gate_test, drop=drop, power=power, queries_for_power=needed))
@@ -137,9 +140,15 @@ def gate_power(drop: float, spread: float, queries: int, alpha: float, gate_test
         return float("nan"), 0
     one_sided = gate_test == "non-inferiority"
     achieved = t_power(drop, spread, queries, alpha, one_sided)
-    if achieved >= POWER_WANTED:
-        return achieved, queries
-    return achieved, smallest(lambda n: t_power(drop, spread, n, alpha, one_sided), POWER_WANTED, start=queries)
+    # the queries 0.8 needs, as the power report finds them: fewer than at hand where the power is ample
+    return achieved, smallest(lambda n: t_power(drop, spread, n, alpha, one_sided), POWER_WANTED)
+
+
+def effect_words(verdict: GateVerdict) -> str:
+    """What the drop the power is of stands for: the margin, or the standardized effect used without one."""
+    if verdict.margin > 0:
+        return f"the margin {verdict.margin:g}"
+    return f"{DEFAULT_EFFECT:g} sd of the differences, Cohen's medium effect, as no --gate-margin names one"
 
 
 def failures_of(verdicts: list[GateVerdict]) -> list[GateFailure]:

@@ -314,6 +314,31 @@ class Moments:
                        *(None if self.wins is None else getattr(self, name)[order]
                          for name in ("low", "high", "wins", "losses", "ties")))
 
+    def flipped(self, swap: np.ndarray) -> Moments:
+        """The moments with the two runs of the pairs where ``swap`` (P,)
+        bool is set swapped: their differences negated (the same integers,
+        so the same floats, with the sign changed)."""
+        if not swap.any():
+            return self
+        sign = np.where(swap, -1, 1)
+        if self._first is None and self._runs is None:         # of_signs' counts
+            return Moments.of_signs(np.where(swap, self.losses, self.wins), np.where(swap, self.wins, self.losses),
+                                    int(self.queries[0]) if len(self.queries) else 0)
+        if self._first is None:
+            values, pairs = self._runs
+            return Moments(None, None, self.queries, _mean=self._mean * sign + 0.0, _spread=self._spread,
+                           _runs=(values, np.where(swap[:, None], pairs[:, ::-1], pairs)), t_p=self.t_p)
+        first = Sums(lb.trim(lb.carry(self.first.limbs.astype(np.int64) * sign[:, None])),
+                     self.first.special * sign, self.first.bits)
+        signed = self.wins is not None
+        return Moments(first, self.second, self.queries,
+                       np.where(swap, -self.high, self.low) if signed else None,
+                       np.where(swap, -self.low, self.high) if signed else None,
+                       np.where(swap, self.losses, self.wins) if signed else None,
+                       np.where(swap, self.wins, self.losses) if signed else None, self.ties,
+                       _mean=None if self._mean is None else self._mean * sign + 0.0, _spread=self._spread,
+                       t_p=self.t_p)
+
     def __add__(self, other: Moments) -> Moments:
         signed = self.wins is not None and other.wins is not None
         return Moments(self.first + other.first, self.second + other.second, self.queries + other.queries,

@@ -78,17 +78,18 @@ def test_for(name: str, measure: Measure | None = None, test: str = "t") -> str 
 
 def selected_pairs(run_names: list[str], baseline: str | None) -> np.ndarray:
     """(P, 2) the pairs to print and test, in :func:`run_pairs`' order: all,
-    or those with the baseline (made alone: ten thousand runs have fifty
-    million pairs, the baseline 9,999 of them)."""
+    or each other run with the baseline, written (run, baseline) (made
+    alone: ten thousand runs have fifty million pairs, the baseline 9,999
+    of them)."""
     runs = len(run_names)
     if baseline is None:            # every pair, in order: the upper triangle's cells row by row
         return np.stack(np.triu_indices(runs, 1), axis=1).astype(np.int64)
     if baseline not in run_names:
         raise UsageError(f"--baseline '{baseline}' is not one of the runs: {', '.join(run_names)}")
     index = run_names.index(baseline)
-    before, after = np.arange(index, dtype=np.int64), np.arange(index + 1, runs, dtype=np.int64)
-    return np.concatenate([np.stack([before, np.full(index, index)], axis=1),
-                           np.stack([np.full(len(after), index), after], axis=1)]).reshape(-1, 2)
+    # run:baseline, whatever the order on the command line: every difference is run minus baseline
+    others = np.delete(np.arange(runs, dtype=np.int64), index)
+    return np.stack([others, np.full(len(others), index, dtype=np.int64)], axis=1).reshape(-1, 2)
 
 
 def plan_for(columns: dict[str, tuple[Measure, np.ndarray]], pairs: np.ndarray, options: SignificanceOptions,

@@ -292,6 +292,11 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
     the aggregate needs them."""
     runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
     names = preferences.names
+    # preferences are made of pairs (a, b), a < b; a pair printed (b, a) (run:baseline) has them negated
+    swap = plan.pairs[:, 0] > plan.pairs[:, 1]
+    if swap.any():
+        from dataclasses import replace
+        plan = replace(plan, pairs=np.sort(plan.pairs, axis=1))
     parts: dict[str, list] = {name: [] for name in names}
     where: list[np.ndarray] = []
     resampled: dict[str, list] = {name: [] for name in names}
@@ -329,8 +334,10 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
         if summed is None:
             moments = Moments.stack(parts[name]) if parts[name] else Moments.of(np.zeros((0, queries)))
             totals.preferences[name] = moments.take(order)
+        totals.preferences[name] = totals.preferences[name].flipped(swap)
         if plan.resamples:
             totals.resampled[name] = np.concatenate(resampled[name])[order]
+            totals.resampled[name][swap] *= -1
         totals.run_scores[name] = fixed_sums(scores[name])      # divided once, at the end: ties stay ties
         run_scores = scores[name] / max(runs - 1, 1)
         if aggregate == "borda":

@@ -57,7 +57,11 @@
   const integers = (text) => decode(text, Int32Array);
 
   function fixed(value, digits) {
-    return Number.isFinite(value) ? value.toFixed(digits === undefined ? 4 : digits) : "";
+    if (!Number.isFinite(value)) {
+      return "";
+    }
+    const text = value.toFixed(digits === undefined ? 4 : digits);
+    return /^-[0.]+$/.test(text) ? text.slice(1) : text;    /* a difference of nothing: 0.0000, not -0.0000 */
   }
 
   function pValue(value) {
