@@ -8,6 +8,28 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 
+def _keywords_checked(function):
+    """``function`` refusing an unknown keyword with a did-you-mean (a
+    :class:`~lexeval.errors.KeywordError`), not Python's bare TypeError."""
+    import functools
+
+    @functools.wraps(function)
+    def checked(*args, **keywords):
+        known = function.__code__.co_varnames[:function.__code__.co_argcount + function.__code__.co_kwonlyargcount]
+        unknown = [key for key in keywords if key not in known]
+        if unknown:
+            import difflib
+
+            from .errors import KeywordError
+            close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)
+            raise KeywordError(f"{function.__name__}() has no keyword '{unknown[0]}'"
+                               + (f": did you mean '{close[0]}'?" if close else
+                                  f" (it takes {', '.join(known[2:])})"))
+        return function(*args, **keywords)
+    return checked
+
+
+@_keywords_checked
 def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
              baseline: str | None = None, test: str = "t", correction: str | None = None, alpha: float = 0.05,
              ci: bool = False, confidence: float = 0.95, resamples: int = 2000, permutations: int = 10_000,

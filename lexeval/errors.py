@@ -79,6 +79,11 @@ class UsageError(ValueError):
     rule: str | None = None         # "must be 0 or more, got -1"
 
 
+class KeywordError(UsageError, TypeError):
+    """A keyword the function does not take (``baselin=``): a TypeError, as
+    Python raises for one, that says which keyword was meant."""
+
+
 class OutputError(Exception):
     """The output could not be written (full disk, closed stdout): exit 2."""
 

@@ -100,12 +100,17 @@ class ResultViews:
         from .output.html_page import html_page
         return html_page(self, report_lines, command=command)
 
+    def page(self, report_lines=None):
+        """The page (``to_html()``) shown whole where a notebook displays it,
+        in a frame of its own (its script and styles stay inside it)."""
+        from .output.notebook import Page
+        return Page(self.to_html(report_lines))
+
     def _repr_html_(self) -> str:
-        """The page in a notebook, in a frame of its own (its script and
-        styles stay inside it)."""
-        import html
-        return (f'<iframe srcdoc="{html.escape(self.to_html(), quote=True)}" style="width: 100%; height: 720px; '
-                'border: 1px solid #d5dae2" sandbox="allow-scripts" title="lexeval"></iframe>')
+        """A notebook's view: the repr's table as HTML (small, whatever the
+        evaluation's size); the whole page is ``to_html()``."""
+        from .output.notebook import short_repr_html
+        return short_repr_html(self)
 
     def compare(self, baseline: str | None = None, correction: str | None = None, library: str | None = None):
         """With ``baseline`` (a run's name), PyTerrier's Experiment: a row per

@@ -150,6 +150,21 @@ def test_a_report_that_cannot_be_written_is_an_error_before_any_output(tmp_path,
     assert result.err.startswith(f"lexeval: error: --gate-report {target}: ")
 
 
+@pytest.mark.parametrize("mistake", [["--baseline", "bm25"], ["--baseline", "bm25okapi", "--alpha", "2"],
+                                     ["--baseline", "bm25okapi", "--no-such-option"]])
+def test_a_gate_that_cannot_decide_still_reports_to_ci(tmp_path, mistake):
+    """Exit 2 (a wrong baseline, a bad value, an unknown option) still leaves
+    a JUnit report: one error test case naming the message."""
+    report = tmp_path / "gate.xml"
+    result = run_cli(["--gate", "map", "--gate-report", report, *mistake, QRELS, BASE, WORSE])
+    assert result.code == 2 and result.out == ""
+    message = result.err.strip().splitlines()[-1].removeprefix("lexeval: error: ")
+    root = ET.parse(report).getroot()
+    assert (root.get("tests"), root.get("errors"), root.get("failures")) == ("1", "1", "0")
+    error = root.find("testsuite/testcase/error")
+    assert error.get("message") == message and message in error.text
+
+
 def test_a_report_without_a_gate_is_a_usage_error(tmp_path):
     result = run_cli(["--gate-report", tmp_path / "x.xml", QRELS, BASE, WORSE])
     assert result.code == 2 and "--gate-report" in result.err and not (tmp_path / "x.xml").exists()

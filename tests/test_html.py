@@ -112,8 +112,12 @@ def test_python_to_html_and_the_notebook_frame():
     ev = evaluate(str(QRELS), [str(path) for path in RUNS[:2]], ["map"], warn=lambda text: None)
     page = ev.to_html()
     assert page_data(page)["runs"] == [path.name[:-3] for path in RUNS[:2]]
-    frame = ev._repr_html_()
-    assert frame.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in frame
+    # a notebook shows a small summary (the repr's table), not the whole page; the page is one call away
+    summary = ev._repr_html_()
+    assert len(summary.encode()) < 4000 and "<table>" in summary and "<iframe" not in summary
+    assert "<td>bm25l</td>" in summary and ">map</th>" in summary and "ev.page()" in summary
+    frame = ev.page()._repr_html_()
+    assert frame.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in frame and ev.page() == page
 
 
 def test_the_assets_are_files_of_their_own():

@@ -26,6 +26,7 @@ def main(argv=None) -> None:
         command.main(args=argv, prog_name="lexeval", standalone_mode=False, obj={"argv": ["lexeval", *map(str, typed)]})
     except (InputError, UsageError, OutputError) as error:
         click.echo(f"lexeval: error: {error}", err=True)
+        _error_for_ci(typed, str(error))
         sys.exit(2)
     except GateFailed:
         sys.exit(1)
@@ -48,9 +49,11 @@ def main(argv=None) -> None:
             click.echo(error.ctx.get_usage(), err=True)
             click.echo("Try 'lexeval -h' for help.", err=True)
         click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        _error_for_ci(typed, error.format_message())
         sys.exit(2)
     except click.ClickException as error:
         click.echo(f"lexeval: error: {error.format_message()}", err=True)
+        _error_for_ci(typed, error.format_message())
         sys.exit(2)
     except (BrokenPipeError, PipeClosed):
         _pipe_closed()
@@ -60,6 +63,28 @@ def main(argv=None) -> None:
 
 
 INTERNAL_ERROR_STATUS = 3
+
+
+def _error_for_ci(typed: list[str], message: str) -> None:
+    """A gate that ends in exit 2 still writes its --gate-report, with one
+    error test case naming the message (CI's publishing step then shows why);
+    a report that cannot be written is left alone (the error is said already)."""
+    path = None
+    for index, argument in enumerate(typed):
+        if argument == "--gate-report" and index + 1 < len(typed):
+            path = typed[index + 1]
+        elif argument.startswith("--gate-report="):
+            path = argument.partition("=")[2]
+    gated = any(argument == "--gate" or argument.startswith("--gate=") for argument in typed)
+    if not path or path.startswith("-") or not gated:
+        return
+    from ..output.gate_report import junit_error
+    try:
+        with open(f"{path}.partial", "w", encoding="utf-8") as out:
+            out.write(junit_error(message))
+        os.replace(f"{path}.partial", path)
+    except OSError:
+        pass
 
 
 def _pipe_closed() -> None:

@@ -99,15 +99,16 @@ def pref_eval_options(params: dict) -> None:
             raise UsageError(f"{option[key]} is pref_eval's option, not lexeval's: {advice}")
 
 
-def named_run(argument: str):
-    """A RUN argument: a path, or NAME=PATH (a Source with that name) when
-    it is not itself a file and NAME has no '/' (``bm25=<(zcat run.gz)``)."""
+def named_run(argument: str, kind: str = "run"):
+    """A RUN (or --compare-qrels) argument: a path, or NAME=PATH (a Source
+    with that name) when it is not itself a file and NAME has no '/'
+    (``bm25=<(zcat run.gz)``, ``llm=umbrela.qrels``)."""
     import os
     name, equals, path = argument.partition("=")
     if not equals or not name or not path or "/" in name or os.path.exists(argument):
         return argument
     from ..io.source import Source
-    return Source(path, name)
+    return Source(path, name, kind=kind)
 
 
 def fractions_option(_ctx, _param, value):
@@ -246,7 +247,8 @@ def collect(params: dict) -> Call:
         Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
                 params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"],
                 params["original"], params["reproduced"], params["replication_qrels"], params["cutoffs"],
-                params["rbo_p"], tuple(params["compare_qrels"]), params["judged_at"], params["group_by"],
+                params["rbo_p"], tuple(named_run(given, "qrels") for given in params["compare_qrels"]),
+                params["judged_at"], params["group_by"],
                 params["pool_depth"]),
         Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
                  params["timings"], params["output_dir"]),

@@ -27,12 +27,28 @@ def sources_of(runs) -> list[Source]:
         return [Source(given, str(name)) for name, given in runs.items()]
     if isinstance(runs, (str, os.PathLike, dict)) or is_tuple_stream(runs) or not isinstance(runs, (list, tuple)):
         runs = [runs]
+    runs = [path for given in runs for path in _expanded(given)]
     sources = [given if isinstance(given, Source) else Source(given) for given in runs]
     unnamed = [source for source in sources if source.name == "run" and not source.is_file]
     if len(unnamed) > 1:            # several runs in memory without names: run1, run2, ...
         for number, source in enumerate(unnamed, start=1):
             source.name = f"run{number}"
     return sources
+
+
+def _expanded(given) -> list:
+    """A path with a glob pattern that names no file itself (``runs/*.gz``,
+    as Python hands it over unexpanded) as the files it matches, sorted;
+    anything else as it is."""
+    if not isinstance(given, str) or not any(char in given for char in "*?[") or os.path.exists(given) or \
+            "://" in given:
+        return [given]
+    import glob
+    found = sorted(glob.glob(given))
+    if not found:
+        raise UsageError(f"runs: no file matches the pattern '{given}' (a pattern is expanded to the files it "
+                         "matches; give a list of paths otherwise)")
+    return found
 
 
 def check_sources(qrels: Source, runs: list[Source]) -> None:

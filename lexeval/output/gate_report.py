@@ -122,6 +122,21 @@ def junit_xml(verdicts: list[GateVerdict]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
+def junit_error(message: str) -> str:
+    """The JUnit XML report of a gate that could not decide (bad usage or
+    input, exit 2): one test case with an error element naming the message,
+    so that CI's publishing step has something to show."""
+    from xml.etree import ElementTree as ET
+    suites = ET.Element("testsuites", name="lexeval gate", tests="1", failures="0", errors="1")
+    suite = ET.SubElement(suites, "testsuite", name="lexeval gate", tests="1", failures="0", errors="1",
+                          skipped="0", time="0")
+    case = ET.SubElement(suite, "testcase", classname="lexeval.gate", name="evaluation", time="0")
+    error = ET.SubElement(case, "error", type="LexevalError", message=_clean(message))
+    error.text = _clean(f"lexeval: error: {message}\nThe gate could not decide: nothing was compared.")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
 def _details(verdict: GateVerdict) -> str:
     lines = [f"run: {verdict.run}", f"baseline: {verdict.baseline}", f"measure: {verdict.measure}",
              f"run value: {_number(verdict.run_value)}", f"baseline value: {_number(verdict.baseline_value)}",

@@ -232,8 +232,9 @@ def baseline_comparison(evaluation, baseline: str, correction: str | None, libra
     return make_frame(columns, library)
 
 
-def short_repr(evaluation, most_runs: int = 25, most_measures: int = 6) -> str:
-    """A few lines: the shape, the tests, and runs x the first measures."""
+def _repr_parts(evaluation, most_runs: int, most_measures: int):
+    """(head, header, rows, footer) of the short repr: the shape and tests,
+    runs x the first measures as printed, and what else there is."""
     runs = evaluation.run_names
     numeric = [column for column in evaluation.columns if not column.measure.text and column.measure.summary != "none"]
     preferences = evaluation.preference_names()
@@ -242,26 +243,56 @@ def short_repr(evaluation, most_runs: int = 25, most_measures: int = 6) -> str:
     tested = "" if tests is None else f"; {pairs} pair{'s' * (pairs != 1)} tested ({evaluation.options.test} " \
         f"test, correction {evaluation.options.correction}" + \
         (f", baseline {evaluation.options.baseline}" if evaluation.options.baseline else "") + ")"
-    head = (f"<lexeval Evaluation: {len(runs)} run{'s' * (len(runs) != 1)} x {len(evaluation.qids)} queries, "
+    head = (f"lexeval Evaluation: {len(runs)} run{'s' * (len(runs) != 1)} x {len(evaluation.qids)} queries, "
             f"{len(numeric)} measure{'s' * (len(numeric) != 1)}"
-            + (f", preferences {', '.join(preferences)}" if preferences else "") + tested + ">")
+            + (f", preferences {', '.join(preferences)}" if preferences else "") + tested)
     shown = [(column.name, evaluation.summary(column), column.measure.integer) for column in numeric[:most_measures]]
     shown += [(f"{name}_score", evaluation.run_preference_summary(name)[0], False)
               for name in preferences[:max(0, most_measures - len(shown))]]
-    if not shown:
-        return head
-    width = max(len("run"), *(len(run) for run in runs[:most_runs]))
-    widths = [max(len(name), 7) for name, _, _ in shown]
-    lines = [head, "  ".join(["run".ljust(width)] + [name.rjust(w) for (name, _, _), w in zip(shown, widths)])]
-    for index, run in enumerate(runs[:most_runs]):
-        cells = [("%d" % values[index] if integer else "%.4f" % values[index]).rjust(w)
-                 for (_, values, integer), w in zip(shown, widths)]
-        lines.append("  ".join([run.ljust(width)] + cells))
+    header = ["run"] + [name for name, _, _ in shown]
+    rows = [[run] + [("%d" % values[index] if integer else "%.4f" % values[index]) for _, values, integer in shown]
+            for index, run in enumerate(runs[:most_runs])] if shown else []
     rest = []
     if len(runs) > most_runs:
         rest.append(f"{len(runs) - most_runs} more runs")
     if len(numeric) + len(preferences) > len(shown):
         rest.append(f"{len(numeric) + len(preferences) - len(shown)} more measures")
-    lines.append("(" + ("; ".join(rest) + "; " if rest else "") +
-                 "summary_frame(), query_frame(), pair_frame(): every value; compare(), to_latex(), to_html())")
-    return "\n".join(lines)
+    footer = ("; ".join(rest) + "; " if rest else "") + \
+        "summary_frame(), query_frame(), pair_frame(): every value; compare(), to_latex(), to_html(), page()"
+    return head, header, rows, footer
+
+
+def short_repr(evaluation, most_runs: int = 25, most_measures: int = 6) -> str:
+    """A few lines: the shape, the tests, and runs x the first measures."""
+    head, header, rows, footer = _repr_parts(evaluation, most_runs, most_measures)
+    if not rows:
+        return f"<{head}>"
+    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
+    widths[1:] = [max(width, 7) for width in widths[1:]]
+    lines = [f"<{head}>"] + ["  ".join([row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in
+                                                                   zip(row[1:], widths[1:])])
+                             for row in [header, *rows]]
+    return "\n".join(lines + [f"({footer})"])
+
+
+def short_repr_html(evaluation, most_runs: int = 25, most_measures: int = 6) -> str:
+    """The short repr as a small HTML table for a notebook (a few
+    kilobytes, whatever the evaluation); the whole page is ``to_html()``."""
+    from html import escape
+    head, header, rows, footer = _repr_parts(evaluation, most_runs, most_measures)
+    cells = "".join(f"<th>{escape(name)}</th>" for name in header)
+    right = ' style="text-align: right"'
+    body = "".join("<tr>" + "".join(f"<td{right if column else ''}>{escape(cell)}</td>"
+                                    for column, cell in enumerate(row)) + "</tr>" for row in rows)
+    table = f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>" if rows else ""
+    return (f'<div class="lexeval-evaluation"><p><b>{escape(head)}</b></p>{table}'
+            f"<p><small>{escape(footer)}; the whole page here: <code>ev.page()</code></small></p></div>")
+
+
+class Page(str):
+    """The HTML page (a str) that a notebook shows whole, in a frame of its own."""
+
+    def _repr_html_(self) -> str:
+        from html import escape
+        return (f'<iframe srcdoc="{escape(str(self), quote=True)}" style="width: 100%; height: 720px; '
+                'border: 1px solid #d5dae2" sandbox="allow-scripts" title="lexeval"></iframe>')

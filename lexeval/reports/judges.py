@@ -29,6 +29,8 @@ Records: report ``judges``, the measure, a parameter ``what:set[:run]``
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..errors import UsageError
@@ -47,17 +49,27 @@ COEFFICIENTS = {
 }
 
 
-def set_names(paths: list[str]) -> list[str]:
-    """A short name per judgement set: its file name without suffixes, made
-    unique with #2, #3 where two are the same."""
+def set_names(paths: list) -> list[str]:
+    """A short name per judgement set: the name it was given (NAME=PATH),
+    else its file name without suffixes, made unique with #2, #3 where two
+    are the same."""
     names: list[str] = []
     for path in paths:
-        name = run_name(str(path)) if isinstance(path, str) else "qrels"
+        given = getattr(path, "name", None) if not isinstance(path, (str, os.PathLike)) else None
+        name = given if isinstance(given, str) and given else \
+            run_name(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "qrels"
         unique, number = name, 2
         while unique in names:
             unique, number = f"{name}#{number}", number + 1
         names.append(unique)
     return names
+
+
+class _Named:
+    """A judgement set named in Python ({name: qrels})."""
+
+    def __init__(self, name: str):
+        self.name = str(name)
 
 
 def other_judgements(evaluation, given, options: ReportOptions, reader: str):
@@ -113,15 +125,18 @@ def judges(evaluation, options: ReportOptions) -> list[ReportLine]:
     if not options.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE")
     first_path = evaluation.rankings.qrels.path
-    names = set_names([first_path, *options.compare_qrels])
+    compared = list(options.compare_qrels.items()) if isinstance(options.compare_qrels, dict) else \
+        [(None, given) for given in options.compare_qrels]
+    names = set_names([first_path, *(given if name is None else _Named(name) for name, given in compared)])
     lines: list[ReportLine] = []
-    for set_name, given in zip(names[1:], options.compare_qrels):
+    for set_name, (_, given) in zip(names[1:], compared):
+        where = getattr(given, "path", given) if not isinstance(given, (str, os.PathLike)) else os.fspath(given)
         other = other_judgements(evaluation, given, options, "--report judges")
-        first, second = on_common_queries(evaluation, other, first_path, str(given), options.warn)
+        first, second = on_common_queries(evaluation, other, first_path, str(where), options.warn)
         lines += leaderboard_lines(first, second, names[0], set_name, options)
         lines += significance_lines(first, second, set_name, options)
         lines += judged_lines(first, second, names[0], set_name, options)
-        lines += document_lines(first, second, set_name, options, str(given))
+        lines += document_lines(first, second, set_name, options, str(where))
     return lines
 
 
