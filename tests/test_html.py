@@ -341,6 +341,41 @@ def test_the_newer_reports_draw_their_figures(tmp_path):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
+def test_report_tables_and_axes_read_right(tmp_path):
+    """Each report's tables on the page are the --format table ones, laid
+    out for its figures; the charts' tick labels differ from each other
+    (small drops need more digits), and a chart of runs names them under
+    its bars, not 0.00, 10.00, 20.00."""
+    from lexeval.output.tables import report_grids
+    from lexeval.reports import ReportOptions, run_reports
+    args = ["--report", "reusability", "--report", "judges", "--compare-qrels",
+            f"llm={EXAMPLES / 'cranfield' / 'qrels-perturbed.txt.gz'}", "-m", "map", QRELS, *RUNS]
+    result = run_cli(["--format", "html", *args])
+    assert result.code == 0, result.err
+    page = tmp_path / "page.html"
+    page.write_text(result.out)
+    dom = _dom(page)
+    ev = evaluate(str(QRELS), [str(path) for path in RUNS], ["map"], warn=lambda text: None)
+    lines = run_reports(ev, ["reusability", "judges"], ReportOptions(
+        compare_qrels={"llm": str(EXAMPLES / "cranfield" / "qrels-perturbed.txt.gz")}, warn=lambda text: None))
+    for grid in report_grids(lines):
+        assert f">{grid.title}. {grid.note}</caption>" in dom, grid.title
+        for row in grid.rows:                       # every row, its cells in order
+            cells = "".join(f'<th scope="row" class="label">{cell}</th>' if column < grid.labels else f"<td>{cell}</td>"
+                            for column, cell in enumerate(row))
+            assert cells in dom, row
+    assert "-0.0000" not in re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+    charts = re.findall(r'<svg[^>]*aria-label="map: each run\'s drop[^"]*".*?</svg>', dom, flags=re.S)
+    assert len(charts) == 1
+    for svg in charts:
+        texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+        numbers = [text for text in texts if re.fullmatch(r"-?[0-9.]+", text)]
+        assert len(numbers) == len(set(numbers)) >= 2, numbers          # y ticks that differ
+        assert not any(text in ("10.00", "20.00") for text in texts)
+        assert all(path.name[:-3][:15] in " ".join(texts) for path in RUNS)     # the runs under their bars
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium)")
 def test_the_page_prints(tmp_path):
     """Printing keeps the header, the summary and the figures: Chromium's PDF of the page has pages of them."""
     page = tmp_path / "page.html"

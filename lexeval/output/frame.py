@@ -94,7 +94,7 @@ def comparison(evaluation: Result, library: str | None = None, baseline: str | N
         raise UsageError("correction= adjusts the p-values against a baseline: give baseline= too (the "
                          "evaluation's own correction applies to its pairs)")
     from .tables import summary_table
-    table = summary_table(evaluation, for_paper=True)
+    table = summary_table(evaluation, for_paper=True, against_baseline=False)
     runs = evaluation.run_names
     values = {column.name: evaluation.summary(column) for column in evaluation.columns}
     columns: dict[str, list] = {"run": list(runs)}

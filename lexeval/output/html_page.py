@@ -33,7 +33,7 @@ from ..choices import SIGN_PREFERENCES
 from ..interface import Result
 from ..stats.pairs import testable
 from .provenance import provenance
-from .tables import summary_table
+from .tables import AGAINST_BASELINE, report_grids, summary_table
 
 #: Per-query preference values kept for the per-query view: every pair while
 #: pairs x queries stays under this, else the pairs of the best run only.
@@ -180,6 +180,7 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
         "ci": bool(options.ci) and tests is not None,
         "confidence": options.confidence,
         "reports": _reports(report_lines or []),
+        "report_tables": [grid._asdict() for grid in report_grids(report_lines or [])],
         "provenance": provenance(evaluation, command or "lexeval.evaluate(...).to_html() in Python"),
         "exports": exports,
     })
@@ -194,7 +195,7 @@ def measure_group(name: str, cells) -> str:
     ranks), counts (and text), cutoffs (a rank or recall level in the
     name), or measures; ``shown`` is added to those of the default set."""
     import re
-    if name.endswith(("_score", "_rank")):
+    if name.endswith(("_score", "_rank", AGAINST_BASELINE)):
         group = "preferences"
     elif all(text.lstrip("-").isdigit() for text in (cell.text for cell in cells)) or name in ("runid", "relstring"):
         group = "counts"
@@ -202,7 +203,8 @@ def measure_group(name: str, cells) -> str:
         group = "cutoffs"
     else:
         group = "measures"
-    shown = name in DEFAULT_SHOWN or name.endswith("_score") or (group == "measures" and len(name) <= 12)
+    shown = name in DEFAULT_SHOWN or name.endswith(("_score", AGAINST_BASELINE)) or \
+        (group == "measures" and len(name) <= 12)
     return group + (" shown" if shown else "")
 
 

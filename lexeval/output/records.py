@@ -348,9 +348,13 @@ def records(blocks: Iterable[Block]) -> Iterator[Record]:
 
 
 def report_blocks(lines) -> Iterator[Block]:
-    """Report lines (report, measure, parameter, value) as blocks."""
+    """Report lines (report, measure, parameter, value) as blocks: counts
+    and ranks as integers (text ``379``, JSON and CSV numbers), the rest as
+    ``%6.4f``."""
     for line in lines:
-        yield Block([line.report], [line.parameter], [line.measure], [[line.value]], [FLOAT])
+        integer = getattr(line, "integer", False)
+        yield Block([line.report], [line.parameter], [line.measure], [[int(line.value) if integer else line.value]],
+                    [INTEGER if integer else FLOAT])
 
 
 # ---------------------------------------------------------------- writers

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,6 +55,7 @@ class SummaryTable:
     cells: dict[str, list[Cell]]    # measure -> one cell per run
     baseline: int | None
     caption: str
+    values: dict[str, np.ndarray] = field(default_factory=dict)     # measure -> (R,) the numbers shown
 
     def marker(self, run: int, measure: str, style: str) -> str:
         """The significance mark of a cell: ``paper`` (dagger, letters) or
@@ -72,14 +74,23 @@ class SummaryTable:
         return " ".join(part for part in parts if part)
 
 
-def summary_table(evaluation: Result, for_paper: bool, with_lists: bool = True) -> SummaryTable:
+#: A preference's column with a baseline: each run's mean preference over the baseline.
+AGAINST_BASELINE = " vs baseline"
+
+
+def summary_table(evaluation: Result, for_paper: bool, with_lists: bool = True,
+                  against_baseline: bool = True) -> SummaryTable:
     """The table of an evaluation: for papers, the real-valued measures and
     preference scores; for the screen, every summary value. ``with_lists``:
     each cell lists the runs it is significantly better and worse than (the
-    screen needs only how many)."""
+    screen needs only how many). With a baseline (and ``against_baseline``)
+    a preference's column is ``<name> vs baseline``, each run's mean
+    preference over the baseline, which its marks test; else ``<name>_score``
+    (and ``_rank``), its mean preference over every other run."""
     runs = evaluation.run_names
     measures: list[str] = []
     cells: dict[str, list[Cell]] = {}
+    numbers: dict[str, np.ndarray] = {}
     tested: dict[str, str] = {}                  # printed column -> tested measure
     for column in evaluation.columns:
         if column.measure.summary == SUMMARY_NONE or (for_paper and not testable(column.measure)):
@@ -87,24 +98,42 @@ def summary_table(evaluation: Result, for_paper: bool, with_lists: bool = True) 
         values = evaluation.summary(column)
         style = "text" if column.measure.text else "int" if column.measure.integer else "float"
         cells[column.name] = [Cell(text.strip()) for text in formatted(list(values), style)]
+        numbers[column.name] = values
         measures.append(column.name)
         if testable(column.measure):
             tested[column.name] = column.name
             _mark_best(cells[column.name], np.asarray(values, dtype=np.float64))
+    baseline = runs.index(evaluation.options.baseline) if evaluation.options and evaluation.options.baseline \
+        else None
     for name in evaluation.preference_names():
-        score, rank = evaluation.run_preference_summary(name)
-        label = f"{name}_score"
+        if baseline is not None and against_baseline:
+            score, rank = _over_baseline(evaluation, name, baseline), None
+            label = f"{name}{AGAINST_BASELINE}"
+        else:
+            score, rank = evaluation.run_preference_summary(name)
+            label = f"{name}_score"
         cells[label] = [Cell(text.strip()) for text in formatted(list(score), "float")]
+        numbers[label] = score
         measures.append(label)
         tested[label] = name
         _mark_best(cells[label], score)
-        if not for_paper:
+        if not for_paper and rank is not None:
             cells[f"{name}_rank"] = [Cell(str(int(value))) for value in rank]
+            numbers[f"{name}_rank"] = rank
             measures.append(f"{name}_rank")
-    baseline = runs.index(evaluation.options.baseline) if evaluation.options and evaluation.options.baseline \
-        else None
     _mark_significance(evaluation, cells, tested, baseline, with_lists)
-    return SummaryTable(runs, measures, cells, baseline, caption(evaluation, baseline, screen=not for_paper))
+    return SummaryTable(runs, measures, cells, baseline, caption(evaluation, baseline, screen=not for_paper),
+                        numbers)
+
+
+def _over_baseline(evaluation: Result, name: str, baseline: int) -> np.ndarray:
+    """(R,) each run's mean preference ``name`` over the baseline (0 for the
+    baseline itself, which ties itself on every query)."""
+    out = np.zeros(len(evaluation.run_names))
+    mean = evaluation.pair_summary.mean[name]
+    for row, (first, second) in enumerate(evaluation.pairs.tolist()):       # run:baseline
+        out[first if second == baseline else second] = mean[row] if second == baseline else -mean[row]
+    return out + 0.0
 
 
 def _mark_best(cells: list[Cell], values: np.ndarray) -> None:
@@ -173,6 +202,8 @@ def caption(evaluation: Result, baseline: int | None, screen: bool = False) -> s
     if baseline is not None:
         text += (f" ▲/▼: significantly better/worse than the baseline, {runs[baseline]}." if screen else
                  f" † differs significantly from the baseline, {runs[baseline]}.")
+        if evaluation.preference_names():
+            text += f" A preference{AGAINST_BASELINE}: each run's mean preference over {runs[baseline]}."
         if options.ci and not screen:
             text += (f" ± half-width of the {options.confidence:.0%} interval of the difference from the "
                      "baseline.")
@@ -249,11 +280,11 @@ def latex(table: SummaryTable) -> str:
     return latex_tabular(*_grid(table, LATEX), latex_escape(table.caption))
 
 
-def latex_tabular(header: list[str], rows: list[list[str]], caption_text: str) -> str:
-    """A table environment from final (escaped) cells."""
+def latex_tabular(header: list[str], rows: list[list[str]], caption_text: str, labels: int = 1) -> str:
+    """A table environment from final (escaped) cells, the first ``labels`` columns left-aligned."""
     lines = ["% lexeval: needs \\usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small",
              r"\setlength{\tabcolsep}{4pt}",
-             r"\caption{" + caption_text + "}", r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+             r"\caption{" + caption_text + "}", r"\begin{tabular}{" + "l" * labels + "r" * (len(header) - labels) + "}",
              r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     lines += [" & ".join(row) + r" \\" for row in rows]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
@@ -265,9 +296,10 @@ def markdown(table: SummaryTable) -> str:
     return markdown_table(*_grid(table, MARKDOWN), table.caption)
 
 
-def markdown_table(header: list[str], rows: list[list[str]], caption_text: str) -> str:
-    """A pipe table from final (escaped) cells, the caption in italics below."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * (len(header) - 1)]
+def markdown_table(header: list[str], rows: list[list[str]], caption_text: str, labels: int = 1) -> str:
+    """A pipe table from final (escaped) cells, its first ``labels`` columns
+    left-aligned and the others right, the caption in italics below."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * labels + "---:|" * (len(header) - labels)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + f"\n\n*{caption_text}*\n"
 
@@ -275,36 +307,70 @@ def markdown_table(header: list[str], rows: list[list[str]], caption_text: str) 
 # ---------------------------------------------------------------- reports
 
 
-def report_grids(lines) -> list[tuple[str, list[str], list[list[str]], list[str]]]:
-    """Per report: (name, header, rows, measures left out); measures as
-    rows, parameters as columns; one value per recall level (many columns)
-    is left to the text output and --plot."""
-    by_report: dict[str, dict[str, dict[str, str]]] = {}
+def report_value(line) -> str:
+    """A report figure's text: counts and ranks as integers, others ``%.4f``
+    (nothing is -0.0000)."""
+    if line.integer:
+        return "%d" % line.value
+    text = "%.4f" % line.value
+    return text[1:] if text == "-0.0000" else text
+
+
+class ReportGrid(NamedTuple):
+    """One table of a report: its cells as printed, and how many leading columns label the rows."""
+
+    report: str
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str
+    labels: int
+
+
+def report_grids(lines) -> list[ReportGrid]:
+    """Per table a report's lines fill (each report lays its figures out:
+    its rows and columns). Rows are the lines'
+    ``row`` (with the measure beside it where two measures share a cell), or
+    their measure; columns their ``column``, or their parameter."""
+    tables: dict[tuple[str, str], list] = {}
     for line in lines:
-        by_report.setdefault(line.report, {}).setdefault(line.measure, {})[line.parameter] = "%.4f" % line.value
+        tables.setdefault((line.report, line.table or line.report), []).append(line)
     grids = []
-    for report, rows in by_report.items():
-        compact = {measure: values for measure, values in rows.items() if len(values) <= 12}
-        parameters: list[str] = []
-        for values in compact.values():
-            parameters += [p for p in values if p not in parameters]
-        grids.append((report, ["measure"] + parameters,
-                      [[measure] + [values.get(p, "") for p in parameters] for measure, values in compact.items()],
-                      [measure for measure in rows if measure not in compact]))
+    for (report, title), chosen in tables.items():
+        with_rows = all(line.row for line in chosen)
+        # rows labelled by the measure too, unless each column is one measure's (LP's ties by recall level)
+        owners: dict[str, set] = {}
+        for line in chosen:
+            owners.setdefault(line.column or line.parameter, set()).add(line.measure)
+        by_measure = not with_rows or any(len(measures) > 1 for measures in owners.values())
+        keys: dict[tuple, dict[str, str]] = {}
+        columns: list[str] = []
+        for line in chosen:
+            column = line.column or line.parameter
+            if column not in columns:
+                columns.append(column)
+            key = ((line.measure,) if by_measure else ()) + ((line.row,) if with_rows else ())
+            keys.setdefault(key, {})[column] = report_value(line)
+        row_name = next((line.row_name for line in chosen if line.row_name), "row") if with_rows else None
+        header = (["measure"] if by_measure else []) + ([row_name] if with_rows else []) + columns
+        rows = [list(key) + [values.get(column, "") for column in columns] for key, values in keys.items()]
+        units = {line.unit for line in chosen}
+        note = "; ".join(filter(None, ("percentages in 0-100" if "%" in units else "",
+                                       "counts and ranks as integers" if units & {"count", "rank"} else "")))
+        grids.append(ReportGrid(report, title, header, rows, f"Report: {report}" + (f" ({note})." if note else "."),
+                                len(header) - len(columns)))
     return grids
 
 
 def report_tables(lines, output_format: str) -> str:
-    """Every report as a LaTeX or Markdown table."""
+    """Every report's tables as LaTeX or Markdown."""
     style = LATEX if output_format == "latex" else MARKDOWN
     out = []
-    for report, header, rows, skipped in report_grids(lines):
-        text = f"Report: {report} (percentages in 0-100)." + \
-            (f" Per-level lines ({', '.join(skipped)}) are in the text output." if skipped else "")
+    for _, title, header, rows, note, labels in report_grids(lines):
         header = [style["escape"](cell) for cell in header]
         rows = [[style["escape"](cell) for cell in row] for row in rows]
-        out.append(latex_tabular(header, rows, latex_escape(text)) if output_format == "latex" else
-                   f"### {report}\n\n" + markdown_table(header, rows, text))
+        out.append(latex_tabular(header, rows, latex_escape(f"{title}. {note}"), labels) if output_format == "latex"
+                   else f"### {title}\n\n" + markdown_table(header, rows, note, labels))
     return "\n".join(out)
 
 
@@ -424,16 +490,14 @@ def _print_transposed(console, table: SummaryTable, text) -> None:
 
 
 def screen_report_tables(lines, out, width: int | None = None) -> None:
-    """Reports for people: one table per report, measures as rows."""
+    """Reports for people: each report's tables, laid out for its figures."""
     from rich.table import Table
     console = _console(out, width)
-    for report, header, rows, skipped in report_grids(lines):
-        grid = Table(title=report)
-        grid.add_column(header[0], style="bold", no_wrap=True)
-        for name in header[1:]:
-            grid.add_column(name, justify="right", no_wrap=True)
+    for _, title, header, rows, note, labels in report_grids(lines):
+        grid = Table(title=title, caption=note)
+        for column, name in enumerate(header):
+            grid.add_column(name, justify="left" if column < labels else "right", style="bold" if column == 0 else None,
+                            no_wrap=True)
         for row in rows:
             grid.add_row(*row)
         console.print(grid)
-        if skipped:
-            console.print(f"  ({', '.join(skipped)}: one value per recall level; see the text output or --plot)")

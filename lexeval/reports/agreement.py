@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from .common import MeasureMatrices, ReportLine, ReportOptions, percent
+from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
 def agreement(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
@@ -22,8 +22,9 @@ def agreement(evaluation, data: MeasureMatrices, options: ReportOptions) -> list
             continue
         cases = reference != 0
         lines.append(ReportLine("agreement", name, "ranking",
-                                percent(np.sign(d[cases]) == np.sign(reference[cases]))))
+                                percent(np.sign(d[cases]) == np.sign(reference[cases])), PERCENT))
         differs = reference_mean != 0
         lines.append(ReportLine("agreement", name, "system",
-                                percent(np.sign(d.mean(axis=1)[differs]) == np.sign(reference_mean[differs]))))
+                                percent(np.sign(d.mean(axis=1)[differs]) == np.sign(reference_mean[differs])),
+                                PERCENT))
     return lines

@@ -43,12 +43,30 @@ class ReportOptions:
     warn: object | None = None      # where notes on those readings go (default: warnings)
 
 
+PERCENT, COUNT, RANK = "%", "count", "rank"      # a figure's unit (counts and ranks print as integers)
+
+
 @dataclass
 class ReportLine:
+    """One figure of a report: the text output's four columns (report,
+    measure, parameter, value), and where a table shows it (``table``, its
+    ``row``, whose header is ``row_name``, and ``column``; by default the
+    report's table, a row per measure, a column per parameter)."""
+
     report: str
     measure: str
     parameter: str
     value: float
+    unit: str = ""                  # PERCENT (0-100), COUNT, RANK or "" (a number)
+    table: str = ""
+    row: str = ""
+    row_name: str = ""
+    column: str = ""
+
+    @property
+    def integer(self) -> bool:
+        """A count or rank with an integer value: printed as one."""
+        return self.unit in (COUNT, RANK) and float(self.value).is_integer()
 
 
 @dataclass

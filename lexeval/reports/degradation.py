@@ -19,7 +19,7 @@ import numpy as np
 
 from ..rankings import Rankings
 from ..stats.sums import uniform_bits
-from .common import ReportLine, ReportOptions, matrices
+from .common import PERCENT, ReportLine, ReportOptions, matrices
 
 #: What each (fraction, sample, measure) counts: cells tied, cells, cells that agree, cells decided.
 TIES, CELLS, AGREE, DECIDED = range(4)
@@ -96,10 +96,12 @@ def degradation(evaluation, options: ReportOptions, progress: Callable | None = 
             rates = {"ties": _percent(table[f, :, TIES], table[f, :, CELLS]),
                      "agreement": _percent(table[f, :, AGREE], table[f, :, DECIDED])}
             for what, values in rates.items():
+                where = {"table": f"degradation: % {what}", "row": name, "row_name": "measure"}
                 lines.append(ReportLine("degradation", f"{name}_{what}_mean", f"{fraction:g}",
-                                        float(np.mean(values))))
+                                        float(np.mean(values)), PERCENT, column=f"mean at {fraction:g}", **where))
                 lines.append(ReportLine("degradation", f"{name}_{what}_sd", f"{fraction:g}",
-                                        float(np.std(values, ddof=1)) if len(values) > 1 else 0.0))
+                                        float(np.std(values, ddof=1)) if len(values) > 1 else 0.0, PERCENT,
+                                        column=f"sd at {fraction:g}", **where))
     return lines
 
 

@@ -7,7 +7,7 @@ from ..stats import significance as sig
 from ..stats.pairs import test_for
 from ..stats.sums import query_keys
 from ..stats.totals import matrix_hsd, matrix_p_values
-from .common import MeasureMatrices, ReportLine, ReportOptions, percent
+from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
 def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
@@ -17,7 +17,7 @@ def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions) ->
         p = matrix_p_values(test_for(name, data.measures[name], options.test), d, options.permutations,
                             options.seed, keys)
         p = sig.correct(p, options.correction)
-        lines.append(ReportLine("discrimination", name, "test", percent(p < options.alpha)))
+        lines.append(ReportLine("discrimination", name, "test", percent(p < options.alpha), PERCENT))
         hsd = matrix_hsd(data.scores[name], data.pairs)
-        lines.append(ReportLine("discrimination", name, "hsd", percent(hsd < options.alpha)))
+        lines.append(ReportLine("discrimination", name, "hsd", percent(hsd < options.alpha), PERCENT))
     return lines

@@ -38,7 +38,7 @@ from ..io.runs import check_rereadable
 from ..io.source import run_name
 from ..stats import similarity as sim
 from ..stats.pairs import testable
-from .common import ReportLine, ReportOptions, run_inputs
+from .common import COUNT, RANK, ReportLine, ReportOptions, run_inputs
 
 DEFAULT_RBO_P = 0.9
 COEFFICIENTS = {
@@ -151,8 +151,9 @@ def leaderboard_lines(first, second, first_name: str, set_name: str, options: Re
         x, y = leaderboards(a, ones), leaderboards(b, ones)
         values = {name: function(x, y)[0] for name, function in COEFFICIENTS.items()}
         values["rbo"] = sim.rbo_extrapolated(x, y, p)[0]
+        board = {"table": "judges: leaderboards", "row": set_name, "row_name": "judgements"}
         for name, value in values.items():
-            lines.append(ReportLine("judges", measure, f"{name}:{set_name}", float(value)))
+            lines.append(ReportLine("judges", measure, f"{name}:{set_name}", float(value), column=name, **board))
         if significance.ci and queries > 1:
             draws = np.random.default_rng(significance.seed).multinomial(
                 queries, np.full(queries, 1.0 / queries), size=significance.resamples).astype(np.float64)
@@ -163,15 +164,25 @@ def leaderboard_lines(first, second, first_name: str, set_name: str, options: Re
             for name, values_drawn in drawn.items():
                 low, high = np.nanpercentile(values_drawn, [tail, 100 - tail]) if np.isfinite(values_drawn).any() \
                     else (np.nan, np.nan)
-                lines += [ReportLine("judges", measure, f"{name}_low:{set_name}", float(low)),
-                          ReportLine("judges", measure, f"{name}_high:{set_name}", float(high))]
+                lines += [ReportLine("judges", measure, f"{name}_low:{set_name}", float(low), column=f"{name}_low",
+                                     **board),
+                          ReportLine("judges", measure, f"{name}_high:{set_name}", float(high),
+                                     column=f"{name}_high", **board)]
         before, after = sim.strict_positions(x)[0], sim.strict_positions(y)[0]
         change = after - before
         moved = int(np.argmax(np.abs(change)))
         lines.append(ReportLine("judges", measure, f"largest_rank_change:{set_name}:{runs[moved]}",
-                                float(change[moved])))
-        lines += [ReportLine("judges", measure, f"score:{name}:{run}", float(value))
-                  for name, board in ((first_name, x[0]), (set_name, y[0])) for run, value in zip(runs, board)]
+                                float(change[moved]), RANK, column="largest_rank_change", **board))
+        # every run's score and rank under each set, and its move (positive: down under the compared set)
+        each = {"table": "judges: runs", "row_name": "run"}
+        for name, scores, ranks in ((first_name, x[0], before + 1), (set_name, y[0], after + 1)):
+            for r, run in enumerate(runs):
+                lines += [ReportLine("judges", measure, f"score:{name}:{run}", float(scores[r]), row=run,
+                                     column=f"score:{name}", **each),
+                          ReportLine("judges", measure, f"rank:{name}:{run}", float(ranks[r]), RANK, row=run,
+                                     column=f"rank:{name}", **each)]
+        lines += [ReportLine("judges", measure, f"rank_change:{set_name}:{run}", float(change[r]), RANK, row=run,
+                             column=f"rank_change:{set_name}", **each) for r, run in enumerate(runs)]
     return lines
 
 
@@ -192,13 +203,17 @@ def significance_lines(first, second, set_name: str, options: ReportOptions) -> 
                   "only_first": significant[0] & ~significant[1],
                   "only_compared": ~significant[0] & significant[1],
                   "neither": ~significant[0] & ~significant[1]}
-        lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum()))
+        lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum()), COUNT,
+                             "judges: significance", set_name, "judgements", name)
                   for name, mask in counts.items()]
         if options.per_query:
             for row in np.flatnonzero(counts["opposite_significant"]).tolist():
                 a, b = first.pairs[row]
                 lines.append(ReportLine("judges", measure, f"opposite_significant:{set_name}:{runs[a]}:{runs[b]}",
-                                        float(first.tests.mean_difference[measure][row])))
+                                        float(first.tests.mean_difference[measure][row]),
+                                        table="judges: opposite significant pairs (difference under the first "
+                                              "judgements)", row=f"{runs[a]}:{runs[b]}", row_name="pair",
+                                        column=set_name))
     return lines
 
 
@@ -214,7 +229,8 @@ def judged_share(evaluation, depth: int) -> np.ndarray:
 
 def judged_lines(first, second, first_name: str, set_name: str, options: ReportOptions) -> list[ReportLine]:
     depth = options.judged_at
-    return [ReportLine("judges", f"judged@{depth}", f"share:{name}:{run}", float(value))
+    return [ReportLine("judges", f"judged@{depth}", f"share:{name}:{run}", float(value), table="judges: judged share",
+                       row=run, row_name="run", column=f"share:{name}")
             for name, evaluation in ((first_name, first), (set_name, second))
             for run, value in zip(first.run_names, judged_share(evaluation, depth))]
 
@@ -233,21 +249,30 @@ def document_lines(first, second, set_name: str, options: ReportOptions, second_
         raise UsageError(f"--compare-qrels {second_path}: no document judged in both it and {qrels_a.path}")
     a, b = grades_a[both], grades_b[both]
     level = first.level
-    lines = [ReportLine("judges", "documents", f"shared:{set_name}", float(both.sum())),
-             ReportLine("judges", "documents", f"cohen_kappa:{set_name}", sim.cohen_kappa(a >= level, b >= level)),
-             ReportLine("judges", "documents", f"kappa_linear:{set_name}", sim.cohen_kappa(a, b, "linear")),
-             ReportLine("judges", "documents", f"kappa_quadratic:{set_name}", sim.cohen_kappa(a, b, "quadratic")),
+    where = {"table": "judges: documents judged in both", "row": set_name, "row_name": "judgements"}
+    lines = [ReportLine("judges", "documents", f"shared:{set_name}", float(both.sum()), COUNT, column="shared",
+                        **where),
+             ReportLine("judges", "documents", f"cohen_kappa:{set_name}", sim.cohen_kappa(a >= level, b >= level),
+                        column="cohen_kappa", **where),
+             ReportLine("judges", "documents", f"kappa_linear:{set_name}", sim.cohen_kappa(a, b, "linear"),
+                        column="kappa_linear", **where),
+             ReportLine("judges", "documents", f"kappa_quadratic:{set_name}", sim.cohen_kappa(a, b, "quadratic"),
+                        column="kappa_quadratic", **where),
              ReportLine("judges", "documents", f"krippendorff_alpha:{set_name}",
-                        sim.krippendorff_alpha_ordinal(a, b))]
+                        sim.krippendorff_alpha_ordinal(a, b), column="krippendorff_alpha", **where)]
     grades = np.unique(np.concatenate([a, b])).tolist()
+    confusion = {"table": f"judges: grades, first judgements (rows) against {set_name} (columns)",
+                 "row_name": "grade"}
     for g in grades:
         for h in grades:
             lines.append(ReportLine("judges", "documents", f"grades_{g}_{h}:{set_name}",
-                                    float(((a == g) & (b == h)).sum())))
+                                    float(((a == g) & (b == h)).sum()), COUNT, row=str(g), column=str(h), **confusion))
     if options.per_query:
         query = qrels_a.query_index[both]
         for q in np.unique(query).tolist():
             chosen = query == q
             lines.append(ReportLine("judges", "documents", f"cohen_kappa:{set_name}:{qrels_a.qids[q]}",
-                                    sim.cohen_kappa(a[chosen] >= level, b[chosen] >= level)))
+                                    sim.cohen_kappa(a[chosen] >= level, b[chosen] >= level),
+                                    table="judges: documents per query", row=qrels_a.qids[q], row_name="qid",
+                                    column=f"cohen_kappa:{set_name}"))
     return lines

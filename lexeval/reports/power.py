@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..stats.power import anova_power, smallest, t_power
-from .common import MeasureMatrices, ReportLine, ReportOptions
+from .common import COUNT, MeasureMatrices, ReportLine, ReportOptions
 
 DEFAULT_SCALES = (0.25, 0.5, 1.0)       # default deltas, in units of sd_difference
 
@@ -67,11 +67,14 @@ def power(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[Rep
         deltas = options.deltas or tuple(scale * sd for scale in DEFAULT_SCALES)
         for delta in deltas:
             shown = f"{delta:.4g}"
+            needed = {"table": "power: queries needed", "row": shown, "row_name": "difference"}
             lines.append(ReportLine("power", name, f"queries_t@{shown}", float(smallest(
-                lambda n, delta=delta, sd=sd: t_power(delta, sd, n, options.alpha), options.power))))
+                lambda n, delta=delta, sd=sd: t_power(delta, sd, n, options.alpha), options.power)), COUNT,
+                column="paired t-test", **needed))
             lines.append(ReportLine("power", name, f"queries_anova@{shown}", float(smallest(
                 lambda n, delta=delta, variance=variance, runs=runs:
-                anova_power(delta, variance, runs, n, options.alpha), options.power))))
+                anova_power(delta, variance, runs, n, options.alpha), options.power)), COUNT,
+                column="one-way ANOVA", **needed))
         lines.append(ReportLine("power", name, "mdd_t", minimum_detectable(sd, queries, options.alpha, options.power)))
         differences = data.differences[name]
         for a, b in tested:
@@ -79,5 +82,7 @@ def power(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[Rep
             own = differences[row]
             spread = float(own.std(ddof=1)) if len(own) > 1 else float("nan")
             lines.append(ReportLine("power", name, f"achieved:{names[a]}:{names[b]}",
-                                    t_power(abs(float(own.mean())), spread, len(own), options.alpha)))
+                                    t_power(abs(float(own.mean())), spread, len(own), options.alpha),
+                                    table="power: achieved by each tested pair", row=f"{names[a]}:{names[b]}",
+                                    row_name="pair", column="achieved"))
     return lines

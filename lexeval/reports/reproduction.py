@@ -113,10 +113,11 @@ def ranking_level(evaluation, original, reproduced, options: ReportOptions) -> l
                         rbo_normalized(second, first, p, k)
                 shown = np.array(list(per_query.values()), dtype=np.float64)
                 mean = float(np.nanmean(shown)) if np.isfinite(shown).any() else float("nan")
-                lines.append(ReportLine("reproduction", f"{what}@{k}", role, mean))
+                lines.append(ReportLine("reproduction", f"{what}@{k}", role, mean, table="reproduction: rankings"))
                 if options.per_query:
-                    lines += [ReportLine("reproduction", f"{what}@{k}", f"{role}:{qid}", value)
-                              for qid, value in per_query.items()]
+                    lines += [ReportLine("reproduction", f"{what}@{k}", f"{role}:{qid}", value,
+                                         table="reproduction: rankings per query", row=qid, row_name="qid",
+                                         column=role) for qid, value in per_query.items()]
     return lines
 
 

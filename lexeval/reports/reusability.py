@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import UsageError
 from ..stats import similarity as sim
 from ..stats.pairs import testable
-from .common import ReportLine, ReportOptions, run_inputs
+from .common import COUNT, RANK, ReportLine, ReportOptions, run_inputs
 
 
 def groups_of(run_names: list[str], separator: str | None) -> list[str]:
@@ -106,21 +106,29 @@ def reusability(evaluation, options: ReportOptions, progress: Callable | None = 
             after[name][members] = scores[members]
         if progress:
             progress(done, len(removed))
-    lines = [ReportLine("reusability", "pool", f"unique_relevant:{group}", float(rows.sum()))
-             for group, rows in removed.items()]
+    lines = [ReportLine("reusability", "pool", f"unique_relevant:{group}", float(rows.sum()), COUNT,
+                        table="reusability: the pool", row=group, row_name="run" if not options.group_by else "group",
+                        column="unique relevant") for group, rows in removed.items()]
     for name in before:
         x, y = before[name], after[name]
         drop = x - y
         rank_before = sim.strict_positions(x[None, :])[0] + 1
         rank_after = sim.strict_positions(y[None, :])[0] + 1
         for r, run in enumerate(runs):
-            lines += [ReportLine("reusability", name, f"before:{run}", float(x[r])),
-                      ReportLine("reusability", name, f"after:{run}", float(y[r])),
-                      ReportLine("reusability", name, f"drop:{run}", float(drop[r])),
-                      ReportLine("reusability", name, f"rank_before:{run}", float(rank_before[r])),
-                      ReportLine("reusability", name, f"rank_after:{run}", float(rank_after[r]))]
+            where = {"table": "reusability: each run", "row": run, "row_name": "run"}
+            lines += [ReportLine("reusability", name, f"before:{run}", float(x[r]), column="before", **where),
+                      ReportLine("reusability", name, f"after:{run}", float(y[r]), column="after", **where),
+                      ReportLine("reusability", name, f"drop:{run}", float(drop[r]), column="drop", **where),
+                      ReportLine("reusability", name, f"rank_before:{run}", float(rank_before[r]), RANK,
+                                 column="rank before", **where),
+                      ReportLine("reusability", name, f"rank_after:{run}", float(rank_after[r]), RANK,
+                                 column="rank after", **where)]
         largest = int(np.nanargmax(drop)) if np.isfinite(drop).any() else 0
-        lines += [ReportLine("reusability", name, "mean_drop", float(np.nanmean(drop))),
-                  ReportLine("reusability", name, f"largest_drop:{runs[largest]}", float(drop[largest])),
-                  ReportLine("reusability", name, "tau_b", float(sim.kendall_tau_b(x[None, :], y[None, :])[0]))]
+        summary = {"table": "reusability: over the runs"}
+        lines += [ReportLine("reusability", name, "mean_drop", float(np.nanmean(drop)), column="mean_drop",
+                             **summary),
+                  ReportLine("reusability", name, f"largest_drop:{runs[largest]}", float(drop[largest]),
+                             column="largest_drop", **summary),
+                  ReportLine("reusability", name, "tau_b", float(sim.kendall_tau_b(x[None, :], y[None, :])[0]),
+                             column="tau_b", **summary)]
     return lines

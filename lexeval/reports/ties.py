@@ -8,20 +8,23 @@ import numpy as np
 
 from ..preferences import level_tie_counts
 from ..rankings import Rankings
-from .common import MeasureMatrices, ReportLine, ReportOptions, percent
+from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
 def ties(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
-    lines = [ReportLine("ties", name, "all", percent(d == 0)) for name, d in data.differences.items()]
+    lines = [ReportLine("ties", name, "all", percent(d == 0), PERCENT, column="% tied")
+             for name, d in data.differences.items()]
     if evaluation.preferences is not None and "LP" in evaluation.preferences.names:
-        lines += [ReportLine("ties", "LP_level", str(level), value)
-                  for level, value in tie_rates(*evaluation.level_tie_counts())]
+        by_level = {"table": "LP by recall level", "row_name": "level"}
+        lines += [ReportLine("ties", "LP_level", str(level), value, PERCENT, row=str(level), column="% tied",
+                             **by_level) for level, value in tie_rates(*evaluation.level_tie_counts())]
         decided = evaluation.preferences.levels["LP"]
         decided = decided[decided > 0]
         if decided.size:
             counts = np.bincount(decided)
             for level in np.flatnonzero(counts):
-                lines.append(ReportLine("ties", "LP_decided_at", str(level), 100.0 * counts[level] / decided.size))
+                lines.append(ReportLine("ties", "LP_decided_at", str(level), 100.0 * counts[level] / decided.size,
+                                        PERCENT, row=str(level), column="% decided there", **by_level))
     return lines
 
 

@@ -411,6 +411,17 @@
     return out;
   }
 
+  /* ticks with their texts, at the fewest decimals that print each as it is (0.0025 needs four, 10 none), so that
+     no two read the same */
+  function labelled(values) {
+    let digits = 0;
+    const off = (value) => Math.abs(Number(value.toFixed(digits)) - value) > 1e-9 * Math.max(1, Math.abs(value));
+    while (digits < 10 && values.some(off)) {
+      digits += 1;
+    }
+    return values.map((value) => [value, fixed(value, digits)]);
+  }
+
   function figureSvg(width, height, label) {
     const svg = svgElement("svg", { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
       "aria-label": label });
@@ -529,9 +540,9 @@
     const svg = figureSvg(width, height, `${label} per run with ${level}% intervals`);
     const bottom = top + shown.length * rowHeight + 4;
     line(svg, left, bottom, width - right, bottom);
-    ticks(minimum, maximum).forEach((value) => {
+    labelled(ticks(minimum, maximum)).forEach(([value, label]) => {
       line(svg, x(value), bottom, x(value), bottom + 4);
-      text(svg, x(value), bottom + 16, fixed(value, 3), { "text-anchor": "middle" });
+      text(svg, x(value), bottom + 16, label, { "text-anchor": "middle" });
     });
     if (against) {
       line(svg, x(0), top - 4, x(0), bottom, "#8a94a3");
@@ -614,9 +625,9 @@
     const svg = figureSvg(width, height, `${name} per query: ${data.runs[run]} against the best, median and worst run`);
     line(svg, left, height - bottom, width - 12, height - bottom);
     line(svg, left, top, left, height - bottom);
-    ticks(minimum, maximum).forEach((value) => {
+    labelled(ticks(minimum, maximum)).forEach(([value, label]) => {
       line(svg, left - 4, y(value), left, y(value));
-      text(svg, left - 6, y(value) + 4, fixed(value, 2), { "text-anchor": "end" });
+      text(svg, left - 6, y(value) + 4, label, { "text-anchor": "end" });
     });
     text(svg, 14, (top + height - bottom) / 2, name, { transform: `rotate(-90 14 ${(top + height - bottom) / 2})`,
       "text-anchor": "middle", fill: INK });
@@ -672,9 +683,9 @@
     line(svg, margin, size - margin, size - 12, size - margin);
     line(svg, margin, size - margin, margin, 12);
     line(svg, scale(minimum), flip(minimum), scale(maximum), flip(maximum), "#8a94a3");
-    ticks(minimum, maximum).forEach((value) => {
-      text(svg, scale(value), size - margin + 14, fixed(value, 2), { "text-anchor": "middle" });
-      text(svg, margin - 6, flip(value) + 4, fixed(value, 2), { "text-anchor": "end" });
+    labelled(ticks(minimum, maximum)).forEach(([value, label]) => {
+      text(svg, scale(value), size - margin + 14, label, { "text-anchor": "middle" });
+      text(svg, margin - 6, flip(value) + 4, label, { "text-anchor": "end" });
     });
     text(svg, (margin + size) / 2, size - 12, `${data.runs[b]} (${name})`, { "text-anchor": "middle", fill: INK });
     text(svg, 12, (size - margin) / 2, `${data.runs[a]} (${name})`, { "text-anchor": "middle", fill: INK,
@@ -1129,7 +1140,8 @@
 
   function bestTwo(data) {
     const summary = data.summary;
-    const column = summary.columns.find((name) => data.measures[name] || name.endsWith("_score"));
+    const column = summary.columns.find((name) => data.measures[name] || name.endsWith("_score") ||
+      name.endsWith(" vs baseline"));
     if (!column) {
       return [0, 1];
     }
@@ -1276,16 +1288,12 @@
     });
     byReport.forEach((groups, report) => {
       list.appendChild(element("h3", {}, report));
+      data.report_tables.filter((table) => table.report === report).forEach((table) => reportTable(list, table));
       if (REPORT_FIGURES[report]) {
         REPORT_FIGURES[report](list, groups, data);
         return;
       }
-      const compact = groups.filter((group) => group.rows.length <= 12);
-      const series = groups.filter((group) => group.rows.length > 12);
-      if (compact.length) {
-        reportTable(list, compact, () => true);
-      }
-      series.forEach((group) => list.appendChild(seriesChart(group)));
+      groups.filter((group) => group.rows.length > 12).forEach((group) => list.appendChild(seriesChart(group)));
       if (report === "degradation") {
         ["_agreement_mean", "_ties_mean"].forEach((suffix) => {
           const lines = groups.filter((group) => group.measure.endsWith(suffix));
@@ -1299,38 +1307,22 @@
 
   /* ------------------------------------------------------------ the newer reports' tables and figures */
 
-  /* a table of measures x parameters of the rows ``keep`` chooses */
-  function reportTable(list, groups, keep, label) {
-    const parameters = [];
-    groups.forEach((group) => group.rows.forEach(([parameter]) => {
-      if (keep(parameter) && !parameters.includes(parameter)) {
-        parameters.push(parameter);
-      }
-    }));
-    if (!parameters.length) {
-      return;
-    }
-    const table = element("table", { class: "report" });
-    if (label) {
-      table.appendChild(element("caption", { class: "caption" }, label));
-    }
+  /* one of a report's tables, laid out for its figures (Python's report_grids: the same as --format table) */
+  function reportTable(list, table) {
+    const grid = element("table", { class: "report" });
+    grid.appendChild(element("caption", { class: "caption" }, `${table.title}. ${table.note}`));
     const head = element("tr");
-    head.appendChild(element("th", { scope: "col" }, "measure"));
-    parameters.forEach((parameter) => head.appendChild(element("th", { scope: "col" }, parameter)));
-    table.appendChild(head);
-    groups.forEach((group) => {
-      const values = new Map(group.rows);
-      if (!parameters.some((parameter) => values.has(parameter))) {
-        return;
-      }
+    table.header.forEach((name, column) => head.appendChild(element("th", column < table.labels ?
+      { scope: "col", class: "label" } : { scope: "col" }, name)));
+    grid.appendChild(head);
+    table.rows.forEach((cells) => {
       const row = element("tr");
-      row.appendChild(element("th", { scope: "row" }, group.measure));
-      parameters.forEach((parameter) => row.appendChild(element("td", {},
-        values.has(parameter) ? fixed(values.get(parameter)) : "")));
-      table.appendChild(row);
+      cells.forEach((cell, column) => row.appendChild(column < table.labels ?
+        element("th", { scope: "row", class: "label" }, cell) : element("td", {}, cell)));
+      grid.appendChild(row);
     });
     const scroll = element("div", { class: "scroll" });
-    scroll.appendChild(table);
+    scroll.appendChild(grid);
     list.appendChild(scroll);
   }
 
@@ -1353,8 +1345,9 @@
     register(id, name, svg, csv);
   }
 
-  /* x-y axes with ticks and titles; returns the two scales */
-  function axes(svg, width, height, box, xRange, yRange, xTitle, yTitle, logY) {
+  /* x-y axes with ticks and titles; returns the two scales. ``xNames``: texts under the x axis at 0.5, 1.5, ...
+     (runs, one per bar), instead of numbered ticks; an empty list: no x ticks (the names are on hover) */
+  function axes(svg, width, height, box, xRange, yRange, xTitle, yTitle, logY, xNames) {
     const [left, top, right, bottom] = box;
     const ly = (value) => (logY ? Math.log10(value) : value);
     const x = (value) => left + ((value - xRange[0]) / (xRange[1] - xRange[0] || 1)) * (width - left - right);
@@ -1362,12 +1355,17 @@
       (height - top - bottom);
     line(svg, left, height - bottom, width - right, height - bottom);
     line(svg, left, top, left, height - bottom);
-    ticks(xRange[0], xRange[1]).forEach((value) => text(svg, x(value), height - bottom + 14, fixed(value, 2),
-      { "text-anchor": "middle" }));
+    if (xNames) {
+      xNames.forEach((name, index) => text(svg, x(index + 0.5) + 3, height - bottom + 6, name, { "text-anchor": "end",
+        transform: `rotate(-90 ${x(index + 0.5) + 3} ${height - bottom + 6})` }));
+    } else {
+      labelled(ticks(xRange[0], xRange[1])).forEach(([value, label]) => text(svg, x(value), height - bottom + 14,
+        label, { "text-anchor": "middle" }));
+    }
     const yTicks = logY ? ticks(Math.floor(ly(yRange[0])), Math.ceil(ly(yRange[1]))).filter(Number.isInteger)
       .map((power) => 10 ** power) : ticks(yRange[0], yRange[1]);
-    yTicks.filter((value) => value >= yRange[0] && value <= yRange[1]).forEach((value) =>
-      text(svg, left - 6, y(value) + 4, logY ? String(value) : fixed(value, 2), { "text-anchor": "end" }));
+    labelled(yTicks.filter((value) => value >= yRange[0] && value <= yRange[1])).forEach(([value, label]) =>
+      text(svg, left - 6, y(value) + 4, logY ? String(value) : label, { "text-anchor": "end" }));
     text(svg, (left + width - right) / 2, height - 6, xTitle, { "text-anchor": "middle", fill: INK });
     text(svg, 12, (top + height - bottom) / 2, yTitle, { "text-anchor": "middle", fill: INK,
       transform: `rotate(-90 12 ${(top + height - bottom) / 2})` });
@@ -1377,8 +1375,6 @@
   const PALETTE = [BETTER, WORSE, "#5e3c99", "#1b9e77", "#66a61e", "#e6ab02", "#a6761d", "#666666"];
 
   function powerFigure(list, groups) {
-    reportTable(list, groups, (parameter) => !parameter.startsWith("achieved:"),
-      "Per measure: V_E, sd of a paired difference, queries needed per delta, the difference the queries at hand see");
     const curves = groups.map((group) => ({ measure: group.measure, points: group.rows
       .filter(([parameter, value]) => parameter.startsWith("queries_t@") && value > 0)
       .map(([parameter, value]) => [Number(parameter.split("@")[1]), value]).sort((a, b) => a[0] - b[0]) }))
@@ -1405,8 +1401,6 @@
   }
 
   function reproductionFigure(list, groups) {
-    reportTable(list, groups, (parameter) => !parameter.includes(":") || /^(RMSE|nRMSE|p):(baseline|advanced)$/
-      .test(parameter), "KTU@k and RBO@k per role; per measure RMSE, nRMSE, ER, DeltaRI and p");
     const points = groups.map((group) => {
       const values = new Map(group.rows);
       return [group.measure, values.get("ER"), values.get("DeltaRI")];
@@ -1438,9 +1432,6 @@
   }
 
   function judgesFigure(list, groups) {
-    reportTable(list, groups, (parameter) => parameter.split(":").length === 2 &&
-      !/^(score|share|grades_|cohen_kappa:.*:)/.test(parameter), "Per measure and judgement set: leaderboard " +
-      "correlations, significance agreement over the tested pairs; documents: agreement on shared judgements");
     groups.filter((group) => group.rows.some(([parameter]) => parameter.startsWith("score:"))).slice(0, 6)
       .forEach((group) => {
         const boards = new Map();
@@ -1479,18 +1470,25 @@
   }
 
   function reusabilityFigure(list, groups) {
-    reportTable(list, groups, (parameter) => !/^(before|after|drop|rank_before|rank_after):/.test(parameter),
-      "Per measure: mean and largest drop, Kendall's tau of the two leaderboards; pool: unique relevant documents");
     groups.filter((group) => group.rows.some(([parameter]) => parameter.startsWith("drop:"))).slice(0, 6)
       .forEach((group) => {
         const drops = group.rows.filter(([parameter]) => parameter.startsWith("drop:"))
           .map(([parameter, value]) => [parameter.slice(5), value]).sort((a, b) => b[1] - a[1]);
+        const named = drops.length <= 30;          /* beyond, the names are on hover and in the table above */
         const width = Math.max(360, Math.min(900, drops.length * 14 + 80));
-        const height = 240;
+        const bottom = named ? 14 + 6 * Math.min(16, Math.max(...drops.map((d) => d[0].length))) : 34;
+        const height = 206 + bottom;
         const svg = figureSvg(width, height, `${group.measure}: each run's drop without its unique documents`);
         const values = drops.map((d) => d[1]).concat([0]);
-        const [, y] = axes(svg, width, height, [56, 12, 12, 34], [0, drops.length], [Math.min(...values),
-          Math.max(...values, 1e-9)], "runs, largest drop first", `drop in ${group.measure}`);
+        let low = Math.min(...values);
+        let high = Math.max(...values);
+        if (!(high > low)) {                        /* no drop anywhere: a range around it, ticks that differ */
+          low -= 0.001;
+          high += 0.001;
+        }
+        const [, y] = axes(svg, width, height, [56, 12, 12, bottom], [0, drops.length], [low, high],
+          named ? "" : `${drops.length} runs, largest drop first (names on hover)`, `drop in ${group.measure}`,
+          false, named ? drops.map((d) => (d[0].length > 16 ? `${d[0].slice(0, 15)}…` : d[0])) : []);
         const step = (width - 68) / drops.length;
         drops.forEach(([run, value], index) => {
           const bar = svgElement("rect", { x: 56 + index * step, width: Math.max(1, step - 2),
