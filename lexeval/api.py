@@ -98,72 +98,72 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.summary_frame().pivot(index="run", columns="measure", values="value")  # doctest: +SKIP
     """
-    from . import parameters as check
+    given = dict(locals())                  # every keyword, as the option groups declare them
+    given["correction"] = "none" if correction is None else correction       # the library's None: no correction
     from .choices import RECORD_FORMATS
-    from .errors import UsageError
-    names = check.measure_names(measures)
-    keywords = check.reading(level, depth, complete, judged_only, subtopics, rel_format, num_docs, rarity_weight,
-                             aggregate, pair_metrics, jobs, verbose, zscores)
-    tests = check.significance(test, permutations, seed, correction, hsd, alpha, baseline, ci, confidence, resamples)
-    from .stats.pairs import SignificanceOptions
-    if options is not None:
-        if not isinstance(options, SignificanceOptions):
-            raise UsageError(f"options must be a SignificanceOptions, got {type(options).__name__}; or give "
-                             "baseline=, test=, correction=, ... as keywords")
-        if SignificanceOptions(**tests) != SignificanceOptions():
-            raise UsageError("give the tests either as options= or as keywords (baseline=, test=, ...), not both")
-    else:
-        options = SignificanceOptions(**tests)
-    if warn is not None and not callable(warn) or progress is not None and not callable(progress):
-        raise UsageError("warn and progress must be callables (or None)")
-    if client is None:
-        for name, value in (("per_query", per_query), ("output_dir", output_dir), ("output_format", output_format)):
-            if value is not None:
-                raise UsageError(f"{name} is for a cluster's call (client=...); on this machine every per-query "
-                                 "value is in the result")
-    cluster = {} if client is None else {
-        "per_query": True if per_query is None else check.boolean("per_query", per_query),
-        "output_dir": check.text("output_dir", output_dir),
-        "output_format": check.choice("output_format", output_format or "text", RECORD_FORMATS)}
-    from .errors import InputError
+    from .errors import InputError, UsageError
     from .evaluation import in_keywords
+    from .options import Cluster, Evaluating, Hooks, Measuring, Options, Reading, Significance
+    from .parameters import measure_names
+    names = measure_names(measures)
     try:
-        evaluation = run_evaluation(qrels, runs, names, client=client, options=options, warn=warn, progress=progress,
-                                    timings=timings, **keywords, **cluster)
+        reading, measuring = Reading.pick(given, keywords=True), Measuring.pick(given, keywords=True)
+        tests = Significance.pick(given, keywords=True)
+        hooks = Hooks(warn=warn, progress=progress, timings=timings)
+        if options is not None:
+            if not isinstance(options, Significance):
+                raise UsageError(f"options must be a SignificanceOptions, got {type(options).__name__}; or give "
+                                 "baseline=, test=, correction=, ... as keywords")
+            if tests != Significance():
+                raise UsageError("give the tests either as options= or as keywords (baseline=, test=, ...), not both")
+            tests = options
+        if client is None:
+            for name, value in (("per_query", per_query), ("output_dir", output_dir),
+                                ("output_format", output_format)):
+                if value is not None:
+                    raise UsageError(f"{name} is for a cluster's call (client=...); on this machine every "
+                                     "per-query value is in the result")
+        cluster = None if client is None else Cluster(per_query=True if per_query is None else per_query,
+                                                      output_dir=output_dir, output_format=output_format or "text")
+        if cluster is not None and cluster.output_format not in RECORD_FORMATS:
+            raise UsageError(f"output_format must be one of {', '.join(RECORD_FORMATS)}; got {output_format!r}")
+        asked = Evaluating(names, Options(reading, measuring, tests))
+        evaluation = run_evaluation(qrels, runs, asked, client=client, cluster=cluster, hooks=hooks)
     except UsageError as error:             # said as the library's keywords, not the command's flags
-        raise UsageError(in_keywords(str(error))) from None
+        raise type(error)(in_keywords(str(error))) from None
     except InputError as error:
         raise error.moved(message=in_keywords(error.message),
                           hint=in_keywords(error.hint) if error.hint else None) from None
     if names and len(evaluation.run_names) < 2:
         from .measures.names import select_measures
-        asked = select_measures(names, 1).preferences
-        if asked:
+        asked_preferences = select_measures(names, 1).preferences
+        if asked_preferences:
             from .evaluation import note
-            (warn or note)(f"{', '.join(asked)} compare{'s' * (len(asked) == 1)} two runs: with one run there is "
-                           "nothing to compare, and no preference is computed")
+            (warn or note)(f"{', '.join(asked_preferences)} compare{'s' * (len(asked_preferences) == 1)} two runs: "
+                           "with one run there is nothing to compare, and no preference is computed")
     return evaluation.in_order(names) if names else evaluation
 
 
-def run_evaluation(qrels, runs, measures=None, *, client=None, per_query: bool = True, output_dir: str | None = None,
-                   output_format: str = "text", for_reports=None, **options):
+def run_evaluation(qrels, runs, asked, *, client=None, cluster=None, for_reports=None, hooks=None):
     """:func:`evaluate` for callers whose values are checked already (the
-    command line): the keywords of :func:`lexeval.evaluation.evaluate`, and
-    of :func:`lexeval.cluster.evaluate_on_cluster` with ``client``
-    (``for_reports``: the reports' options, when reports will read the
-    cluster's result). Parameter sets that trec_eval's words leave out are
-    said once, through ``warn``."""
+    command line): what is ``asked`` (a :class:`~lexeval.options.Evaluating`)
+    on this machine, or with ``client`` on a cluster (``cluster``: what
+    comes back, a :class:`~lexeval.options.Cluster`; ``for_reports``: the
+    reports' options, when reports will read the cluster's result).
+    Parameter sets that trec_eval's words leave out are said once, through
+    ``hooks.warn``."""
     from .measures.names import parameter_notes
-    notes = parameter_notes([*(measures or ()), *options.get("extra_measures", ())])
+    from .options import Hooks
+    hooks = hooks or Hooks()
+    notes = parameter_notes(asked.names)
     if notes:
         from .evaluation import note
         for line in notes:
-            (options.get("warn") or note)(line)
+            (hooks.warn or note)(line)
     if client is not None:
         from .cluster import evaluate_on_cluster
-        # the workers read with one process each, and what was read stays on them
-        cluster_options = {key: value for key, value in options.items() if key not in ("jobs", "on_read")}
-        return evaluate_on_cluster(client, qrels, runs, measures, per_query=per_query, output_dir=output_dir,
-                                   output_format=output_format, for_reports=for_reports, **cluster_options)
+        return evaluate_on_cluster(client, qrels, runs, asked, cluster=cluster, for_reports=for_reports,
+                                   hooks=hooks)
     from .evaluation import evaluate as on_this_machine
-    return on_this_machine(qrels, runs, measures, **options)
+    return on_this_machine(qrels, runs, asked.measures, asked.options, extra_measures=asked.extra_measures,
+                           keep_rows=asked.keep_rows, hooks=hooks)

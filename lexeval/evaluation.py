@@ -14,8 +14,9 @@ from functools import cached_property
 
 import numpy as np
 
-from .choices import AGGREGATES, GATE_TESTS
+from .choices import GATE_TESTS
 from .errors import UsageError
+from .interface import Inputs
 from .io.grouped import read_grouped
 from .io.inputs import ReadOptions, read_qrels
 from .io.irds import irds_qrels, is_irds
@@ -29,7 +30,7 @@ from .measures.groups import JudgementGroups
 from .measures.names import select_measures
 from .measures.prefs import PreferenceIndex
 from .measures.zscores import to_zscores
-from .parameters import choice
+from .options import Hooks, Measuring, Options, Reading, choice
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings, build_rankings
 from .result import ResultViews
@@ -46,7 +47,7 @@ from .stats.pairs import (
     summarize_pairs,
 )
 from .stats.totals import Totals, query_totals, run_scores_of
-from .timings import Timings, timed
+from .timings import timed
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class Evaluation(ResultViews):
     metric_pairs: MetricPairs | None = None   # with pair_metrics: per pair, metric differences
     zscores: dict | None = None               # -Z's reference means and sds, if values are z-scores
     totals: Totals | None = None              # the sums over queries every summary and test is made of
-    inputs: dict | None = None                # how the runs were read (runs, depth, judged_only, jobs), by evaluate()
+    inputs: Inputs | None = None              # the qrels and runs, and how they were read (by evaluate())
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -178,10 +179,9 @@ class Evaluation(ResultViews):
         """The same measures and preferences on other rankings (e.g. with
         labels removed, or other judgements), without significance tests
         unless ``options`` says how to test."""
-        return evaluate_rankings(rankings, self.requests, complete=self.complete,
-                                 preference_names=self.preference_names(),
-                                 options=options or SignificanceOptions(test="none"), aggregate=self.aggregate,
-                                 zscores=self.zscores)
+        return evaluate_rankings(rankings, self.requests, self.preference_names(),
+                                 Options(Reading(complete=self.complete), Measuring(aggregate=self.aggregate),
+                                         options or SignificanceOptions(test="none")), zscores=self.zscores)
 
 
 
@@ -229,19 +229,24 @@ def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[
     return out
 
 
-def evaluate_rankings(rankings: Rankings, requests, *, complete: bool = False,
-                      preference_names: list[str] | None = None, options: SignificanceOptions | None = None,
-                      aggregate: str = "mean", pair_metrics: bool = False, zscores: dict | None = None,
-                      timings: Timings | None = None, phases=None) -> Evaluation:
+def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] | None = None,
+                      options: Options | None = None, *, zscores: dict | None = None,
+                      hooks: Hooks | None = None) -> Evaluation:
     """Compute per-run measures and, with 2+ runs, pair preferences and tests.
 
-    ``aggregate`` (mean, borda, mc4) ranks runs from per-query preferences;
-    ``pair_metrics`` also makes every metric a preference (mean difference,
-    wins, losses, ties per pair). ``timings`` (a :class:`Timings`) receives
-    the seconds spent on measures and on pairs (preferences and tests);
-    ``phases(label, done, total)`` follows the measures and the pairs."""
-    options = options or SignificanceOptions()
-    choice("aggregate", aggregate, AGGREGATES)
+    ``options``: -c (``reading.complete``: every qrels query counts),
+    ``measuring.aggregate`` (mean, borda, mc4: how runs are ranked from
+    per-query preferences), ``measuring.pair_metrics`` (every metric a
+    preference too: mean difference, wins, losses, ties per pair), and the
+    tests (``significance``). ``hooks.timings`` (a :class:`Timings`)
+    receives the seconds spent on measures and on pairs (preferences and
+    tests); ``hooks.phases(label, done, total)`` follows the measures and
+    the pairs."""
+    options = options or Options()
+    complete, aggregate, pair_metrics = options.reading.complete, options.measuring.aggregate, \
+        options.measuring.pair_metrics
+    timings, phases = (hooks.timings, hooks.phases) if hooks is not None else (None, None)
+    options = options.significance
     if options.baseline is not None and options.baseline not in rankings.run_names:
         raise UsageError(f"--baseline '{options.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
@@ -303,21 +308,33 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
-def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: bool = False,
-         keep_rows: bool = False, subtopics: bool = False, rel_format: str = "qrels", jobs: int | None = None,
-         progress=None, warn=None, timings: Timings | None = None, verbose: bool = False,
-         on_read=None, complete: bool = False) -> Rankings:
+def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False, hooks: Hooks | None = None,
+         **keywords) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
-    ``qrels`` and ``runs`` are as for :func:`evaluate`. ``depth`` keeps the
-    top documents of each ranking (-M), ``judged_only`` then drops the
-    unjudged ones (-J); ``keep_rows`` keeps document identities (for the
-    rareness measures); ``warn(text)`` receives the notes on dropped queries
-    and file formats (default: standard error); ``timings`` (a
-    :class:`Timings`) the seconds and bytes of reading. ``rel_format`` is
-    trec_eval's -R: qrels, or prefs, qrels_prefs, qrels_jg (judgements with
-    a group per line; the rankings then carry them for the prefs_* and
-    *_avgjg measures). ``complete`` (-c) only words the notes."""
+    ``qrels`` and ``runs`` are as for :func:`evaluate`; ``reading`` (or its
+    fields as keywords: ``level``, ``depth``, ``judged_only``, ...; the
+    hooks' too, ``warn=``) says how:
+    ``depth`` keeps the top documents of each ranking (-M), ``judged_only``
+    then drops the unjudged ones (-J), ``rel_format`` is trec_eval's -R
+    (qrels, or prefs, qrels_prefs, qrels_jg: judgements with a group per
+    line; the rankings then carry them for the prefs_* and *_avgjg
+    measures), ``complete`` (-c) only words the notes. ``keep_rows`` keeps
+    document identities (for the rareness measures); ``hooks.warn(text)``
+    receives the notes on dropped queries and file formats (default:
+    LexevalNote warnings), ``hooks.progress(done, total)`` follows the
+    reading, ``hooks.timings`` (a :class:`Timings`) the seconds and bytes of
+    reading, ``hooks.on_read(qrels, runs)`` what was read."""
+    from dataclasses import fields
+    hooked = {key: keywords.pop(key) for key in [item.name for item in fields(Hooks)] if key in keywords}
+    reading = reading if reading is not None else Reading.pick(keywords)
+    unknown = sorted(set(keywords) - set(vars(reading)))
+    if unknown:
+        raise UsageError(f"load() has no keyword '{unknown[0]}'")
+    hooks = hooks or Hooks(**hooked)
+    level, depth, judged_only, subtopics, rel_format = reading.level, reading.depth, reading.judged_only, \
+        reading.subtopics, reading.rel_format
+    timings = hooks.timings
     if depth is not None and depth < 1:
         raise UsageError("-M (depth) must be at least 1")
     if level < 0:
@@ -351,7 +368,7 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         judgements = read_qrels(qrels_source)
         # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
         options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
-        parsed = read_runs(sources, judgements, options, jobs, progress)
+        parsed = read_runs(sources, judgements, options, reading.jobs, hooks.progress)
         check_names(parsed)
         rankings = build_rankings(judgements, parsed, level)
         for run in parsed:                  # the rankings hold their copy: the notes below need the rest
@@ -366,13 +383,13 @@ def load(qrels, runs, *, level: int = 1, depth: int | None = None, judged_only: 
         sizes = [source.size() for source in [qrels_source, *sources]]
         # compressed files, standard input and tables have no size to divide by
         timings.bytes_read = sum(sizes) if all(sizes) else 0
-    if on_read is not None:               # the cluster adds up the notes of its partitions
-        on_read(judgements, parsed)
-    warn = warn or note
+    if hooks.on_read is not None:               # the cluster adds up the notes of its partitions
+        hooks.on_read(judgements, parsed)
+    warn = hooks.warn or note
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for line in coverage_notes(judgements, parsed, level, verbose, complete):
+    for line in coverage_notes(judgements, parsed, level, reading.verbose, reading.complete):
         warn(line)
     return rankings
 
@@ -399,7 +416,7 @@ def in_keywords(text: str) -> str:
     """A note's options as the library's keywords (-c: complete=True)."""
     import re
 
-    from .parameters import KEYWORD_OF_FLAG
+    from .options import KEYWORD_OF_FLAG
     return re.sub(r"(?<![\w-])(--?[A-Za-z][\w-]*)\b", lambda found: KEYWORD_OF_FLAG.get(found[1], found[1]), text)
 
 
@@ -426,60 +443,43 @@ def check_judgements(selection, rel_format: str, names) -> None:
             raise UsageError(f"{typed} is computed from trec_eval's {kind}{hint}")
 
 
-def evaluate(qrels, runs, measures=None, *, level: int = 1, depth: int | None = None, complete: bool = False,
-             judged_only: bool = False, options: SignificanceOptions | None = None, rarity_weight: float = 0.5,
-             aggregate: str = "mean", pair_metrics: bool = False, subtopics: bool = False, zscores=None,
-             num_docs: int = 0, rel_format: str = "qrels",
-             extra_measures=(),
-             keep_rows: bool = False,
-             jobs: int | None = None, progress=None, warn=None, timings: Timings | None = None,
-             verbose: bool = False, on_read=None, phases=None) -> Evaluation:
+def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extra_measures=(),
+             keep_rows: bool = False, hooks: Hooks | None = None) -> Evaluation:
     """Evaluate runs against qrels: trec_eval's measures for each run, and
     with two or more runs the pair preferences and significance tests.
 
     ``qrels``: a path, or a table (pandas or polars DataFrame, pyarrow
     Table) with columns qid, docno and relevance (or grade). ``runs``: a
     path or table (columns qid, docno, score), a list of them, or a dict
-    {run name: path or table}. The other arguments are the command line's:
-    ``measures`` (-m values; None: the defaults), ``level`` (-l), ``depth``
-    (-M), ``complete`` (-c), ``judged_only`` (-J), ``options`` (the tests),
-    ``rarity_weight``, ``aggregate`` (--aggregate: mean, borda, mc4),
-    ``pair_metrics`` (--pair-metrics), ``subtopics`` (--subtopics: the qrels
-    are diversity judgements, qid subtopic docno grade; implied by a
-    diversity measure), ``zscores`` (-Z: a file of ``qid measure mean sd``;
-    every value is printed as its z-score, Z<name>), ``num_docs`` (-N: documents
-    in the collection, for utility), ``rel_format`` (-R: qrels, prefs,
-    qrels_prefs or qrels_jg; see :func:`load`). ``extra_measures`` are computed even when
-    ``measures`` is None; ``keep_rows`` keeps document identities (the
-    degradation report needs them); ``progress(done, total)`` follows the
-    reading; ``warn(text)`` receives notes (default: standard error);
-    ``timings`` (a :class:`Timings`) the seconds spent in each phase;
-    ``verbose`` lists every run's dropped queries, however many runs;
-    ``on_read(qrels, runs)`` sees what was read (see :func:`load`);
-    ``phases(label, done, total)`` follows the measures, pairs and tests. On a
-    Dask cluster: :func:`lexeval.evaluate` with ``client=``.
+    {run name: path or table}. ``measures``: -m values (None: the
+    defaults). ``options`` (:class:`~lexeval.options.Options`): how to read
+    (``reading``: -l, -M, -c, -J, -R, -Z, -N, --subtopics, --jobs), what to
+    compute (``measuring``: --rarity-weight, --aggregate, --pair-metrics)
+    and how to test (``significance``). ``extra_measures`` are computed
+    even when ``measures`` is None (the gate's); ``keep_rows`` keeps
+    document identities (the degradation report needs them); ``hooks``
+    (:class:`~lexeval.options.Hooks`): notes, progress, timings, phases and
+    what was read. :func:`lexeval.evaluate` takes all of these as keywords,
+    and runs on a Dask cluster with ``client=``.
 
     >>> ev = evaluate("qrels.txt", ["runA", "runB"], ["map", "P.10"])  # doctest: +SKIP
     >>> ev.column("map").values          # (runs, queries)  # doctest: +SKIP
     >>> ev.to_frame()                    # run, pair, measure, qid, value  # doctest: +SKIP
     """
+    options = options or Options()
+    hooks = hooks or Hooks()
+    reading, measuring = options.reading, options.measuring
     sources = sources_of(runs)
-    if not 0.0 <= rarity_weight <= 1.0:
-        raise UsageError(f"rarity_weight must be in [0, 1], got {rarity_weight}")
-    selection = select_measures(measures, len(sources), extra=extra_measures, default_set=DEFAULT_SETS[rel_format])
-    check_judgements(selection, rel_format, measures)
-    if num_docs < 0:
-        raise UsageError("-N (documents in the collection) must be 0 or more")
-    requests = [replace(req, rarity_weight=rarity_weight) if req.measure.needs_documents else
-                replace(req, num_docs=num_docs) if req.measure.uses_num_docs else req for req in selection.metrics]
-    rankings = load(qrels, sources, level=level, depth=depth, jobs=jobs, progress=progress, warn=warn,
-                    verbose=verbose, keep_rows=keep_rows or selection.needs_documents, judged_only=judged_only,
-                    subtopics=subtopics or selection.needs_subtopics, rel_format=rel_format,
-                    timings=timings, on_read=on_read, complete=complete)
-    evaluation = evaluate_rankings(rankings, requests, complete=complete, preference_names=selection.preferences,
-                                   options=options, aggregate=aggregate, pair_metrics=pair_metrics,
-                                   zscores=read_zscores(zscores) if zscores is not None else None, timings=timings,
-                                   phases=phases)
+    selection = select_measures(measures, len(sources), extra=extra_measures,
+                                default_set=DEFAULT_SETS[reading.rel_format])
+    check_judgements(selection, reading.rel_format, measures)
+    requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
+                replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
+                for req in selection.metrics]
+    rankings = load(qrels, sources, replace(reading, subtopics=reading.subtopics or selection.needs_subtopics),
+                    keep_rows=keep_rows or selection.needs_documents, hooks=hooks)
+    evaluation = evaluate_rankings(rankings, requests, selection.preferences, options,
+                                   zscores=read_zscores(reading.zscores) if reading.zscores is not None else None,
+                                   hooks=hooks)
     # the reports that read the runs again (judges, reusability, reproduction) read them as these were read
-    return replace(evaluation, inputs={"qrels": qrels, "runs": tuple(sources), "depth": depth,
-                                       "judged_only": judged_only, "jobs": jobs, "level": level})
+    return replace(evaluation, inputs=Inputs(qrels, tuple(sources), reading))

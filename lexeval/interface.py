@@ -5,7 +5,19 @@ output layer names the interface, not either class (and imports neither)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Where a result came from: the qrels and runs as given, and how they
+    were read (a :class:`lexeval.options.Reading`); the reports that read
+    the runs again read them so."""
+
+    qrels: Any
+    runs: tuple
+    reading: Any
 
 
 class Result(Protocol):

@@ -10,7 +10,8 @@ from conftest import EXAMPLES, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexeval.evaluation import evaluate
+from lexeval.evaluation import evaluate as evaluate_here
+from lexeval.options import Hooks, Options
 from lexeval.stats.aggregation import borda, mc4
 
 
@@ -164,3 +165,8 @@ def test_metric_preferences_equal_pref_evals_on_real_runs():
             assert values[a] - values[b] == pytest.approx(differences, abs=1e-12), name
             assert ev.metric_pairs.mean[lexeval_name][pair_index] == pytest.approx(np.mean(differences), abs=1e-12)
             assert ev.metric_pairs.wins[lexeval_name][pair_index] == sum(d > 0 for d in differences)
+
+
+def evaluate(qrels, runs, measures, *, keep_rows=False, warn=None, **keywords):
+    """The evaluation of this machine, with the library's keywords (and keep_rows)."""
+    return evaluate_here(qrels, runs, measures, Options.of(**keywords), keep_rows=keep_rows, hooks=Hooks(warn=warn))

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from test_identity import MEASURES, collections, write_collection
 
 from lexeval.errors import InputError
+from lexeval.options import Evaluating
 
 distributed = pytest.importorskip("distributed")
 
@@ -232,8 +233,8 @@ def _traced(call):
 
 
 def _partition_traced(k, split, files, names, measures):
-    from lexeval.cluster.partition import evaluate_partition
-    (result, _), peak = _traced(lambda: evaluate_partition(k, split, files, names, measures, {}, False))
+    from lexeval.cluster.partition import PartitionJob, evaluate_partition
+    (result, _), peak = _traced(lambda: evaluate_partition(k, split, PartitionJob(files, names, Evaluating(measures))))
     return len(pickle.dumps(result)), peak
 
 
@@ -528,7 +529,8 @@ def test_a_partition_reads_local_files_where_they_lie(monkeypatch, tmp_path):
         assert len(split[2]) > 3 and all(piece.start >= 0 for *_, piece in split[2])
         parts = [[bucket(result, 0) for result in per_file] for per_file in split]
         try:
-            result, _ = partition.evaluate_partition(0, parts, files, ["a", "b"], ["map"], {}, False)
+            job = partition.PartitionJob(files, ["a", "b"], Evaluating(["map"]))
+            result, _ = partition.evaluate_partition(0, parts, job)
             assert result.totals is not None
         except InputError as exc:                          # the piece and its line that the client counts from
             piece, line = exc.located[1][0]
@@ -561,7 +563,7 @@ def test_local_files_of_every_shape_print_the_same(cluster, tmp_path):
 def test_a_file_changed_after_its_split_is_bad_input(tmp_path, change):
     """A local file read where it lies that is removed or cut short between
     the split and its partition is the user's error (exit 2), naming it."""
-    from lexeval.cluster.partition import evaluate_partition
+    from lexeval.cluster.partition import PartitionJob, evaluate_partition
     from lexeval.cluster.pieces import pieces_of, split_piece
     from lexeval.cluster.run import bucket
     files = []
@@ -575,7 +577,7 @@ def test_a_file_changed_after_its_split_is_bad_input(tmp_path, change):
     else:
         (tmp_path / "1.txt").write_bytes(b"1 Q0 d 1 1 t\n")
     with pytest.raises(InputError) as raised:
-        evaluate_partition(0, parts, files, ["a"], ["map"], {}, False)
+        evaluate_partition(0, parts, PartitionJob(files, ["a"], Evaluating(["map"])))
     assert raised.value.path == files[1]
     assert ("no such file" if change == "removed" else "changed while it was read") in raised.value.message
 

@@ -49,9 +49,11 @@ def test_a_pipe_sees_no_bar():
 
 def test_the_library_follows_the_phases():
     from lexeval.evaluation import evaluate
+    from lexeval.options import Hooks
     seen: dict[str, list] = {}
-    evaluate(str(DL19 / "qrels.txt"), [str(r) for r in RUNS[:5]], ["map", "P.10", "LP"], warn=lambda _: None,
-             phases=lambda label, done, total: seen.setdefault(label, []).append((done, total)))
+    evaluate(str(DL19 / "qrels.txt"), [str(r) for r in RUNS[:5]], ["map", "P.10", "LP"],
+             hooks=Hooks(warn=lambda _: None,
+                         phases=lambda label, done, total: seen.setdefault(label, []).append((done, total))))
     assert set(seen) == {"measures", "pairs", "tests"}
     for label, calls in seen.items():
         assert all(0 <= done <= total for done, total in calls)

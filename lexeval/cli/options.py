@@ -4,11 +4,12 @@ the library takes: what to read, how to test, which reports, how to print."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import click
 
-from ..choices import SUMMARY_FORMATS
+from .. import options
+from ..choices import REL_FORMATS, SUMMARY_FORMATS
 from ..errors import UsageError
 
 
@@ -142,119 +143,83 @@ def cutoffs_option(_ctx, _param, value):
 
 
 @dataclass(frozen=True)
-class Reading:
-    """What to read and how: -l, -M, -c, -J, --rarity-weight, --jobs, -v."""
+class Call:
+    """One command line, as the library takes it: the inputs and every
+    option group (see :mod:`lexeval.options`)."""
 
     qrels: str
-    runs: tuple          # paths, or Sources named on the command line (NAME=PATH)
-    measures: tuple[str, ...]
-    level: int
-    depth: int | None
-    complete: bool
-    judged_only: bool
-    rarity_weight: float
-    jobs: int | None
-    verbose: bool
-    subtopics: bool = False
-    zscores: str | None = None
-    num_docs: int = 0
-    rel_format: str = "qrels"
-    cluster: str | None = None      # --cluster: a scheduler's address, or "local"
-
-
-@dataclass(frozen=True)
-class Gate:
-    """--gate measures, --gate-margin and --gate-report."""
-
-    measures: tuple[str, ...]
-    margin: float
-    report: str | None = None       # --gate-report: a JUnit XML file
-    test: str = "worse"             # --gate-test
-
-
-@dataclass(frozen=True)
-class Reports:
-    """--report names and their knobs."""
-
-    names: tuple[str, ...]
-    reference: str
-    trials: int
-    fractions: tuple[float, ...]
-    samples: int
-    label_policy: str
-    deltas: tuple[float, ...] = ()  # --delta (power)
-    power: float = 0.8              # --power
-    original: tuple[str, str] | None = None      # --original (reproduction)
-    reproduced: tuple[str, str] | None = None    # --reproduced
-    replication_qrels: str | None = None         # --replication-qrels
-    cutoffs: tuple[int, ...] = (5, 10, 20, 50, 100, 1000)   # --cutoffs
-    rbo_p: float | None = None                   # --rbo-p
-    compare_qrels: tuple = ()                    # --compare-qrels (judges)
-    judged_at: int = 10                          # --judged-at
-    group_by: str | None = None                  # --group-by (reusability)
-    pool_depth: int = 100                        # --pool-depth
-
-
-@dataclass(frozen=True)
-class Printing:
-    """--format, -q, -n, --plot, --timings."""
-
-    format: str
-    per_query: bool
-    summary: bool
-    plot_dir: str | None
-    timings: bool
-    output_dir: str | None = None   # --output: per-query lines as part files there
-
-
-@dataclass(frozen=True)
-class Call:
-    """One command line, as the library takes it."""
-
-    reading: Reading
-    tests: object           # lexeval.stats.pairs.SignificanceOptions
-    gate: Gate
-    reports: Reports
-    printing: Printing
-    aggregate: str = "mean"      # --aggregate
-    pair_metrics: bool = False   # --pair-metrics
+    runs: tuple              # paths, or Sources named on the command line (NAME=PATH)
+    reading: options.Reading
+    measuring: options.Measuring
+    significance: options.Significance
+    gate: options.Gate
+    reports: options.Reports
+    output: options.Output
+    cluster: options.Cluster
 
 
 def collect(params: dict) -> Call:
-    """The click parameters, checked (combinations that cannot work are a
-    UsageError before any file is read) and grouped."""
-    from ..stats.pairs import SignificanceOptions
+    """The click parameters, checked (by their declarations, and the
+    combinations that cannot work) and grouped, before any file is read: a
+    UsageError names the flags."""
     pref_eval_options(params)
     trec_eval_options(params)
-    from .. import parameters
-    try:             # the library's rules for the values click does not check itself (-l, -M), said as flags
-        parameters.reading(params["level"], params["depth"], params["complete"], params["judged_only"],
-                           params["subtopics"], params["rel_format"], params["num_docs"], params["rarity_weight"],
-                           params["aggregate"], params["pair_metrics"], params["jobs"], params["verbose"],
-                           params["zscores"])
+    params["compare_qrels"] = tuple(named_run(given, "qrels") for given in params["compare_qrels"])
+    try:
+        groups = [group.pick(params) for group in (options.Reading, options.Measuring, options.Significance,
+                                                   options.Gate, options.Reports, options.Output)]
+        cluster = options.Cluster(cluster=params["cluster"], output_dir=params["output_dir"])
     except UsageError as error:
-        raise parameters.as_flags(error) from None
-    call = Call(
-        Reading(params["qrels"], tuple(named_run(run) for run in params["runs"]), tuple(params["measures"]),
-                params["level"], params["depth"], params["complete"], params["judged_only"], params["rarity_weight"],
-                params["jobs"], params["verbose"], params["subtopics"], params["zscores"], params["num_docs"],
-                params["rel_format"], params["cluster"]),
-        SignificanceOptions(test=params["test"], permutations=params["permutations"], seed=params["seed"],
-                            correction=params["correction"], hsd=params["hsd"], alpha=params["alpha"],
-                            baseline=params["baseline"], ci=params["intervals"], confidence=params["confidence"],
-                            resamples=params["resamples"]),
-        Gate(tuple(params["gates"]), params["gate_margin"], params["gate_report"], params["gate_test"]),
-        Reports(tuple(params["reports"]), params["reference"], params["trials"], params["fractions"],
-                params["samples"], params["label_policy"], tuple(params["deltas"]), params["power"],
-                params["original"], params["reproduced"], params["replication_qrels"], params["cutoffs"],
-                params["rbo_p"], tuple(named_run(given, "qrels") for given in params["compare_qrels"]),
-                params["judged_at"], params["group_by"],
-                params["pool_depth"]),
-        Printing(params["output_format"], params["per_query"], not params["no_summary"], params["plot_dir"],
-                 params["timings"], params["output_dir"]),
-        params["aggregate"], params["pair_metrics"])
+        raise options.as_flags(error) from None
+    call = Call(params["qrels"], tuple(named_run(run) for run in params["runs"]), *groups, cluster)
     check(call)
     return call
+
+
+#: The command line's own types and parsers of the options that declare one (Spec.cli).
+def _kinds() -> dict:
+    from .help import list_measures, list_reports
+    return {"depth": {"type": Depth()}, "judgement_format": {"type": JudgementFormat(REL_FORMATS)},
+            "fractions": {"callback": fractions_option}, "cutoffs": {"callback": cutoffs_option},
+            "run_pair": {"callback": run_pair_option},
+            "list_reports": {"expose_value": False, "is_eager": True, "callback": list_reports},
+            "list_measures": {"expose_value": False, "is_eager": True, "callback": list_measures}}
+
+
+def click_option(name: str, spec: options.Spec):
+    """click's option for a declared one (its flags, type, default, help)."""
+    if spec.cli == "version":
+        from .. import __version__
+        return click.version_option(__version__, *spec.flags, prog_name="lexeval")
+    field_default = next(item.default for group in options.GROUPS for item in fields(group)
+                         if item.name == name and item.metadata.get("spec") is spec)
+    settings: dict = {"help": spec.help or None, "hidden": spec.hidden, "metavar": spec.metavar}
+    if spec.show_default:
+        settings["show_default"] = True
+    kind = spec.kind
+    if kind == options.FLAG:
+        settings["is_flag"] = True
+    elif kind in (options.TEXTS, options.REALS):
+        settings["multiple"] = True
+        if spec.choices:
+            settings["type"] = click.Choice(spec.choices)
+        elif kind == options.REALS:
+            settings["type"] = Real(spec.low, spec.high)
+    else:
+        settings["default"] = ",".join(f"{value:g}" for value in field_default) \
+            if isinstance(field_default, tuple) else field_default
+        if kind == options.INTEGER:
+            settings["type"] = click.IntRange(min=int(spec.low)) if spec.low is not None and spec.bounded_by_click \
+                else int
+        elif kind == options.REAL:
+            settings["type"] = Real(spec.low, spec.high)
+        elif kind == options.CHOICE:
+            settings["type"] = click.Choice(spec.choices)
+        elif kind == options.PATH:
+            settings["type"] = click.Path(file_okay=False) if spec.folder else click.Path(dir_okay=False)
+    if spec.cli is not None:
+        settings.update(_kinds()[spec.cli])
+    return click.option(*spec.flags, name, **{key: value for key, value in settings.items() if value is not None})
 
 
 def trec_eval_options(params: dict) -> None:
@@ -277,32 +242,32 @@ def _shows(output_format: str) -> str:
 
 def check(call: Call) -> None:
     """Option combinations that cannot work, before any file is read."""
-    printing, tests, gate, reports = call.printing, call.tests, call.gate, call.reports
-    runs = call.reading.runs
+    printing, tests, gate, reports = call.output, call.significance, call.gate, call.reports
+    runs, output_dir = call.runs, call.cluster.output_dir
     if printing.format in SUMMARY_FORMATS and printing.per_query:
         raise UsageError(f"-q with --format {printing.format}: the {_shows(printing.format)}; "
                          "use text, json or csv for per-query lines")
-    if printing.format in SUMMARY_FORMATS and not printing.summary:
+    if printing.format in SUMMARY_FORMATS and printing.no_summary:
         raise UsageError(f"-n with --format {printing.format}: the {_shows(printing.format)}")
     if tests.ci and tests.test == "none":
         raise UsageError("--ci needs the tests: use --test t or --test randomization")
-    if gate.measures and not tests.baseline:
+    if gate.gates and not tests.baseline:
         raise UsageError("--gate needs --baseline RUN (the run to compare with)")
-    if gate.measures and len(runs) < 2:
+    if gate.gates and len(runs) < 2:
         raise UsageError("--gate compares runs with the baseline: give two or more runs")
-    if gate.measures and tests.test == "none":
+    if gate.gates and tests.test == "none":
         raise UsageError("--gate needs p-values: use --test t or --test randomization")
-    if gate.report and not gate.measures:
+    if gate.gate_report and not gate.gates:
         raise UsageError("--gate-report writes the gate's verdicts: add --gate MEASURE (and --baseline RUN)")
-    if gate.report:
-        check_writable(gate.report, "--gate-report")
-    if gate.test == "non-inferiority" and not gate.margin > 0:
+    if gate.gate_report:
+        check_writable(gate.gate_report, "--gate-report")
+    if gate.gate_test == "non-inferiority" and not gate.gate_margin > 0:
         raise UsageError("--gate-test non-inferiority needs --gate-margin D > 0 (the drop that counts as worse)")
     if any(not delta > 0 for delta in reports.deltas):
         raise UsageError("--delta is a difference to detect: give a positive number")
     if not 0 < reports.power < 1:
         raise UsageError(f"--power must be in (0, 1), got {reports.power:g}")
-    reproducing = "reproduction" in reports.names
+    reproducing = "reproduction" in reports.reports
     for option, given in (("--original", reports.original), ("--reproduced", reports.reproduced),
                           ("--replication-qrels", reports.replication_qrels)):
         if given is not None and not reproducing:
@@ -310,27 +275,27 @@ def check(call: Call) -> None:
     if reproducing and (reports.original is None or reports.reproduced is None):
         raise UsageError("--report reproduction needs --original BASE_RUN,ADV_RUN and --reproduced "
                          "BASE_RUN,ADV_RUN (run names among the runs given)")
-    if reports.compare_qrels and "judges" not in reports.names:
+    if reports.compare_qrels and "judges" not in reports.reports:
         raise UsageError("--compare-qrels names the judgement sets the judges report compares: add --report judges")
-    if "judges" in reports.names and not reports.compare_qrels:
+    if "judges" in reports.reports and not reports.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE (another qrels)")
-    if reports.group_by is not None and "reusability" not in reports.names:
+    if reports.group_by is not None and "reusability" not in reports.reports:
         raise UsageError("--group-by groups runs for the reusability report: add --report reusability")
     if reports.group_by == "":
         raise UsageError("--group-by needs a separator (e.g. - or _)")
-    if reports.names and len(runs) < 2:
+    if reports.reports and len(runs) < 2:
         raise UsageError("--report compares runs: give two or more")
-    if printing.output_dir and not printing.per_query:
+    if output_dir and not printing.per_query:
         raise UsageError("--output DIR holds the per-query lines: add -q")
-    if printing.output_dir and reports.names:
+    if output_dir and reports.reports:
         raise UsageError("--output DIR holds per-query lines, not reports")
-    if printing.output_dir and "://" not in printing.output_dir:
+    if output_dir and "://" not in output_dir:
         import os
         try:
-            os.makedirs(printing.output_dir, exist_ok=True)
+            os.makedirs(output_dir, exist_ok=True)
         except OSError as exc:
-            raise UsageError(f"--output {printing.output_dir}: cannot make the folder ({exc.strerror})") from None
-    if printing.plot_dir and not reports.names:
+            raise UsageError(f"--output {output_dir}: cannot make the folder ({exc.strerror})") from None
+    if printing.plot_dir and not reports.reports:
         raise UsageError("--plot draws the reports' figures: add --report")
     if printing.plot_dir:
         from ..output.plots import check_matplotlib, make_directory

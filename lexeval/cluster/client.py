@@ -53,6 +53,7 @@ def connect(address: str):
         client = Client(cluster)
         client.lexeval_forked = bool(method)        # its workers run this process's lexeval: nothing to ship
         return client
+    import asyncio
     host_port = address.split("://", 1)[-1]
     try:
         if host_port.rsplit(":", 1)[-1].isdigit():        # refused at once, rather than after the client's wait
@@ -60,5 +61,5 @@ def connect(address: str):
             host, port = host_port.rsplit(":", 1)
             socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
         return Client(address, timeout="30s")
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, asyncio.TimeoutError, ValueError) as exc:     # asyncio's: before Python 3.11
         raise UsageError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None

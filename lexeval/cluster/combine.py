@@ -111,11 +111,13 @@ class _Runs:
     num_runs: int
 
 
-def combine(results: list[PartitionResult], files, names, keywords: dict, per_query: bool, warn, verbose,
-             in_order: dict):
-    """Add the partitions' totals and conclude, as one machine does."""
+def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
+    """Add the partitions' totals and conclude, as one machine does (``job``:
+    the partitions' :class:`~lexeval.cluster.partition.PartitionJob`)."""
     from ..evaluation import Column, conclude
-    from ..stats.pairs import SignificanceOptions, plan_for, selected_pairs
+    from ..stats.pairs import plan_for, selected_pairs
+    files, names, options = job.files, job.names, job.asked.options
+    per_query = job.per_query or job.for_reports is not None
     everything, results = results, [r for r in results if r.totals is not None]
     if not results:
         raise InputError(files[0], "no judgements (empty qrels file)")
@@ -123,26 +125,26 @@ def combine(results: list[PartitionResult], files, names, keywords: dict, per_qu
     for result in results[1:]:
         totals = totals + result.totals
     totals.in_order = in_order
-    significance = keywords.get("options") or SignificanceOptions()
-    aggregate = keywords.get("aggregate", "mean")
+    significance, aggregate = options.significance, options.measuring.aggregate
+    pair_metrics, complete = options.measuring.pair_metrics, options.reading.complete
     for index in range(len(names)):
         if all(r.last[index] == (-1, -1) for r in everything):
             raise InputError(files[index + 1], "empty run: no result lines")
     tags = [max(everything, key=lambda r: r.last[index]).tags[index] for index in range(len(names))]
     combined = Combined(names, tags, [Column(name, measure, None) for name, measure in results[0].columns],
-                        totals, significance, bool(keywords.get("complete")), aggregate, tuple(totals.preferences))
+                        totals, significance, complete, aggregate, tuple(totals.preferences))
     if len(names) > 1:
         pairs = selected_pairs(names, significance.baseline)
         by_name = {column.name: (column.measure, None) for column in combined.columns}
-        plan = plan_for(by_name, pairs, significance, bool(keywords.get("pair_metrics")))
+        plan = plan_for(by_name, pairs, significance, pair_metrics)
         combined.pairs = pairs
         combined.pair_summary, combined.tests, combined.metric_pairs = \
-            conclude(totals, plan, significance, aggregate, bool(keywords.get("pair_metrics")))
+            conclude(totals, plan, significance, aggregate, pair_metrics)
     combined.parts = sorted(r.part for r in results if r.part)
-    combined.level = int(keywords.get("level", 1))
+    combined.level = options.reading.level
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
         _put_back(combined, results)
-    _notes(results, everything, names, verbose, warn, bool(keywords.get("complete")))
+    _notes(results, everything, names, options.reading.verbose, warn, complete)
     return combined
 
 

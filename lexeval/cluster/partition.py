@@ -32,13 +32,27 @@ class PartitionResult:
     part: str | None = None                   # with an output folder: the part file written
 
 
-def evaluate_partition(k: int, parts, files: list[str], names: list[str], measures, keywords: dict,
-                        per_query: bool, for_reports=None, writing: tuple | None = None):
+@dataclass(frozen=True)
+class PartitionJob:
+    """What every partition does: the files (qrels first) and the runs'
+    names, the evaluation asked (a :class:`~lexeval.options.Evaluating`),
+    whether -q's values come back (``per_query``; with ``for_reports``,
+    the reports' options, what the reports need too), and ``writing``:
+    (folder, format) of the part files, or None."""
+
+    files: list
+    names: list
+    asked: object
+    per_query: bool = False
+    for_reports: object = None
+    writing: tuple | None = None
+
+
+def evaluate_partition(k: int, parts, job: PartitionJob):
     """Evaluate partition k: its bucket of every piece, in file order, read
     by the one-machine code: a local file's ranges where they lie (the
     qrels, and any file the reader must open by name, written out to local
-    files). ``per_query``: bring back -q's values; ``for_reports`` (the
-    reports' options): those and what the reports need too."""
+    files)."""
     from ..io.runs import keep_freed_memory
     keep_freed_memory()              # while it runs: freed arrays are reused, not faulted in afresh (0.95 -> 0.6 s)
     folder = tempfile.mkdtemp(prefix=f"lexeval-part{k}-")
@@ -47,12 +61,10 @@ def evaluate_partition(k: int, parts, files: list[str], names: list[str], measur
         if all(len(segments) == 0 for piece_map in maps for _, _, segments in piece_map):
             return None, None
         try:
-            return _evaluate_local(k, _local_files(folder, parts, maps, in_place=True), maps, files, names,
-                                   measures, keywords, per_query, for_reports, writing)
+            return _evaluate_local(k, _local_files(folder, parts, maps, in_place=True), maps, job)
         except (InputError, OSError):      # what the reader opens by name, or bad input: from files, as written
             pass
-        return _evaluate_local(k, _local_files(folder, parts, maps, in_place=False), maps, files, names,
-                               measures, keywords, per_query, for_reports, writing)
+        return _evaluate_local(k, _local_files(folder, parts, maps, in_place=False), maps, job)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         keep_freed_memory(False)     # the worker lives on: its memory goes back
@@ -95,22 +107,27 @@ def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
     return local
 
 
-def _evaluate_local(k: int, local: list[str], maps, files: list[str], names: list[str], measures, keywords: dict,
-                    per_query, for_reports, writing):
+def _evaluate_local(k: int, local: list[str], maps, job: PartitionJob):
     """A partition's result from its local files (see evaluate_partition)."""
+    from dataclasses import replace
+
     from ..evaluation import evaluate
+    from ..options import Hooks
+    files, names, asked = job.files, job.names, job.asked
+    per_query, for_reports, writing = job.per_query, job.for_reports, job.writing
     if all(len(segments) == 0 for _, _, segments in maps[0]):
         return _unjudged(local, maps, names, files), None
     read: list = []
+    options = replace(asked.options, reading=replace(asked.options.reading, jobs=1))
     try:
-        evaluation = evaluate(local[0], dict(zip(names, local[1:])), measures,
-                              jobs=1, warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs)),
-                              **keywords)
+        evaluation = evaluate(local[0], dict(zip(names, local[1:])), asked.measures, options,
+                              extra_measures=asked.extra_measures, keep_rows=asked.keep_rows,
+                              hooks=Hooks(warn=lambda text: None, on_read=lambda q, runs: read.append((q, runs))))
     except InputError as exc:
         raise _remapped(exc, local, maps, files) from None
     judgements, parsed = read[0]
     from ..io.runs import Coverage
-    coverage = Coverage.of(judgements, parsed, keywords.get("level", 1))
+    coverage = Coverage.of(judgements, parsed, options.reading.level)
     for run, path in zip(coverage.runs, files[1:]):
         run.path = path
         if NO_LINES in parsed[coverage.runs.index(run)].unknown_qids:     # the placeholder is no query

@@ -9,23 +9,30 @@ import time
 import numpy as np
 
 from ..errors import InputError, UsageError
+from ..interface import Inputs
 from .combine import combine
-from .partition import evaluate_partition
+from .partition import PartitionJob, evaluate_partition
 from .pieces import BLOCK_BYTES, PARTITION_BYTES, Piece, partition_bounds, pieces_of, split_piece
 from .ship import ship
 
 
-def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int | None = None,
-                        per_query: bool = False, for_reports=None, output_dir: str | None = None,
-                        output_format: str = "text",
-                        warn=None, verbose: bool = False, timings=None, progress=None, **keywords):
-    """:func:`lexeval.evaluation.evaluate` on a cluster: the same arguments
-    (paths or fsspec URLs only), the same summaries and tests, as a
-    :class:`Combined`; ``per_query`` also brings back -q's values
-    (``for_reports``, the reports' options: and what the reports read), or
-    ``output_dir`` (a folder every worker can write, or an fsspec URL) has
-    each partition write them as a part file in ``output_format``;
-    ``progress(done, total)`` follows the partitions."""
+def evaluate_on_cluster(client, qrels, runs, asked=None, *, cluster=None, for_reports=None, hooks=None,
+                        partitions: int | None = None):
+    """:func:`lexeval.evaluation.evaluate` on a cluster: the same
+    evaluation ``asked`` (a :class:`~lexeval.options.Evaluating`) of paths
+    or fsspec URLs only, the same summaries and tests, as a
+    :class:`Combined`; ``cluster`` (a :class:`~lexeval.options.Cluster`):
+    ``per_query`` also brings back -q's values (``for_reports``, the
+    reports' options: and what the reports read), or ``output_dir`` (a
+    folder every worker can write, or an fsspec URL) has each partition
+    write them as a part file in ``output_format``; ``hooks.progress(done,
+    total)`` follows the partitions, ``hooks.warn`` the notes and
+    ``hooks.timings`` the cluster's seconds."""
+    from dataclasses import replace
+
+    from ..options import Cluster, Evaluating, Hooks
+    asked, cluster, hooks = asked or Evaluating(), cluster or Cluster(per_query=False), hooks or Hooks()
+    per_query, timings, progress = bool(cluster.per_query), hooks.timings, hooks.progress
     from ..io.irds import is_irds
     from ..io.runs import check_name, check_sources, sources_of
     from ..io.source import Source
@@ -43,8 +50,11 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     for source in sources:          # one machine's names: standard input by its tag, each name once
         name = (_last_tag(standard_input) or "stdin") if source.path == "-" and source.named_by_tag else source.name
         check_name(runs, name, source.path)
-    if keywords.get("zscores") is not None:
-        keywords["zscores"] = os.path.abspath(keywords["zscores"])
+    reading = asked.options.reading
+    if reading.zscores is not None:
+        reading = replace(reading, zscores=os.path.abspath(reading.zscores))
+    # the workers read with one process each, and what was read stays on them
+    asked = replace(asked, options=replace(asked.options, reading=replace(reading, jobs=None)))
     ship(client)                   # every worker runs the client's lexeval, or the call stops here
     started = time.perf_counter()
     cpu_before = client.run(_processor_seconds) if timings is not None else {}
@@ -76,10 +86,9 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
     del split, outlines                  # the buckets hold their bytes: the pieces' results can go
     # 3: every partition gathers its bucket of every piece and is evaluated; its totals come to the
     # client, the values its summaries add stay on its worker
-    writing = (output_dir, output_format) if output_dir else None
-    evaluated = [client.submit(evaluate_partition, k, buckets[k], files, names, measures, keywords, per_query,
-                               for_reports, writing, pure=False)
-                 for k in range(partitions)]
+    writing = (cluster.output_dir, cluster.output_format or "text") if cluster.output_dir else None
+    job = PartitionJob(files, names, asked, per_query, for_reports, writing)
+    evaluated = [client.submit(evaluate_partition, k, buckets[k], job, pure=False) for k in range(partitions)]
     futures = [client.submit(_item, future, 0, pure=False) for future in evaluated]
     summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
     # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns) pass from
@@ -101,17 +110,14 @@ def evaluate_on_cluster(client, qrels, runs, measures=None, *, partitions: int |
         client.cancel(evaluated + futures + summed + folds[1:])      # stop the work left (a gate or ^C)
         raise
     del evaluated, futures, summed, buckets, folds            # released: the workers let go of the buckets
-    combined = combine([r for r in results if r is not None], files, names, keywords,
-                       per_query or for_reports is not None, warn, verbose,
-                        in_order)
+    combined = combine([r for r in results if r is not None], job, in_order, hooks.warn)
     if timings is not None:
         timings.seconds["cluster"] = timings.seconds.get("cluster", 0.0) + time.perf_counter() - started
         timings.workers = dict(sorted(client.run(_peak_megabytes).items()))
         timings.worker_seconds = sum(seconds - cpu_before.get(worker, 0.0)
                                      for worker, seconds in client.run(_processor_seconds).items())
         timings.partitions = partitions
-    combined.inputs = {"qrels": qrels, "runs": tuple(sources), "depth": keywords.get("depth"),
-                       "judged_only": keywords.get("judged_only", False), "level": keywords.get("level", 1)}
+    combined.inputs = Inputs(qrels, tuple(sources), asked.options.reading)
     return combined
 
 
@@ -156,12 +162,18 @@ def _completed(client, futures):
     """The futures as they finish; a UsageError when the cluster has had no
     worker for NO_WORKER_SECONDS (every worker lost: the tasks would wait
     for ever)."""
+    import asyncio
+    import concurrent.futures
+
     from dask.distributed import wait
+    # before Python 3.11 asyncio's and concurrent.futures' time-outs (Dask raises one of them) are not the
+    # builtin TimeoutError
+    timed_out = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
     pending, alone_since = set(futures), None
     while pending:
         try:
             done, pending = wait(pending, timeout=2, return_when="FIRST_COMPLETED")
-        except TimeoutError:                      # nothing finished in 2 s: are there workers at all?
+        except timed_out:                         # nothing finished in 2 s: are there workers at all?
             done = set()
         yield from done
         if done:

@@ -15,18 +15,20 @@ def provenance(evaluation, command: str | None = None) -> dict:
     """The facts of an evaluation (one machine's or a cluster's; what it
     does not know is None)."""
     from .. import __version__
-    inputs = getattr(evaluation, "inputs", None) or {}
-    level = inputs.get("level", getattr(evaluation, "level", None))
+    inputs = getattr(evaluation, "inputs", None)
+    reading = inputs.reading if inputs is not None else None
+    level = reading.level if reading is not None else getattr(evaluation, "level", None)
     rankings = getattr(evaluation, "rankings", None)
-    qrels = inputs.get("qrels", getattr(getattr(rankings, "qrels", None), "path", None))
+    qrels = inputs.qrels if inputs is not None else getattr(getattr(rankings, "qrels", None), "path", None)
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)):
         qrels = getattr(getattr(rankings, "qrels", None), "path", None)       # a table: its name
-    files = ([file_facts(qrels, "qrels")] if qrels else []) + [file_facts(run, "run") for run in inputs.get("runs", ())]
+    files = ([file_facts(qrels, "qrels")] if qrels else []) + \
+        [file_facts(run, "run") for run in (inputs.runs if inputs is not None else ())]
     options = getattr(evaluation, "options", None)
     numbers = {
         "relevance_level": level,
-        "depth": inputs.get("depth"),
-        "judged_only": inputs.get("judged_only"),
+        "depth": reading.depth if reading is not None else None,
+        "judged_only": reading.judged_only if reading is not None else None,
         "complete": getattr(evaluation, "complete", None),
         "test": options.test if options is not None else None,
         "correction": options.correction if options is not None else None,

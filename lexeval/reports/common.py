@@ -39,7 +39,7 @@ class ReportOptions:
     pool_depth: int = 100           # reusability: the depth the pool was made to
     per_query: bool = False         # -q: per-query lines where a report has them
     runs: tuple = ()                # the run inputs in the evaluation's order, for reports that read them again
-    reading: dict = field(default_factory=dict)   # how they were read: load()'s depth, judged_only, jobs
+    reading: object | None = None   # how they were read (a lexeval.options.Reading; default: as the evaluation's)
     warn: object | None = None      # where notes on those readings go (default: warnings)
 
 
@@ -97,18 +97,20 @@ def matrices(evaluation: Evaluation) -> MeasureMatrices:
     return out
 
 
-def run_inputs(evaluation, options: ReportOptions, reader: str) -> tuple[tuple, dict]:
-    """The run inputs, in the evaluation's order, and how they were read,
-    for a report that reads them again: the options' if given, else what
+def run_inputs(evaluation, options: ReportOptions, reader: str):
+    """The run inputs, in the evaluation's order, and how to read them again
+    (a :class:`lexeval.options.Reading` at the evaluation's level), for a
+    report that reads them again: the options' if given, else what
     :func:`lexeval.evaluation.evaluate` kept."""
     from ..errors import UsageError
-    kept = evaluation.inputs or {}
-    runs = tuple(options.runs) or tuple(kept.get("runs", ()))
+    from ..options import Reading
+    kept = evaluation.inputs
+    runs = tuple(options.runs) or (tuple(kept.runs) if kept is not None else ())
     if len(runs) != len(evaluation.run_names):
         raise UsageError(f"{reader} reads the runs again: give their inputs (ReportOptions(runs=...))")
-    reading = dict(options.reading) if options.reading else {key: kept[key] for key in ("depth", "judged_only", "jobs")
-                                                             if key in kept}
-    return runs, reading
+    given = options.reading or (kept.reading if kept is not None else Reading())
+    # cut as the evaluation cut them (-M, -J), at its level, read as plain qrels (their notes were said already)
+    return runs, Reading(level=evaluation.level, depth=given.depth, judged_only=given.judged_only, jobs=given.jobs)
 
 
 def percent(mask: np.ndarray) -> float:

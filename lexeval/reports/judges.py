@@ -75,9 +75,10 @@ class _Named:
 def other_judgements(evaluation, given, options: ReportOptions, reader: str):
     """The same runs, measures and tests on the judgements ``given``."""
     from ..evaluation import load
+    from ..options import Hooks
     runs, reading = run_inputs(evaluation, options, reader)
     check_rereadable(runs, reader)
-    rankings = load(given, list(runs), level=evaluation.level, warn=lambda _: None, **reading)
+    rankings = load(given, list(runs), reading, hooks=Hooks(warn=lambda _: None))
     return evaluation.reevaluate(rankings, evaluation.options)
 
 

@@ -85,10 +85,11 @@ def _replicated(evaluation, reproduced: tuple[int, int], options: ReportOptions)
     """The reproduced runs evaluated on the replication qrels, with the same
     measures and preferences."""
     from ..evaluation import load
+    from ..options import Hooks
     runs, reading = run_inputs(evaluation, options, "--replication-qrels")
     check_rereadable([runs[index] for index in reproduced], "--replication-qrels")
-    rankings = load(options.replication_qrels, [runs[index] for index in reproduced],
-                    level=evaluation.level, warn=options.warn, **reading)
+    rankings = load(options.replication_qrels, [runs[index] for index in reproduced], reading,
+                    hooks=Hooks(warn=options.warn))
     return evaluation.reevaluate(rankings)
 
 

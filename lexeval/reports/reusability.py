@@ -68,12 +68,13 @@ def _with_identities(evaluation, options: ReportOptions):
     import os
 
     from ..evaluation import load
+    from ..options import Hooks
     path = evaluation.rankings.qrels.path if evaluation.rankings.qrels is not None else ""
     if not os.path.isfile(path):
         raise UsageError("--report reusability needs the documents' identities: evaluate with keep_rows=True "
                          "(or from a qrels file)")
     runs, reading = run_inputs(evaluation, options, "--report reusability")
-    rankings = load(path, list(runs), level=evaluation.level, keep_rows=True, warn=lambda _: None, **reading)
+    rankings = load(path, list(runs), reading, keep_rows=True, hooks=Hooks(warn=lambda _: None))
     return evaluation.reevaluate(rankings, evaluation.options)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..choices import PREFERENCE_NAMES, SIGN_PREFERENCES
 from ..errors import UsageError
 from ..measures.registry import REAL, Measure
+from ..options import Significance
 from . import significance as sig
 from .totals import (
     Plan,
@@ -26,28 +27,9 @@ from .totals import (
     t_tests,
 )
 
-
-@dataclass(frozen=True)
-class SignificanceOptions:
-    """How differences are tested: the test, its correction, HSD, intervals."""
-
-    test: str = "t"                 # t | randomization | none
-    permutations: int = 10_000
-    seed: int | None = 0
-    correction: str = "none"        # none | holm | holm-sidak | bonferroni | bh
-    hsd: bool = False
-    alpha: float = 0.05
-    baseline: str | None = None     # test only this run against each other run
-    ci: bool = False                # confidence intervals and effect sizes of differences
-    confidence: float = 0.95
-    resamples: int = 2000           # bootstrap resamples for the intervals
-
-    def __post_init__(self):
-        from ..parameters import significance  # every value checked where evaluate's keywords are
-        checked = significance(self.test, self.permutations, self.seed, self.correction, self.hsd, self.alpha,
-                               self.baseline, self.ci, self.confidence, self.resamples)
-        for name, value in checked.items():
-            object.__setattr__(self, name, value)
+#: How differences are tested (the test, its correction, HSD, intervals): the
+#: :class:`lexeval.options.Significance` group, by the name the library has always given it.
+SignificanceOptions = Significance
 
 
 # ---------------------------------------------------------------- which test
