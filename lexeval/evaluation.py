@@ -17,22 +17,15 @@ import numpy as np
 from .choices import GATE_TESTS
 from .errors import UsageError
 from .interface import Inputs
-from .io.grouped import read_grouped
-from .io.inputs import ReadOptions, read_qrels
-from .io.irds import irds_qrels, is_irds
-from .io.runs import check_names, check_sources, coverage_notes, read_runs, sources_of
-from .io.source import Source
-from .io.subtopics import read_subtopic_qrels
+from .io.runs import sources_of
 from .io.zscores import read_zscores
+from .loading import DEFAULT_SETS, LexevalNote, check_judgements, in_keywords, load, note  # noqa: F401 (the library's)
 from .measures import registry as m
-from .measures.diversity import Subtopics
-from .measures.groups import JudgementGroups
 from .measures.names import select_measures
-from .measures.prefs import PreferenceIndex
 from .measures.zscores import to_zscores
-from .options import Hooks, Measuring, Options, Reading, choice
+from .options import Evaluating, Hooks, Measuring, Options, Reading, choice
 from .preferences import Preferences, compute_preferences, rank_runs
-from .rankings import Rankings, build_rankings
+from .rankings import Rankings
 from .result import ResultViews
 from .stats.gate import GateFailure, GateVerdict, failures_of, gate_verdicts
 from .stats.pairs import (
@@ -59,8 +52,97 @@ class Column:
     values: np.ndarray
 
 
+class ResultCore(ResultViews):
+    """What a result offers, made once for one machine's
+    :class:`Evaluation` and the cluster's
+    :class:`~lexeval.cluster.combine.Combined`: summaries from the exact
+    totals, the tests, the preferences' scores, the gate, and the same
+    measures on other rankings. A result holds ``run_names``,
+    ``run_tags``, ``columns``, ``totals``, ``options`` (its tests),
+    ``requests``, ``complete``, ``aggregate``, ``pairs``, ``pair_summary``,
+    ``tests``, ``preferences`` and ``zscores``; with per-query values,
+    ``qids``, ``included`` and ``compared`` (a cluster's only when brought
+    back)."""
+
+    @property
+    def compared_qids(self) -> list[str]:
+        if self.compared is None:
+            return []
+        return [qid for qid, on in zip(self.qids, self.compared.tolist()) if on]
+
+    def compared_values(self, column: Column) -> np.ndarray:
+        """(R, compared queries) a column's values where runs are compared."""
+        return column.values[:, self.compared]
+
+    def values(self, name: str) -> np.ndarray:
+        """(R, Q) per-query values of a measure (any accepted name), NaN
+        where a run's average leaves the query out (a query the run lacks,
+        without -c): ``np.nanmean(values, axis=1)`` is the printed mean.
+        ``column(name).values`` holds 0 there, as comparisons score it."""
+        column = self.column(name)
+        if column.values is None or self.included is None:
+            raise KeyError(f"{name}: the per-query values stayed on the cluster's workers (per_query=True brings "
+                           "them back)")
+        return np.where(self.included, column.values, np.nan)
+
+    def num_queries(self) -> np.ndarray:
+        """(R,) queries evaluated per run."""
+        return self.totals.included
+
+    def summary(self, column: Column) -> np.ndarray:
+        """(R,) the 'all' value of a column, as trec_eval computes it (from
+        exact sums over the included queries)."""
+        return summary_values(column.measure, column.name, self.totals, self.run_tags, self.complete)
+
+    def summary_of(self, name: str) -> np.ndarray:
+        """(R,) the 'all' values of a measure, by any accepted name."""
+        return self.summary(self.column(name))
+
+    def p_values(self, name: str) -> np.ndarray:
+        """(P,) p-values of a measure or preference, by any accepted name
+        (``nDCG@10``, ``lexiprecision``), for the pairs in ``pairs``."""
+        printed = self.printed_name(name)
+        if self.tests is None or printed not in self.tests.p:
+            raise KeyError(f"{name}: not tested (a count, one run, or --test none)")
+        return self.tests.p[printed]
+
+    def preference_names(self) -> list[str]:
+        return list(self.totals.preferences) if self.totals is not None else []
+
+    def run_preference_scores(self, name: str) -> np.ndarray:
+        """(R, compared queries) each run's mean preference ``name`` against the others."""
+        return run_scores_of(self.preferences)[name]
+
+    def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(R,) score and rank (1 = best) for ``name``, aggregated from the
+        per-query scores as ``aggregate`` says (mean, borda, mc4)."""
+        name = self.printed_name(name)
+        if name not in self.preference_names():
+            raise KeyError(f"{name} is not a preference; computed here: {', '.join(self.preference_names())}")
+        score = self.pair_summary.scores[name]
+        return score, rank_runs(score)
+
+    def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse") -> list[GateVerdict]:
+        """A verdict per candidate run and each of ``gates`` (printed measure
+        names), by ``gate_test`` (see :func:`lexeval.stats.gate.gate_verdicts`)."""
+        return gate_verdicts(self, gates, margin, choice("gate_test", gate_test, GATE_TESTS))
+
+    def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
+        """Runs significantly worse than the baseline on each of ``gates``
+        (printed measure names) by more than ``margin``."""
+        return failures_of(self.gate_verdicts(gates, margin))
+
+    def reevaluate(self, rankings: Rankings, options: SignificanceOptions | None = None) -> Evaluation:
+        """The same measures and preferences on other rankings (e.g. with
+        labels removed, or other judgements), on this machine, without
+        significance tests unless ``options`` says how to test."""
+        return evaluate_rankings(rankings, self.requests, self.preference_names(),
+                                 Options(Reading(complete=self.complete), Measuring(aggregate=self.aggregate),
+                                         options or SignificanceOptions(test="none")), zscores=self.zscores)
+
+
 @dataclass(frozen=True, eq=False, repr=False)      # equal only to itself: arrays have no one truth value
-class Evaluation(ResultViews):
+class Evaluation(ResultCore):
     """Per-run measure values for every run and qrels query, and the
     comparisons between runs; made once by :func:`evaluate_rankings`.
 
@@ -97,102 +179,28 @@ class Evaluation(ResultViews):
     def compared_qids(self) -> list[str]:
         return self.comparison.qids
 
-    def compared_values(self, column: Column) -> np.ndarray:
-        """(R, compared queries) a column's values where runs are compared."""
-        return column.values[:, self.compared]
-
     @property
     def run_names(self) -> list[str]:
         return self.rankings.run_names
 
     @property
+    def run_tags(self) -> list[str]:
+        return self.rankings.run_tags
+
+    @property
     def qids(self) -> list[str]:
         return self.rankings.qids
-
-    def values(self, name: str) -> np.ndarray:
-        """(R, Q) per-query values of a measure (any accepted name), NaN
-        where a run's average leaves the query out (a query the run lacks,
-        without -c): ``np.nanmean(values, axis=1)`` is the printed mean.
-        ``column(name).values`` holds 0 there, as comparisons score it."""
-        column = self.column(name)
-        return np.where(self.included, column.values, np.nan)
-
-    def num_queries(self) -> np.ndarray:
-        """(R,) queries evaluated per run."""
-        return self.included.sum(axis=1)
-
-    def summary(self, column: Column) -> np.ndarray:
-        """(R,) the 'all' value of a column, as trec_eval computes it (from
-        exact sums over the included queries)."""
-        return summary_values(column.measure, column.name, self.totals, self.rankings.run_tags, self.complete)
-
-    def p_values(self, name: str) -> np.ndarray:
-        """(P,) p-values of a measure or preference, by any accepted name
-        (``nDCG@10``, ``lexiprecision``), for the pairs in ``pairs``."""
-        printed = self.printed_name(name)
-        if self.tests is None or printed not in self.tests.p:
-            raise KeyError(f"{name}: not tested (a count, one run, or --test none)")
-        return self.tests.p[printed]
-
-    def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """LP's ties per recall level over the compared queries, as counts
-        (see :func:`lexeval.reports.ties.level_tie_counts`)."""
-        from .preferences import level_tie_counts
-        return level_tie_counts(self.comparison)
 
     @property
     def level(self) -> int:
         """The relevance level (-l)."""
         return self.rankings.level
 
-    def summary_of(self, name: str) -> np.ndarray:
-        """(R,) the 'all' values of a measure, by any accepted name."""
-        return self.summary(self.column(name))
-
-    def preference_names(self) -> list[str]:
-        return list(self.preferences.names) if self.preferences else []
-
-    def run_preference_scores(self, name: str) -> np.ndarray:
-        """(R, compared queries) each run's mean preference ``name`` against the others."""
-        return run_scores_of(self.preferences)[name]
-
-    def run_preference_summary(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(R,) score and rank (1 = best) for ``name``, aggregated from the
-        per-query scores as ``aggregate`` says (mean, borda, mc4)."""
-        name = self.printed_name(name)
-        if name not in self.preference_names():
-            raise KeyError(f"{name} is not a preference; computed here: {', '.join(self.preference_names())}")
-        score = self.pair_summary.scores[name]
-        return score, rank_runs(score)
-
-    def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse") -> list[GateVerdict]:
-        """A verdict per candidate run and each of ``gates`` (printed measure
-        names), by ``gate_test`` (see :func:`lexeval.stats.gate.gate_verdicts`)."""
-        return gate_of(self, gates, margin, gate_test)
-
-    def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
-        """Runs significantly worse than the baseline on each of ``gates``
-        (printed measure names) by more than ``margin``."""
-        return failures_of(self.gate_verdicts(gates, margin))
-
-    def reevaluate(self, rankings: Rankings, options: SignificanceOptions | None = None) -> Evaluation:
-        """The same measures and preferences on other rankings (e.g. with
-        labels removed, or other judgements), without significance tests
-        unless ``options`` says how to test."""
-        return evaluate_rankings(rankings, self.requests, self.preference_names(),
-                                 Options(Reading(complete=self.complete), Measuring(aggregate=self.aggregate),
-                                         options or SignificanceOptions(test="none")), zscores=self.zscores)
-
-
-
-def gate_of(result, gates: list[str], margin: float, gate_test: str = "worse") -> list[GateVerdict]:
-    """The gate's verdicts of a result (one machine's or the cluster's),
-    with each metric's summary values beside them."""
-    tested = result.tests.p if result.tests is not None else {}
-    run_values = {column.name: result.summary(column) for column in result.columns
-                  if column.name in gates and column.name in tested}
-    return gate_verdicts(result.tests, result.totals, result.pairs, result.run_names, result.options, gates,
-                         margin, run_values, choice("gate_test", gate_test, GATE_TESTS))
+    def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """LP's ties per recall level over the compared queries, as counts
+        (see :func:`lexeval.reports.ties.level_tie_counts`)."""
+        from .preferences import level_tie_counts
+        return level_tie_counts(self.comparison)
 
 
 def compute_columns(rankings: Rankings, requests, phases=None) -> list[Column]:
@@ -308,139 +316,18 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
-def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False, hooks: Hooks | None = None,
-         **keywords) -> Rankings:
-    """Read qrels and runs into Rankings (the arrays every measure uses).
-
-    ``qrels`` and ``runs`` are as for :func:`evaluate`; ``reading`` (or its
-    fields as keywords: ``level``, ``depth``, ``judged_only``, ...; the
-    hooks' too, ``warn=``) says how:
-    ``depth`` keeps the top documents of each ranking (-M), ``judged_only``
-    then drops the unjudged ones (-J), ``rel_format`` is trec_eval's -R
-    (qrels, or prefs, qrels_prefs, qrels_jg: judgements with a group per
-    line; the rankings then carry them for the prefs_* and *_avgjg
-    measures), ``complete`` (-c) only words the notes. ``keep_rows`` keeps
-    document identities (for the rareness measures); ``hooks.warn(text)``
-    receives the notes on dropped queries and file formats (default:
-    LexevalNote warnings), ``hooks.progress(done, total)`` follows the
-    reading, ``hooks.timings`` (a :class:`Timings`) the seconds and bytes of
-    reading, ``hooks.on_read(qrels, runs)`` what was read."""
-    from dataclasses import fields
-    hooked = {key: keywords.pop(key) for key in [item.name for item in fields(Hooks)] if key in keywords}
-    reading = reading if reading is not None else Reading.pick(keywords)
-    unknown = sorted(set(keywords) - set(vars(reading)))
-    if unknown:
-        raise UsageError(f"load() has no keyword '{unknown[0]}'")
-    hooks = hooks or Hooks(**hooked)
-    level, depth, judged_only, subtopics, rel_format = reading.level, reading.depth, reading.judged_only, \
-        reading.subtopics, reading.rel_format
-    timings = hooks.timings
-    if depth is not None and depth < 1:
-        raise UsageError("-M (depth) must be at least 1")
-    if level < 0:
-        raise UsageError("-l (relevance level) must be 0 or more")
-    by_subtopic = None
-    if is_irds(qrels):     # irds:ID: the dataset's qrels, through ir_datasets
-        if rel_format != "qrels":
-            raise UsageError(f"-R {rel_format} judgements are read from a file, not by ir_datasets id")
-        read = irds_qrels(qrels, subtopics)
-        by_subtopic, keep_rows = (read, True) if subtopics else (None, keep_rows)
-        qrels = Source(read.table() if subtopics else read, name=qrels, kind="qrels")
-    qrels_source = qrels if isinstance(qrels, Source) else Source(qrels, kind="qrels")
-    if subtopics and by_subtopic is None:   # qid subtopic docno grade: ordinary judgements, each document's highest
-        if not qrels_source.is_file or qrels_source.path == "-":
-            raise UsageError("subtopic judgements are read from a qrels file (not standard input or a table)")
-        by_subtopic = read_subtopic_qrels(qrels_source.path)
-        qrels_source = Source(by_subtopic.table(), name=qrels_source.path)
-        keep_rows = True
-    grouped = None
-    if rel_format != "qrels":   # qid group [subgroup] docno level: ordinary judgements are derived from them
-        if not qrels_source.is_file or qrels_source.path == "-":
-            raise UsageError(f"-R {rel_format} judgements are read from a file (not standard input or a table)")
-        grouped = read_grouped(qrels_source.path, rel_format)
-        qrels_source = Source(grouped.table(), name=qrels_source.path)
-        keep_rows = True
-    sources = sources_of(runs)
-    if not sources:
-        raise UsageError("no runs to evaluate")
-    check_sources(qrels_source, sources)
-    with timed(timings, "reading"):
-        judgements = read_qrels(qrels_source)
-        # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
-        options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
-        parsed = read_runs(sources, judgements, options, reading.jobs, hooks.progress)
-        check_names(parsed)
-        rankings = build_rankings(judgements, parsed, level)
-        for run in parsed:                  # the rankings hold their copy: the notes below need the rest
-            run.codes = run.qrels_rows = None
-        if by_subtopic is not None:
-            rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
-        if grouped is not None and rel_format == "qrels_jg":
-            rankings = replace(rankings, groups=JudgementGroups.build(judgements, grouped, judged_only))
-        elif grouped is not None:
-            rankings = replace(rankings, prefs=PreferenceIndex.build(judgements, grouped))
-    if timings is not None:
-        sizes = [source.size() for source in [qrels_source, *sources]]
-        # compressed files, standard input and tables have no size to divide by
-        timings.bytes_read = sum(sizes) if all(sizes) else 0
-    if hooks.on_read is not None:               # the cluster adds up the notes of its partitions
-        hooks.on_read(judgements, parsed)
-    warn = hooks.warn or note
-    for run in parsed:
-        if run.format != "run":
-            warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
-    for line in coverage_notes(judgements, parsed, level, reading.verbose, reading.complete):
-        warn(line)
-    return rankings
-
-
-class LexevalNote(UserWarning):
-    """A note on the inputs (dropped queries, a file read as MS MARCO): the
-    command line prints them on standard error, the library warns."""
-
-
-def note(text: str) -> None:
-    """The library's default for notes: a :class:`LexevalNote` warning,
-    pointing at the caller's line (the first frame outside lexeval)."""
-    import os
-    import sys
-    import warnings
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(0), 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(in_keywords(text), LexevalNote, stacklevel=level)
-
-
-def in_keywords(text: str) -> str:
-    """A note's options as the library's keywords (-c: complete=True)."""
-    import re
-
-    from .options import KEYWORD_OF_FLAG
-    return re.sub(r"(?<![\w-])(--?[A-Za-z][\w-]*)\b", lambda found: KEYWORD_OF_FLAG.get(found[1], found[1]), text)
-
-
-#: The measures computed when none are named, per judgement format (-R): trec_eval's.
-DEFAULT_SETS = {"qrels": "official", "prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
-#: Which -R formats feed the measures of each kind of judgements.
-READ_BY = {m.PREFS: ("prefs", "qrels_prefs"), m.QRELS_JG: ("qrels_jg",)}
-
-
-def check_judgements(selection, rel_format: str, names) -> None:
-    """Every measure asked for can be computed from the judgements -R reads."""
-    if rel_format not in DEFAULT_SETS:
-        raise UsageError(f"-R {rel_format}: unknown judgement format (one of {', '.join(DEFAULT_SETS)})")
-    for req in selection.metrics:
-        needs = req.measure.judgements
-        if needs != m.QRELS and rel_format not in READ_BY[needs]:
-            kind = "preference judgements: -R prefs (a file of 'qid group subgroup docno level') or " \
-                   "-R qrels_prefs (a qrels read as preferences)" if needs == m.PREFS else \
-                   "judgement groups: -R qrels_jg (a qrels whose second column names the group)"
-            # the name the user typed: a set's name rather than its first member's
-            typed = next((name for name in names or () if name in m.MEASURE_SETS and req.measure.name in
-                          m.MEASURE_SETS[name]), req.measure.name)
-            hint = "; lexiprecision and lexirecall are the set 'lexicographic'" if typed == "all_prefs" else ""
-            raise UsageError(f"{typed} is computed from trec_eval's {kind}{hint}")
+def requests_for(asked: Evaluating, num_runs: int):
+    """(measure requests, the selection they come from) of what is asked
+    for ``num_runs`` runs: the defaults of -R's judgements where no measure
+    is named, each with -N and --rarity-weight where it reads them."""
+    reading, measuring = asked.options.reading, asked.options.measuring
+    selection = select_measures(asked.measures, num_runs, extra=asked.extra_measures,
+                                default_set=DEFAULT_SETS[reading.rel_format])
+    check_judgements(selection, reading.rel_format, asked.measures)
+    requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
+                replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
+                for req in selection.metrics]
+    return requests, selection
 
 
 def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extra_measures=(),
@@ -468,14 +355,10 @@ def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extr
     """
     options = options or Options()
     hooks = hooks or Hooks()
-    reading, measuring = options.reading, options.measuring
+    reading = options.reading
     sources = sources_of(runs)
-    selection = select_measures(measures, len(sources), extra=extra_measures,
-                                default_set=DEFAULT_SETS[reading.rel_format])
-    check_judgements(selection, reading.rel_format, measures)
-    requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
-                replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
-                for req in selection.metrics]
+    asked = Evaluating(measures, options, extra_measures, keep_rows)
+    requests, selection = requests_for(asked, len(sources))
     rankings = load(qrels, sources, replace(reading, subtopics=reading.subtopics or selection.needs_subtopics),
                     keep_rows=keep_rows or selection.needs_documents, hooks=hooks)
     evaluation = evaluate_rankings(rankings, requests, selection.preferences, options,

@@ -26,6 +26,7 @@ LAYERS = {
     "stats": 4, "citations": 4,
     "output": 5,            # reads a result through lexeval.interface, never the classes
     "result": 6,            # a result's Python views: frames, compare, tables, the page (through output)
+    "loading": 7,           # files to rankings, with the notes on what was read
     "evaluation": 7,
     "reports": 8,
     "cluster": 9,

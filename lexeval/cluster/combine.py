@@ -8,18 +8,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..result import ResultViews
+from ..evaluation import ResultCore
 from .partition import PartitionResult
 
 # ---------------------------------------------------------------- client side: combining
 
 
 @dataclass(eq=False, repr=False)
-class Combined(ResultViews):
-    """The cluster's results, offered to the output layer as an
-    :class:`~lexeval.evaluation.Evaluation` offers them: summaries, pairs
-    and tests from the added totals; with ``-q`` the per-query values put
-    back in qid order."""
+class Combined(ResultCore):
+    """The cluster's results, offering what one machine's
+    :class:`~lexeval.evaluation.Evaluation` offers (the same
+    :class:`~lexeval.evaluation.ResultCore`): summaries, pairs and tests
+    from the added totals; with ``-q`` the per-query values put back in qid
+    order."""
 
     run_names: list[str]
     run_tags: list[str]
@@ -28,7 +29,7 @@ class Combined(ResultViews):
     options: object
     complete: bool
     aggregate: str
-    names: tuple = ()
+    requests: tuple = ()
     pairs: np.ndarray | None = None
     pair_summary: object = None
     tests: object = None
@@ -38,51 +39,13 @@ class Combined(ResultViews):
     compared: np.ndarray | None = None
     preferences: object = None
     parts: list[str] = field(default_factory=list)     # part files of per-query lines, if written
-    inputs: dict | None = None                          # what was read, and how (the page's provenance)
-
-    @property
-    def compared_qids(self) -> list[str]:
-        return [q for q, on in zip(self.qids, self.compared.tolist()) if on] if self.compared is not None else []
-
-    def num_queries(self) -> np.ndarray:
-        """(R,) queries evaluated per run."""
-        return self.totals.included
-
-    def summary(self, column) -> np.ndarray:
-        from ..evaluation import summary_values
-        return summary_values(column.measure, column.name, self.totals, self.run_tags, self.complete)
-
-    def preference_names(self) -> list[str]:
-        return list(self.names)
-
-    def run_preference_summary(self, name: str):
-        from ..preferences import rank_runs
-        score = self.pair_summary.scores[name]
-        return score, rank_runs(score)
-
-    def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse"):
-        from ..evaluation import gate_of
-        return gate_of(self, gates, margin, gate_test)
-
-    def gate_failures(self, gates: list[str], margin: float = 0.0):
-        from ..stats.gate import failures_of
-        return failures_of(self.gate_verdicts(gates, margin))
-
-    def compared_values(self, column) -> np.ndarray:
-        return column.values[:, self.compared]
-
+    inputs: object = None                               # what was read, and how (the page's provenance)
     level: int = 1                                     # -l
     tie_counts: tuple | None = None                    # with the reports: LP's ties per level, as counts
     degradation_totals: dict | None = None             # with the degradation report: its counts, added
 
     def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tie_counts
-
-    def run_preference_scores(self, name: str) -> np.ndarray:
-        """(R, compared queries) each run's mean preference against the others (the reports')."""
-        from ..stats.totals import run_scores_of
-        return run_scores_of(self.preferences)[name]
-
 
 
 class _GatheredPreferences:
@@ -114,7 +77,7 @@ class _Runs:
 def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
     """Add the partitions' totals and conclude, as one machine does (``job``:
     the partitions' :class:`~lexeval.cluster.partition.PartitionJob`)."""
-    from ..evaluation import Column, conclude
+    from ..evaluation import Column, conclude, requests_for
     from ..stats.pairs import plan_for, selected_pairs
     files, names, options = job.files, job.names, job.asked.options
     per_query = job.per_query or job.for_reports is not None
@@ -131,8 +94,9 @@ def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
         if all(r.last[index] == (-1, -1) for r in everything):
             raise InputError(files[index + 1], "empty run: no result lines")
     tags = [max(everything, key=lambda r: r.last[index]).tags[index] for index in range(len(names))]
+    requests, _ = requests_for(job.asked, len(names))
     combined = Combined(names, tags, [Column(name, measure, None) for name, measure in results[0].columns],
-                        totals, significance, complete, aggregate, tuple(totals.preferences))
+                        totals, significance, complete, aggregate, tuple(requests))
     if len(names) > 1:
         pairs = selected_pairs(names, significance.baseline)
         by_name = {column.name: (column.measure, None) for column in combined.columns}
@@ -162,15 +126,16 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
         else:
             columns.append(column)
     combined.columns = columns
-    if combined.names and "all_preferences" in results[0].per_query:     # the reports': every pair
+    names = combined.preference_names()
+    if names and "all_preferences" in results[0].per_query:     # the reports': every pair
         from ..preferences import Preferences
         every = {key: {name: np.concatenate([r.per_query[key][name] for r in results], axis=1)
                        for name in results[0].per_query[key]} for key in ("all_preferences", "levels")}
         combined.preferences = Preferences.gathered(len(combined.run_names), int(combined.compared.sum()),
                                                     every["all_preferences"], every["levels"])
-    elif combined.names:
+    elif names:
         values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
-                  for name in combined.names}
+                  for name in names}
         combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
     counted = [r.per_query["degradation"] for r in results if "degradation" in r.per_query]
     if counted:                                          # the degradation's counts, partition by partition

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..choices import PREFERENCE_NAMES
 from ..errors import UsageError
-from .pairs import PairTests, SignificanceOptions, test_for
+from .pairs import test_for
 from .power import smallest, t_power
 
 POWER_WANTED = 0.8
@@ -56,13 +56,12 @@ class GateFailure:
     p: float
 
 
-def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run_names: list[str],
-                  options: SignificanceOptions, gates: list[str], margin: float = 0.0,
-                  run_values: dict[str, np.ndarray] | None = None, gate_test: str = "worse") -> list[GateVerdict]:
+def gate_verdicts(result, gates: list[str], margin: float = 0.0, gate_test: str = "worse") -> list[GateVerdict]:
     """A verdict per gate measure and candidate (gate by gate, candidates in
-    command-line order). ``tests`` are those of ``pairs``, every pair holding
-    the baseline; ``totals`` give the difference's t interval where --ci did
-    not compute one; ``run_values`` the (R,) summary value of each metric.
+    command-line order), from a result (:class:`lexeval.interface.Result`):
+    its tests of its pairs, every pair holding the baseline; its totals give
+    the difference's t interval where --ci did not compute one, its
+    summaries the (R,) value of each metric beside the verdicts.
 
     ``gate_test`` "worse" fails a candidate where it is worse by more than
     ``margin`` with p < alpha (the pair's own test); "non-inferiority"
@@ -71,6 +70,8 @@ def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run
     at alpha (corrected over the candidates). Each verdict carries the power
     of its test to see a drop of the margin (or of half the differences'
     standard deviation where the margin is 0)."""
+    tests, totals, pairs, run_names, options = result.tests, result.totals, result.pairs, result.run_names, \
+        result.options
     if tests is None or options.baseline is None:
         raise UsageError("--gate needs two or more runs, --baseline RUN and a test (--test t or randomization)")
     if gate_test == "non-inferiority" and not margin > 0:
@@ -78,7 +79,8 @@ def gate_verdicts(tests: PairTests | None, totals, pairs: np.ndarray | None, run
     from .significance import correct
     from .totals import t_interval
     baseline = run_names.index(options.baseline)
-    run_values = run_values or {}
+    run_values = {column.name: result.summary(column) for column in result.columns
+                  if column.name in gates and column.name in tests.p}
     verdicts = []
     for gate in gates:
         if gate not in tests.p:
