@@ -772,7 +772,7 @@ static void fractions(const double *a, const double *b, const double *x, double 
 
 /* t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the paired t-test's two-sided p of each
  * pair, up to the incomplete beta function's transcendental part, in the numpy code's operations and
- * order (totals.t_tests, distributions.t_two_sided and betainc). Pairs decided without it get their p
+ * order (conclusions.t_tests, distributions.t_two_sided and betainc). Pairs decided without it get their p
  * (1, or 0 where every difference is equal and not 0, or where |t| is too large); the n others are
  * listed in ``index`` with the beta function's a, b and x after its flip, and whether it flipped. */
 static PyObject *t_prepare(PyObject *self, PyObject *args) {

@@ -273,7 +273,7 @@ def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
 
 
 def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, parts: int = 1) -> np.ndarray | None:
-    """(P,) :func:`lexeval.stats.totals.t_test`'s two-sided p from each
+    """(P,) :func:`lexeval.stats.conclusions.t_test`'s two-sided p from each
     pair's mean, sample deviation and count, the same floats: the kernel
     does the arithmetic, numpy the logarithms and the exponential (whose
     last bits are numpy's own), ``log_beta(a, b)`` log B elementwise.

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .checks import choice
 from .choices import GATE_TESTS
 from .errors import UsageError
 from .interface import Inputs
@@ -23,7 +24,7 @@ from .loading import DEFAULT_SETS, LexevalNote, check_judgements, in_keywords, l
 from .measures import registry as m
 from .measures.names import select_measures
 from .measures.zscores import to_zscores
-from .options import Evaluating, Hooks, Measuring, Options, Reading, choice
+from .options import Evaluating, Hooks, Measuring, Options, Reading
 from .preferences import Preferences, compute_preferences, rank_runs
 from .rankings import Rankings
 from .result import ResultViews
@@ -39,7 +40,7 @@ from .stats.pairs import (
     selected_pairs,
     summarize_pairs,
 )
-from .stats.totals import Totals, query_totals, run_scores_of
+from .stats.totals import Queries, Totals, query_totals, run_scores_of
 from .timings import timed
 
 
@@ -268,15 +269,15 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     by_name = {column.name: (column.measure, column.values) for column in columns}
     relevant = int(rankings.level_counts[:, 1:].sum())
     if rankings.num_runs < 2:
-        totals = query_totals(by_name, included, compared, rankings.qids, relevant, None)
+        totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant))
     else:
         with timed(timings, "pairs"):
             pairs = selected_pairs(rankings.run_names, options.baseline)
             plan = plan_for(by_name, pairs, options, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names)
-            totals = query_totals(by_name, included, compared, rankings.qids, relevant, plan, preferences, aggregate,
-                                  phases)
+            totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant), plan, preferences,
+                                  aggregate, phases)
             if phases:
                 phases("tests", 0, 1)
             summary, tests, as_preferences = conclude(totals, plan, options, aggregate, pair_metrics)

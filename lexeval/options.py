@@ -24,11 +24,10 @@ heavy, so that ``lexeval --help`` starts at once.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from numbers import Integral, Real
 
+from .checks import _bad, _shown, boolean, choice, integer, path, real, text
 from .choices import AGGREGATES, CORRECTIONS, FORMATS, GATE_TESTS, LABEL_POLICIES, REL_FORMATS, REPORTS, TESTS
 from .errors import UsageError
 
@@ -87,77 +86,6 @@ class Group:
 
 
 # ---------------------------------------------------------------- checks
-
-
-def _bad(name: str, rule: str) -> UsageError:
-    """``name must ...``, the keyword and the rule kept apart (the command says its flag)."""
-    error = UsageError(f"{name} {rule}")
-    error.keyword, error.rule = name, rule
-    return error
-
-
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def integer(name: str, value, low: int | None = None, optional: bool = False) -> int | None:
-    """An integer (not a bool) of at least ``low``; None where ``optional``."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise _bad(name, f"must be an integer{'' if low is None else f' ({low:g} or more)'}, got {_shown(value)}")
-    if low is not None and value < low:
-        raise _bad(name, f"must be {low:g} or more, got {value}")
-    return int(value)
-
-
-def real(name: str, value, low: float, high: float | None, closed: bool = True, optional: bool = False):
-    """A finite number in [low, high] (or (low, high) unless ``closed``)."""
-    if value is None and optional:
-        return None
-    if high is None:
-        shown = f"{low:g} or more"
-    else:
-        shown = f"[{low:g}, {high:g}]" if closed else f"({low:g}, {high:g})"
-    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
-        raise _bad(name, f"must be a number in {shown}, got {_shown(value)}")
-    inside = low <= value if closed else low < value
-    if high is not None:
-        inside = inside and (value <= high if closed else value < high)
-    if not inside:
-        raise _bad(name, f"must be in {shown}, got {value:g}")
-    return float(value)
-
-
-def boolean(name: str, value) -> bool:
-    if not isinstance(value, bool) and type(value).__name__ != "bool_":      # numpy's bool too
-        raise _bad(name, f"must be True or False, got {_shown(value)}")
-    return bool(value)
-
-
-def choice(name: str, value, choices: tuple[str, ...], optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or value not in choices:
-        raise _bad(name, f"must be one of {', '.join(choices)}; got {_shown(value)}")
-    return value
-
-
-def text(name: str, value, optional: bool = True) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or not value:
-        raise _bad(name, f"must be a non-empty string, got {_shown(value)}")
-    return value
-
-
-def path(name: str, value, optional: bool = True):
-    if value is None and optional:
-        return None
-    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
-        raise _bad(name, f"must be a path, got {_shown(value)}")
-    return os.fspath(value)
 
 
 def check(name: str, spec: Spec, value):
@@ -469,21 +397,15 @@ class Actions(Group):
 GROUPS = (Reading, Measuring, Significance, Gate, Reports, Output, Cluster, Compatibility, Actions)
 
 
-def declared() -> dict[str, tuple[type, Spec]]:
-    """{option name: (its group, its Spec)}, every option of every group."""
-    out = {}
-    for group in GROUPS:
-        for name, spec in specs(group).items():
-            out.setdefault(name if group is not Cluster or name == "cluster" else f"cluster.{name}", (group, spec))
-    return out
+def declared() -> list[tuple[type, str, Spec]]:
+    """(group, option name, Spec) of every option of every group."""
+    return [(group, name, spec) for group in GROUPS for name, spec in specs(group).items()]
 
 
 #: What the notes' and errors' options are called on the command line, and from Python.
-FLAG_OF_KEYWORD: dict[str, str] = {name.split(".")[-1]: spec.flags[0] for name, (_, spec) in declared().items()
-                                   if spec.flags and spec.keyword}
+FLAG_OF_KEYWORD: dict[str, str] = {name: spec.flags[0] for _, name, spec in declared() if spec.flags and spec.keyword}
 KEYWORD_OF_FLAG: dict[str, str] = {flag: (f"{name}=True" if spec.kind == FLAG else name)
-                                   for name, (_, spec) in declared().items() if spec.keyword
-                                   for flag in spec.flags}
+                                   for _, name, spec in declared() if spec.keyword for flag in spec.flags}
 
 
 def as_flags(error: UsageError) -> UsageError:

@@ -5,8 +5,8 @@ one string, ir_measures' objects or any iterable of them.
 
 from __future__ import annotations
 
+from .checks import _shown
 from .errors import UsageError
-from .options import _shown
 
 
 def measure_names(measures) -> list[str] | None:

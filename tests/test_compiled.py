@@ -342,7 +342,7 @@ def test_pair_batches_equal_their_blocks(pairs, groups, names, totals, keys, wit
 def test_t_test_p_equals_numpy(differences):
     """The kernel's t-test arithmetic around numpy's logarithms: numpy's p, bit for bit (ties, equal
     differences, a single query, huge t included)."""
-    from lexeval.stats.totals import t_tests
+    from lexeval.stats.conclusions import t_tests
     extra = np.array([[1e-300, 1e-300 * (1 + 2**-50)], [0.5, 0.5], [0.25, -0.25]])
     differences = differences if differences.shape[1] != 2 else np.concatenate([differences, extra])
     made = t_tests([Moments.of(differences), Moments.of(differences[:, :1])])
@@ -500,11 +500,13 @@ def test_threads_print_what_one_thread_prints(tmp_path, cli, monkeypatch, option
     sums are each thread's own); one measure's pairs shared between the
     threads; no tested measure at all."""
     qrels, runs = write_collection(tmp_path, np.random.default_rng(11), 12, 15, 25)
-    monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 0)          # threads, however small the work
+    for module in ("totals", "conclusions"):                               # threads, however small the work
+        monkeypatch.setattr(f"lexeval.stats.{module}.THREADED_CELLS", 0)
     monkeypatch.setattr("lexeval.compiled._PART_LEAST", 4)                  # a measure's pairs split, however few
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     threaded = cli([*options, qrels, *runs])
-    monkeypatch.setattr("lexeval.stats.totals._THREADED_CELLS", 1 << 62)    # one thread
+    for module in ("totals", "conclusions"):                               # one thread
+        monkeypatch.setattr(f"lexeval.stats.{module}.THREADED_CELLS", 1 << 62)
     alone = cli([*options, qrels, *runs])
     assert threaded.code == 0, threaded.err
     assert threaded.out == alone.out

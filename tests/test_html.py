@@ -346,7 +346,7 @@ def test_report_tables_and_axes_read_right(tmp_path):
     out for its figures; the charts' tick labels differ from each other
     (small drops need more digits), and a chart of runs names them under
     its bars, not 0.00, 10.00, 20.00."""
-    from lexeval.output.tables import report_grids
+    from lexeval.output.report_tables import report_grids
     from lexeval.reports import ReportOptions, run_reports
     args = ["--report", "reusability", "--report", "judges", "--compare-qrels",
             f"llm={EXAMPLES / 'cranfield' / 'qrels-perturbed.txt.gz'}", "-m", "map", QRELS, *RUNS]

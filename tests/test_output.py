@@ -193,14 +193,14 @@ def test_timings_in_the_library(files):
 def test_per_query_values_print_as_printf(values):
     """-q's values are looked up among printed texts, not printed one by one:
     each must be printf's %6.4f, ties, signs, zeros and edges included."""
-    from lexeval.output.records import four_decimals
+    from lexeval.output.lines import four_decimals
     assert four_decimals(np.array(values)).tolist() == ["%6.4f" % value for value in values]
 
 
 def test_four_significant_digits_print_as_python_prints_them():
     """The p-values' lookup prints every value as '%.4g' does: log-uniform
     values down to subnormals, ties of the fifth digit, decade edges."""
-    from lexeval.output.records import four_significant
+    from lexeval.output.lines import four_significant
     rng = np.random.default_rng(0)
     edges = [0.0, 1.0, 0.5, 0.05, 0.00012345, 0.12345, 0.99995, 0.999949, 9.9995e-5, 0.1, 1e-5, 1.5e-5,
              0.09999, 0.099995, 5e-324, 1e-300, 2.2e-308, np.nan, np.inf, 1e-4, 0.0001]

@@ -10,8 +10,8 @@ from scipy import stats
 
 from lexeval import evaluate
 from lexeval.stats import significance as sig
+from lexeval.stats.conclusions import matrix_hsd, matrix_p_values
 from lexeval.stats.pairs import SignificanceOptions
-from lexeval.stats.totals import matrix_hsd, matrix_p_values
 
 
 def one_sample_t(values):

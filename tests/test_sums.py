@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lexeval.stats.moments import Moments
 from lexeval.stats.sums import (
     GRID_BITS,
     fixed_sums,
@@ -16,7 +17,6 @@ from lexeval.stats.sums import (
     random_signs,
     uniform_bits,
 )
-from lexeval.stats.totals import Moments
 
 VALUES = st.lists(st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, -0.0, 0.1, 1 / 3, 5e6, -7e7, 1e-300])),
                   min_size=0, max_size=40)
@@ -91,7 +91,7 @@ def test_randomization_and_bootstrap_sums_add_up_over_any_split():
     """Per-draw sums are integers (differences in units of 2**-40): two
     halves of the queries add up to the whole, bit for bit, also where the
     totals outgrow int64 (huge differences)."""
-    from lexeval.stats.totals import _draw_sums
+    from lexeval.stats.draws import draw_sums as _draw_sums
     rng = np.random.default_rng(5)
     keys = query_keys([f"q{i}" for i in range(300)])
     for scale in (1.0, 1e7):

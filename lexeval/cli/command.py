@@ -303,10 +303,10 @@ def _write_reports(evaluation, lines, output_format: str, plot_dir: str | None,
         page = evaluation.to_html(lines, command=command_line)
         _emit(lambda out: out.write(page))
     elif output_format == "table":
-        from ..output.tables import screen_report_tables
+        from ..output.report_tables import screen_report_tables
         _emit(lambda out: screen_report_tables(lines, out))
     elif output_format in TABLE_FORMATS:
-        from ..output.tables import report_tables
+        from ..output.report_tables import report_tables
         _emit(lambda out: out.write(report_tables(lines, output_format)))
     else:
         from ..output.records import report_blocks, write

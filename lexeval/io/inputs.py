@@ -154,8 +154,9 @@ class Qrels:
         qids = ByteStrings.from_list(encoded)
         qid_hash = qids.hash64()
         by_hash = np.argsort(qid_hash, kind="stable")
-        return kernel.tables(qid_hash[by_hash], by_hash, qids, self.index.base, self.index.shift, self.index.starts,
-                             self.index.hash, self.docnos.take(self.line_of_row), self.row_codes)
+        index = self.index
+        return kernel.tables((qid_hash[by_hash], by_hash, qids), (index.base, index.shift, index.starts, index.hash),
+                             self.docnos.take(self.line_of_row), self.row_codes)
 
 
 def read_qrels(given) -> Qrels:

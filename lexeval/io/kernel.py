@@ -73,11 +73,14 @@ class Scanned:
         return np.repeat(per_group, np.diff(np.append(self.change_lines, len(self.docno_hash))))
 
 
-def tables(qid_hash_sorted, qid_query, qids: ByteStrings, base, shift, starts, row_hash,
-           row_docnos: ByteStrings, row_codes) -> tuple:
-    """The look-up arrays, contiguous and of the types the kernel reads;
-    ``row_docnos``: each judgement row's docno, in row order (a query's rows
+def tables(queries: tuple, buckets: tuple, row_docnos: ByteStrings, row_codes) -> tuple:
+    """The look-up arrays, contiguous and of the types the kernel reads:
+    ``queries`` (the qids' hashes sorted, each one's query, the qids),
+    ``buckets`` (the judgement index's base, shift, starts and row hashes),
+    ``row_docnos`` each judgement row's docno, in row order (a query's rows
     lie together, so its look-ups touch one stretch of memory)."""
+    qid_hash_sorted, qid_query, qids = queries
+    base, shift, starts, row_hash = buckets
     return (np.ascontiguousarray(qid_hash_sorted, np.uint64), np.ascontiguousarray(qid_query, np.int32),
               qids.data, qids.offsets, np.ascontiguousarray(base, np.int64), np.ascontiguousarray(shift, np.uint64),
               starts, row_hash, row_docnos.data, row_docnos.offsets, row_codes)

@@ -23,6 +23,7 @@ from ..choices import (
 )
 from ..errors import UsageError
 from . import registry as m
+from . import requests as rq
 from .gains import BINARY, DEPTH, GRADES
 
 
@@ -142,7 +143,7 @@ def parse_measure(text: str) -> list:
         if len(parts) > 1:
             return [item for part in parts for item in parse_measure(part)]
     if text in m.MEASURE_SETS:
-        return [m.request(name) for name in m.MEASURE_SETS[text]]
+        return [rq.request(name) for name in m.MEASURE_SETS[text]]
     if text in PREFERENCE_SETS:
         return list(PREFERENCE_SETS[text])
     if text in PREFERENCE_NAMES:
@@ -152,14 +153,14 @@ def parse_measure(text: str) -> list:
     if text not in m.MEASURE_BY_NAME and text.lower() in _PREFERENCES_ANY_CASE:    # lp, RRLR
         return list(_PREFERENCES_ANY_CASE[text.lower()])
     if text in m.MEASURE_BY_NAME:                              # trec_eval: NAME
-        return [m.request(text)]
+        return [rq.request(text)]
     found = _pref_eval_measure(text) or _ranx_rbp(text)         # pref_eval: rp, p@10, rbp@0.8,10
     if found is not None:
         return [replace(found, trec_spelling=False)]
     base, dot, raw = text.partition(".")
     if dot and base in m.MEASURE_BY_NAME:                      # trec_eval: NAME.PARAMS
         measure = m.MEASURE_BY_NAME[base]
-        return [m.request(measure.cutoff_form or base, raw)]
+        return [rq.request(measure.cutoff_form or base, raw)]
     found = _ir_measure(text)                                   # ir_measures: Name(p=v)@k
     if found is None:
         found = _ranx_measure(text)                             # ranx: name@k-lN
@@ -171,9 +172,9 @@ def parse_measure(text: str) -> list:
     if underscore and base in m.MEASURE_BY_NAME:
         measure = m.MEASURE_BY_NAME[base]
         if measure.cutoff_form:
-            return [m.request(measure.cutoff_form, raw)]
+            return [rq.request(measure.cutoff_form, raw)]
         if measure.params in (m.CUTOFFS, m.FRACTIONS):
-            return [m.request(base, raw)]
+            return [rq.request(base, raw)]
     if "(" in text or "@" in text:
         close = suggestions(text)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
@@ -283,7 +284,7 @@ def _ir_measure(text: str):
     elif cutoff_text:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {match['name']} takes no cutoff")
-        return replace(m.request(with_cutoff, cutoff_text, level), judged_only=judged_only,
+        return replace(rq.request(with_cutoff, cutoff_text, level), judged_only=judged_only,
                        options=tuple(sorted(options)))
     if plain is None:
         raise UsageError(f"measure '{text}' needs a cutoff, e.g. {match['name']}@10")
@@ -312,7 +313,7 @@ def _ir_plain(text: str, plain: str, raw_params: list[str], level: int | None):
         if not any(param.startswith("p=") for param in raw_params):
             raw_params.insert(0, "p=0.8")
         return _binary_rbp(",".join(_in_order(plain, raw_params)), 1 if level is None else level)
-    return m.request(plain, ",".join(_in_order(plain, raw_params)) or None, level)
+    return rq.request(plain, ",".join(_in_order(plain, raw_params)) or None, level)
 
 
 def _in_order(plain: str, raw_params: list[str]) -> list[str]:
@@ -347,10 +348,10 @@ def _plain_or_cut(text: str, name: str, forms: tuple, cutoff: str | None, level:
     if cutoff:
         if with_cutoff is None:
             raise UsageError(f"measure '{text}': {name} takes no cutoff")
-        return m.request(with_cutoff, cutoff, level)
+        return rq.request(with_cutoff, cutoff, level)
     if plain is None:
         raise UsageError(f"measure '{text}' needs a cutoff, e.g. {name}@{example}")
-    return m.request(plain, None, level)
+    return rq.request(plain, None, level)
 
 
 def _ranx_rbp(text: str):
@@ -360,13 +361,13 @@ def _ranx_rbp(text: str):
     if not match:
         return None
     level = int(match["level"]) if match["level"] else None
-    request = replace(m.request("rbp", f"p=0.{match['p']},{GRADES}=1", level), separate=True)
+    request = replace(rq.request("rbp", f"p=0.{match['p']},{GRADES}=1", level), separate=True)
     return replace(request, floor=True) if level is not None else request
 
 
 def _binary_rbp(raw: str, level: int):
     """ir_measures' RBP: binary gains at ``level``."""
-    request = m.request("rbp", raw, level)
+    request = rq.request("rbp", raw, level)
     return replace(request, values=request.values + ((BINARY, 1.0),), separate=True)
 
 
@@ -414,7 +415,7 @@ def select_measures(names: list[str] | tuple[str, ...] | None, num_runs: int = 1
             else:
                 metrics.append(item)
     preferences.sort(key=PREFERENCE_NAMES.index)
-    merged, dropped = m.merge_requests(metrics)
+    merged, dropped = rq.merge_requests(metrics)
     return Selection(merged, preferences, dropped)
 
 

@@ -8,7 +8,7 @@ import math
 import re
 
 from ..stats.gate import GateVerdict, effect_words
-from .records import TEXT, Block
+from .lines import TEXT, Block
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 

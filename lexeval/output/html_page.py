@@ -33,7 +33,8 @@ from ..choices import SIGN_PREFERENCES
 from ..interface import Result
 from ..stats.pairs import testable
 from .provenance import provenance
-from .tables import AGAINST_BASELINE, report_grids, summary_table
+from .report_tables import report_grids
+from .tables import AGAINST_BASELINE, summary_table
 
 #: Per-query preference values kept for the per-query view: every pair while
 #: pairs x queries stays under this, else the pairs of the best run only.

@@ -4,9 +4,9 @@ and correction, and with Tukey HSD."""
 from __future__ import annotations
 
 from ..stats import significance as sig
+from ..stats.conclusions import matrix_hsd, matrix_p_values
 from ..stats.pairs import test_for
 from ..stats.sums import query_keys
-from ..stats.totals import matrix_hsd, matrix_p_values
 from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 

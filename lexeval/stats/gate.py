@@ -76,8 +76,8 @@ def gate_verdicts(result, gates: list[str], margin: float = 0.0, gate_test: str 
         raise UsageError("--gate needs two or more runs, --baseline RUN and a test (--test t or randomization)")
     if gate_test == "non-inferiority" and not margin > 0:
         raise UsageError("--gate-test non-inferiority needs --gate-margin D > 0 (the drop that counts as worse)")
+    from .conclusions import t_interval
     from .significance import correct
-    from .totals import t_interval
     baseline = run_names.index(options.baseline)
     run_values = {column.name: result.summary(column) for column in result.columns
                   if column.name in gates and column.name in tests.p}

@@ -207,14 +207,15 @@ class Moments:
                    _spread=spread if small else None)
 
     @classmethod
-    def of_limbs(cls, first: np.ndarray, second: np.ndarray, queries: int, low: np.ndarray, high: np.ndarray,
-                 wins: np.ndarray, losses: np.ndarray, mean: np.ndarray | None = None,
-                 spread: np.ndarray | None = None) -> Moments:
+    def of_limbs(cls, sums: tuple, queries: int) -> Moments:
         """:meth:`of` from what the compiled kernel summed over ``queries``
-        (> 0) finite values per row: carried limbs of the sums on the grid
-        and of their squares, (P, K) each, the least and greatest value,
-        wins (> 0) and losses (< 0), and where it made them the mean and
-        deviation of those sums (else made from the limbs when asked)."""
+        (> 0) finite values per row, ``sums``: carried limbs of the sums on
+        the grid and of their squares, (P, K) each, the least and greatest
+        value, wins (> 0) and losses (< 0), and where it made them the mean
+        and deviation of those sums (else None: made from the limbs when
+        asked)."""
+        first, second, low, high, wins, losses, *made = sums
+        mean, spread = (made + [None, None])[:2]
         pairs = len(first)
         return cls(Sums(lb.trim(first), np.zeros(pairs)), Sums(lb.trim(second), np.zeros(pairs), 2 * GRID_BITS),
                    np.full(pairs, queries, dtype=np.int64), low, high, wins, losses, queries - wins - losses,

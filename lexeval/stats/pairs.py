@@ -14,18 +14,8 @@ from ..errors import UsageError
 from ..measures.registry import REAL, Measure
 from ..options import Significance
 from . import significance as sig
-from .totals import (
-    Plan,
-    Totals,
-    bootstrap_interval,
-    effect_size,
-    randomization_p,
-    run_score_summary,
-    sign_test,
-    t_interval,
-    t_test,
-    t_tests,
-)
+from .conclusions import bootstrap_interval, effect_size, randomization_p, sign_test, t_interval, t_test, t_tests
+from .totals import Plan, Totals, run_score_summary
 
 #: How differences are tested (the test, its correction, HSD, intervals): the
 #: :class:`lexeval.options.Significance` group, by the name the library has always given it.

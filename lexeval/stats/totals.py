@@ -17,10 +17,8 @@ under counter-based draws (see :mod:`lexeval.stats.sums`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
@@ -28,56 +26,17 @@ from ..choices import SIGN_PREFERENCES
 from ..compiled import cores, in_threads
 from ..measures import registry as m
 from ..preferences import Preferences, RunSpread, pair_rows, pairs_of_rows
-from . import significance as sig
-from .distributions import binomial_lower_tail, t_two_sided
+from .anova import Anova
+from .conclusions import THREADED_CELLS, t_tests
+from .draws import draw_sums, on_grid
 from .moments import Moments
 from .sums import Sums, fixed_sums, poisson_weights, query_keys, random_signs
 
 _DRAW_CELLS = 1 << 22            # draws x queries generated at once
-_THREADED_CELLS = 1 << 20        # pairs x queries from which the pairs' totals are made on every core
-_T_VALUES = 1 << 17              # t statistics whose tails are computed together (a dozen arrays of them live)
 
 
 def _merge(first: dict, second: dict) -> dict:
     return {name: first[name] + second[name] for name in first}
-
-
-@dataclass
-class Anova:
-    """Two-way ANOVA sums (runs x queries, no interaction) of one measure:
-    per run the sum of its values (R,); the sum of all squared values; the
-    sum over queries of each query's squared total over runs; queries."""
-
-    run_sums: Sums
-    squares: Sums
-    query_squares: Sums
-    queries: int
-
-    @classmethod
-    def of(cls, values: np.ndarray) -> Anova:
-        per_query = values.sum(axis=0)              # the same runs in every split: the same float per query
-        return cls(fixed_sums(values), fixed_sums((values * values).reshape(1, -1)),
-                   fixed_sums((per_query * per_query).reshape(1, -1)), values.shape[1])
-
-    def __add__(self, other: Anova) -> Anova:
-        return Anova(self.run_sums + other.run_sums, self.squares + other.squares,
-                     self.query_squares + other.query_squares, self.queries + other.queries)
-
-    def tukey_hsd(self, pairs: np.ndarray) -> np.ndarray:
-        """(P,) Tukey HSD p of each pair (a, b)."""
-        runs, queries = len(self.run_sums), self.queries
-        if runs < 2 or queries < 2 or len(pairs) == 0:
-            return np.ones(len(pairs))
-        totals = self.run_sums.fractions()
-        grand = sum(totals, Fraction(0))
-        residual = self.squares.fractions()[0] - self.query_squares.fractions()[0] / runs \
-            - sum((t * t for t in totals), Fraction(0)) / queries + grand * grand / (runs * queries)
-        df = (runs - 1) * (queries - 1)
-        gap = np.abs(np.array([float((totals[a] - totals[b]) / queries) for a, b in pairs.tolist()]))
-        if residual <= 0:
-            return np.where(gap > 0, 0.0, 1.0)
-        q = gap / math.sqrt(float(residual / df / queries))
-        return sig.StudentizedRange(runs, df).sf(q)
 
 
 @dataclass
@@ -126,9 +85,6 @@ class Plan:
     testing: bool = True               # the pairs are tested (the preferences' tests made with their totals)
 
 
-_DRAW_BITS = 40                  # draw sums count differences in units of 2**-40
-
-
 class SummedColumns(Mapping):
     """{name: (R, Q)} the values each summary adds: the measure's values
     (logs for geometric means) where a run's query counts, 0 elsewhere;
@@ -165,50 +121,25 @@ def fold_in_order(start: dict[str, np.ndarray] | None, summed: dict[str, np.ndar
     return out
 
 
-def _draw_sums(differences: np.ndarray, keys: np.ndarray, count: int, seed, draw) -> np.ndarray:
-    """(P, 1 + count) integers, in units of 2**-40: each row's sum over
-    queries of its differences (P, Q) (column 0), then times each draw's
-    per-query factors. Integers, so that any split of the queries adds up to
-    the same (int64, or Python integers where they could outgrow it); an
-    infinite or NaN difference counts as 0."""
-    pairs, queries = differences.shape
-    values = np.rint(np.where(np.isfinite(differences), differences, 0.0) * float(1 << _DRAW_BITS))
-    size = float(np.abs(values).max()) if values.size else 0.0
-    if size >= 2.0 ** 47:           # differences of 128 or more (z-scores): Python integers, slowly
-        whole = np.array([[int(v) for v in row] for row in values.tolist()], dtype=object).reshape(values.shape)
-        out = np.zeros((pairs, 1 + count), dtype=object)
-        out[:, 0] = whole.sum(axis=1)
-        for start in range(0, queries, 256):
-            factors = draw(seed, keys[start:start + 256], 0, count).astype(np.int64).astype(object)
-            out[:, 1:] += whole[:, start:start + 256].dot(factors.T)
-        return out
-    huge = size * 32 * queries >= 2.0 ** 62                 # the totals could leave int64
-    out = np.zeros((pairs, 1 + count), dtype=object if huge else np.int64)
-    out[:, 0] = [int(v) for v in values.sum(axis=1).tolist()] if huge else values.sum(axis=1)
-    # queries per product: |values| x (weights <= 24) summed stays below 2**53, so the float product is exact
-    step = max(1, min(_DRAW_CELLS // max(count, 1), int(2.0 ** 53 // (24 * max(size, 1.0)))))
-    for start in range(0, queries, step):
-        factors = draw(seed, keys[start:start + step], 0, count)          # (count, q)
-        product = (values[:, start:start + step] @ factors.T).astype(np.int64)
-        out[:, 1:] += product.astype(object) if huge else product
-    return out
+@dataclass(frozen=True)
+class Queries:
+    """One set of queries: ``included`` (R, Q) those each run averages over,
+    ``compared`` (Q,) those with a relevant document, ``qids`` their ids
+    (the draws' keys), ``relevant`` the judgements above grade 0."""
+
+    included: np.ndarray
+    compared: np.ndarray
+    qids: list[str]
+    relevant: int
 
 
-def _grid(values: np.ndarray) -> np.ndarray:
-    """Values rounded to multiples of 2**-40, so that sums over pairs do not
-    depend on how the pairs are blocked (|sums| stay far below 2**52)."""
-    return np.rint(values * 2.0**40) / 2.0**40
-
-
-def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list[str], relevant: int,
-                 plan: Plan | None, preferences: Preferences | None = None, aggregate: str = "mean",
-                 phases=None) -> Totals:
+def query_totals(columns, queries: Queries, plan: Plan | None = None, preferences: Preferences | None = None,
+                 aggregate: str = "mean", phases=None) -> Totals:
     """Totals of one set of queries.
 
-    ``columns``: printed name -> (measure, (R, Q) values); ``included``
-    (R, Q) the queries each run averages over; ``compared`` (Q,) those with
-    a relevant document; ``qids`` their ids (keys of the draws);
-    ``preferences`` over the compared queries; ``plan`` None for one run."""
+    ``columns``: printed name -> (measure, (R, Q) values); ``preferences``
+    over the compared queries; ``plan`` None for one run."""
+    included, compared, qids, relevant = queries.included, queries.compared, queries.qids, queries.relevant
     # counts are summed exactly; trec_eval's means are added in its order (fold_in_order); a column at a
     # time, so that one masked copy is alive at once
     sums, in_order = {}, {}
@@ -231,7 +162,7 @@ def query_totals(columns, included: np.ndarray, compared: np.ndarray, qids: list
             for name, (_, values) in columns.items() if name in plan.tested or name in plan.paired]
     # big enough (a thread costs a fraction of a millisecond): the preferences' part beside the metrics' (its
     # own keys of the totals; compiled code and numpy mostly), and a metric per thread
-    threads = len(plan.pairs) * max(int(compared.sum()), 1) >= _THREADED_CELLS
+    threads = len(plan.pairs) * max(int(compared.sum()), 1) >= THREADED_CELLS
     preferring = None
     if threads and preferences is not None:
         from concurrent.futures import ThreadPoolExecutor
@@ -276,9 +207,9 @@ def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, 
         for start in range(0, len(pairs), step):
             block = pairs[start:start + step]
             gaps = values[block[:, 0]] - values[block[:, 1]]
-            drawn.append(_draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
+            drawn.append(draw_sums(gaps, keys, plan.permutations, plan.seed, random_signs))
             if plan.resamples:
-                resamples.append(_draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
+                resamples.append(draw_sums(gaps, keys, plan.resamples, plan.seed, poisson_weights))
         randomized = np.concatenate(drawn) if drawn else np.zeros((0, 1 + plan.permutations), dtype=np.int64)
         resampled = np.concatenate(resamples) if resamples else None
     if plan.hsd and kind is not None:
@@ -328,7 +259,7 @@ def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, key
             chosen = block if printed_only else block[shown]
             parts[name].append(Moments.of(chosen, unit=name in SIGN_PREFERENCES))
             if plan.resamples:
-                resampled[name].append(_draw_sums(chosen, keys, plan.resamples, plan.seed, poisson_weights))
+                resampled[name].append(draw_sums(chosen, keys, plan.resamples, plan.seed, poisson_weights))
     order = np.argsort(np.concatenate(where)) if where else np.zeros(0, dtype=np.int64)
     for name in names:
         if summed is None:
@@ -374,11 +305,11 @@ def _summed_preferences(preferences: Preferences, pairs: np.ndarray) -> dict[str
     # the kernel lets other threads run: blocks on every core (the metrics' threads may be done first)
     done = in_threads(lambda start: preferences.sum_into(arrays, pairs[order[start:start + _SUMMED_PAIRS]],
                                                          order[start:start + _SUMMED_PAIRS]),
-                      range(0, len(pairs), _SUMMED_PAIRS), len(pairs) * queries >= _THREADED_CELLS)
+                      range(0, len(pairs), _SUMMED_PAIRS), len(pairs) * queries >= THREADED_CELLS)
     if not all(list(done)):
         return None
     return {name: Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES else Moments.of_limbs(
-            sums[0], sums[1], queries, *sums[2:]) for name, sums in arrays.items()}
+            sums, queries) for name, sums in arrays.items()}
 
 
 def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
@@ -401,7 +332,7 @@ def _add_run_scores(scores: dict, preferences: Preferences, rows: np.ndarray, va
     pairs are blocked."""
     spread = RunSpread(pairs_of_rows(preferences.rankings.num_runs, rows))
     for name, block in values.items():
-        spread.add(scores[name], _grid(block))
+        spread.add(scores[name], on_grid(block))
 
 
 def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
@@ -413,113 +344,6 @@ def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
         for rows, values, _ in preferences.blocks():
             _add_run_scores(scores, preferences, rows, values)
     return {name: total / max(r.num_runs - 1, 1) for name, total in scores.items()}
-
-
-# ---------------------------------------------------------------- conclusions
-
-
-def t_test(moments: Moments) -> np.ndarray:
-    """(P,) two-sided p of the one-sample t-test of each pair's differences against 0."""
-    return t_tests([moments])[0]
-
-
-def t_tests(many: list[Moments], parts: int = 1) -> list[np.ndarray]:
-    """:func:`t_test` of each moments, with one pass of the t distribution
-    for all (its series runs until the slowest value converges, each value
-    for itself: the same p as one at a time); the compiled kernel does the
-    same arithmetic, a moments at a time (``parts`` threads sharing its pairs)."""
-    from .. import compiled
-    from .distributions import _log_beta
-    if all(moments.t_p is not None for moments in many):
-        return [moments.t_p for moments in many]
-    if compiled.enabled():
-        made = list(in_threads(lambda moments: moments.t_p if moments.t_p is not None else
-                               compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta,
-                                                 parts),
-                               many, sum(len(moments.count()) for moments in many) >= _THREADED_CELLS // 64))
-        for moments, p in zip(many, made):
-            moments.t_p = p
-        return made
-    ps, statistics, freedoms, where = [], [], [], []
-    for moments in many:
-        count, mean, spread = moments.count(), moments.mean(), moments.spread()
-        p = np.ones(len(count))
-        varies = (spread > 0) & (count >= 2)
-        statistics.append(mean[varies] / (spread[varies] / np.sqrt(count[varies])))
-        freedoms.append(count[varies] - 1)
-        p[~varies & (mean != 0) & (count >= 2)] = 0.0          # every difference equal and non-zero
-        ps.append(p)
-        where.append(varies)
-    if ps:
-        statistic, freedom = np.concatenate(statistics), np.concatenate(freedoms)
-        tail = np.concatenate([t_two_sided(statistic[start:start + _T_VALUES], freedom[start:start + _T_VALUES])
-                               for start in range(0, len(statistic), _T_VALUES)] or [np.zeros(0)])
-        tails = np.split(tail, np.cumsum([len(t) for t in statistics])[:-1])
-        for p, varies, tail in zip(ps, where, tails):
-            p[varies] = tail
-    for moments, p in zip(many, ps):
-        moments.t_p = p
-    return ps
-
-
-def sign_test(moments: Moments) -> np.ndarray:
-    """(P,) two-sided exact binomial p over the untied queries."""
-    trials = moments.wins + moments.losses
-    p = np.minimum(1.0, 2 * binomial_lower_tail(np.minimum(moments.wins, moments.losses), trials))
-    return np.where(trials == 0, 1.0, p)
-
-
-def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
-    """(P,) p = (1 + #{|sum*| >= |sum| - tolerance}) / (1 + N) from
-    :func:`_draw_sums`' integer sums (column 0 the observed one). Sums that
-    are equal in exact arithmetic (P@10's tenths, recall's thirds) can differ
-    once each difference is rounded to the grid: the tolerance, 1e-9 of the
-    differences' size, keeps them equal."""
-    permutations = randomized.shape[1] - 1
-    with np.errstate(invalid="ignore"):        # no queries: inf * 0
-        size = np.maximum(np.abs(moments.low), np.abs(moments.high)) * moments.count()
-    tolerance = 1e-9 * np.maximum(1.0, np.nan_to_num(size)) * 2.0 ** _DRAW_BITS
-    observed = np.abs(randomized[:, 0]).astype(np.float64) - tolerance
-    extreme = (np.abs(randomized[:, 1:]) >= observed[:, None]).sum(axis=1)
-    p = (1 + extreme) / (1 + permutations)
-    all_zero = (moments.low == 0) & (moments.high == 0)
-    return np.where(all_zero | (moments.count() == 0), 1.0, p)
-
-
-def effect_size(moments: Moments) -> np.ndarray:
-    """(P,) mean over standard deviation; 0 when every difference is 0,
-    NaN when all are equal and not 0."""
-    mean, spread = moments.mean(), moments.spread()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effect = mean / spread
-    return np.where(spread > 0, effect, np.where(mean == 0, 0.0, np.nan))
-
-
-def t_interval(moments: Moments, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """(P,) each: mean +- t_((1 + c)/2, n - 1) sd / sqrt(n); NaN below two queries."""
-    count = moments.count()
-    if not len(count) or count.max() < 2:
-        return np.full(len(count), np.nan), np.full(len(count), np.nan)
-    from scipy.special import stdtrit  # only --ci needs the t quantile
-    mean = moments.mean()
-    half = stdtrit(np.maximum(count - 1, 1), (1 + confidence) / 2) * moments.spread() / np.sqrt(count)
-    return np.where(count >= 2, mean - half, np.nan), np.where(count >= 2, mean + half, np.nan)
-
-
-def bootstrap_interval(moments: Moments, resampled: np.ndarray, weights: np.ndarray,
-                       confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """(P,) each: percentiles of the resampled means (weighted sums over
-    total weights; a resample that drew no query is left out)."""
-    pairs = len(resampled)
-    drawn = weights > 0
-    if len(resampled) and len(weights) != resampled.shape[1] - 1:
-        raise ValueError("resampled sums and weights disagree")
-    if pairs == 0 or not drawn.any():
-        return np.full(pairs, np.nan), np.full(pairs, np.nan)
-    means = np.asarray(resampled[:, 1:][:, drawn], dtype=np.float64) * 2.0 ** -_DRAW_BITS / weights[drawn]
-    low, high = np.quantile(means, ((1 - confidence) / 2, (1 + confidence) / 2), axis=1)
-    empty = moments.count() == 0
-    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
 
 
 def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
@@ -535,25 +359,3 @@ def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
     return markov_limit(totals.majority[name])
 
 
-# ---------------------------------------------------------------- whole matrices
-
-
-def matrix_p_values(kind: str, differences: np.ndarray, permutations: int = 10_000, seed: int | None = 0,
-                    keys: np.ndarray | None = None) -> np.ndarray:
-    """(P,) p-values of the rows of ``differences`` (P, Q) with the test
-    ``kind`` ("sign", "randomization", else the one-sample t-test); the
-    randomization draws are keyed by ``keys`` (Q,) (default: the column
-    numbers)."""
-    differences = np.asarray(differences, dtype=np.float64)
-    moments = Moments.of(differences)
-    if kind == "sign":
-        return sign_test(moments)
-    if kind == "randomization":
-        keys = np.arange(differences.shape[1], dtype=np.uint64) if keys is None else keys
-        return randomization_p(moments, _draw_sums(differences, keys, permutations, seed, random_signs))
-    return t_test(moments)
-
-
-def matrix_hsd(scores: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """(P,) Tukey HSD p of each pair (a, b) of rows of ``scores`` (R, Q)."""
-    return Anova.of(np.asarray(scores, dtype=np.float64)).tukey_hsd(np.asarray(pairs).reshape(-1, 2))
