@@ -21,9 +21,13 @@ less (a thousand runs make half a million pairs per measure):
   other runs, from the sorted sequences alone (no pass over the pairs);
   :func:`lex_order`: those sorted sequences, a merge sort per query.
 
-Each returns None where it does not apply (not built, turned off with
-``LEXEVAL_KERNEL=off``, or numbers beyond its bounds); the caller then
-takes the numpy path. The tests compare the two.
+Each takes arrays and sizes only, and returns None where it does not
+apply (not built, turned off with ``LEXEVAL_KERNEL=off``, or numbers
+beyond its bounds); its one door (the caller that dispatches:
+:meth:`lexeval.stats.moments.Moments.of_pairs`,
+:func:`lexeval.stats.distributions.t_two_sided`,
+:func:`lexeval.preferences.sorted_sequences`, ...) then takes the numpy
+reference. The tests compare the two.
 """
 
 from __future__ import annotations
@@ -154,13 +158,14 @@ def continued_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarra
     return out
 
 
-def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first: np.ndarray, second: np.ndarray,
+def lex_decide(lex: tuple, first: np.ndarray, second: np.ndarray,
                counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """The values of :meth:`lexeval.preferences._Lex.levels`: (sign, level),
+    """The values of :meth:`lexeval.preferences.Lex.levels`: (sign, level),
     (k, Q) each (float64, int64), for runs ``first`` and ``second`` (k,);
-    ``rank`` and ``position`` (R, Q), ``table`` (levels, Q, R - 1) the
+    ``lex``: (rank, position) (R, Q) and ``table`` (levels, Q, R - 1) the
     range-minimum levels; ``counts`` (R, Q) the relevant retrieved, for LR
     (None for LP). None where the kernel is not there."""
+    rank, position, table = lex
     if not enabled() or not rank.shape[1] or table.shape[2] == 0:
         return None
     levels, queries = table.shape[0], rank.shape[1]
@@ -172,83 +177,85 @@ def lex_decide(rank: np.ndarray, position: np.ndarray, table: np.ndarray, first:
     return sign, level
 
 
-def lex_moments(lex, by_query: tuple, first: np.ndarray, second: np.ndarray, slot: np.ndarray, recall: bool,
-                signs: tuple[np.ndarray, np.ndarray], reciprocal: tuple | None) -> bool:
+def lex_moments(tables: tuple, by_query: tuple, pairs: tuple, recall: bool, signs: tuple[np.ndarray, np.ndarray],
+                reciprocal: tuple | None) -> tuple | None:
     """:func:`lex_decide` (and with ``reciprocal``
-    :func:`reciprocal_difference`) summed over the queries for pairs of
+    :func:`reciprocal_difference`) summed over the queries for ``pairs``:
     runs ``first`` and ``second`` (k,), into row ``slot`` (k,) of the
     outputs: ``signs`` (wins, losses) (n,) of LP or (``recall``) LR, and ``reciprocal`` None or (first limbs (n, 7),
     second limbs (n, 10), least, greatest, wins, losses, mean, deviation
     (n,)) of rrLP's or rrLR's values: what
     :meth:`lexeval.stats.moments.Moments.of` makes of the (k, Q) matrices,
-    with the mean and deviation of :func:`limb_moments`. ``lex`` has the runs' rank and position and the
-    range-minimum table (see :class:`lexeval.preferences._Lex`),
-    ``by_query`` the relevant ranks' reciprocals with one query's runs together (see
-    :func:`lexeval.preferences.relevant_by_query`); the kernel reads both
-    a query at a time. False where the kernel is not there."""
-    runs, queries = lex.rank.shape
-    table = lex.table.stacked
+    with the mean and deviation of :func:`limb_moments`. ``tables``: the
+    runs' ranks and positions (Q, R), a query's runs together, and the
+    range-minimum table (see :attr:`lexeval.preferences.Lex.tables`);
+    ``by_query`` the relevant ranks' reciprocals, their starts and counts
+    (Q, R) with one query's runs together; the kernel reads both a query at
+    a time. Returns ``signs``; None where the kernel is not there."""
+    rank_by_query, position_by_query, table = tables
+    first, second, slot = pairs
+    queries = rank_by_query.shape[0]
     if not enabled() or not queries or table.shape[2] == 0:
-        return False
+        return None
     empty = (np.empty((0, 7), dtype=np.int64), np.empty((0, 10), dtype=np.int64), np.empty(0), np.empty(0),
              np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     reciprocal_ranks, starts, retrieved = by_query
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
-              (lex.rank_by_query, lex.position_by_query, table, first, second, slot,
+              (rank_by_query, position_by_query, table, first, second, slot,
                np.zeros(0) if not recall else retrieved)]
     _exact.lex_moments(*arrays[:3], table.shape[0], queries, *arrays[3:],
                        np.ascontiguousarray(reciprocal_ranks, dtype=np.float64),
                        *(np.ascontiguousarray(v, dtype=np.int64) for v in (starts, retrieved)),
                        reciprocal is not None, *signs, *(empty if reciprocal is None else reciprocal))
-    return True
+    return signs
 
 
-def lex_order(rankings, recall: bool, no_split: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def lex_order(relevant: tuple, shape: tuple[int, int], recall: bool,
+              no_split: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The arrays of :func:`lexeval.preferences.lexicographic_order` for LP's
     sequences (``recall`` False) or LR's (True, see
-    :func:`lexeval.preferences.lexirecall_sequences`), grouped by query:
-    (order, rank, split), (R * Q,) each, ties in run order; a stable merge
-    sort per query, the queries shared between the cores. None where the
-    kernel is not there."""
-    runs, queries = rankings.num_runs, rankings.num_queries
+    :func:`lexeval.preferences.lexirecall_sequences`) of the relevant ranks
+    ``relevant`` (rank (K,), starts and retrieved (S,)) of ``shape`` (runs,
+    queries), grouped by query: (order, rank, split), (R * Q,) each, ties in
+    run order; a stable merge sort per query, the queries shared between the
+    cores. None where the kernel is not there."""
+    runs, queries = shape
     if not enabled() or not queries or not runs:
         return None
-    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
-              (rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret)]
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in relevant]
     order, rank, split = (np.empty(runs * queries, dtype=np.int64) for _ in range(3))
     in_parts(lambda start, stop: _exact.lex_order(*arrays, runs, queries, start, stop, recall, no_split, order, rank,
                                                   split), queries, cores() if runs * queries >= _PART_LEAST else 1, 1)
     return order, rank, split
 
 
-def lex_signs(lex, first: np.ndarray, second: np.ndarray, slot: np.ndarray,
-              signs: tuple[np.ndarray, np.ndarray]) -> bool:
+def lex_signs(rank: np.ndarray, pairs: tuple, signs: tuple[np.ndarray, np.ndarray]) -> tuple | None:
     """LP's or LR's (wins, losses) ``signs`` of :func:`lex_moments` without
-    rrLP or rrLR: the queries where run ``first`` (k,) ranks better than run
-    ``second`` in ``lex``'s dense ranks (R, Q), and worse, into rows
-    ``slot`` (k,); a pair's two rows of ranks side by side, no levels.
-    False where the kernel is not there."""
-    runs, queries = lex.rank.shape
+    rrLP or rrLR: for ``pairs`` (first, second, slot) (k,) each, the queries
+    where run ``first`` ranks better than run ``second`` in the dense ranks
+    ``rank`` (R, Q, int32), and worse, into rows ``slot``; a pair's two rows
+    of ranks side by side, no levels. Returns ``signs``; None where the
+    kernel is not there."""
+    runs, queries = rank.shape
     if not enabled() or not queries:
-        return False
+        return None
     if runs >= 1 << 31 or queries >= _MOST_QUERIES:       # ranks and counts in int32
-        return False
-    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in (first, second, slot)]
-    _exact.lex_signs(lex.narrow_rank, queries, *arrays, *signs)
-    return True
+        return None
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in pairs]
+    _exact.lex_signs(rank, queries, *arrays, *signs)
+    return signs
 
 
-def reciprocal_difference(rankings, first: np.ndarray, second: np.ndarray,
+def reciprocal_difference(relevant: tuple, queries: int, first: np.ndarray, second: np.ndarray,
                           level: np.ndarray) -> np.ndarray | None:
     """(k, Q) rrLP's or rrLR's values: 1 / p_level of run ``first`` less
-    that of run ``second`` (k,) per query, 0 where ``level`` (k, Q) is 0;
-    None where the kernel is not there."""
-    queries = rankings.num_queries
+    that of run ``second`` (k,) per query, 0 where ``level`` (k, Q) is 0,
+    from the relevant ranks ``relevant`` (rank (K,), starts and retrieved
+    (S,)); None where the kernel is not there."""
     if not enabled() or not queries:
         return None
     out = np.empty((len(first), queries))
-    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
-              (rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret, first, second, level)]
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in (*relevant, first, second, level)]
     _exact.reciprocal_difference(*arrays[:3], queries, *arrays[3:], out)
     return out
 
@@ -314,18 +321,18 @@ def _t_test_p_into(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_
     _exact.t_finish(a, b, x, front, flip[:inside], index[:inside], p)
 
 
-def lex_run_totals(order: np.ndarray, split: np.ndarray, rankings, reciprocal: bool,
+def lex_run_totals(sorted_: tuple, relevant: tuple, shape: tuple[int, int], reciprocal: bool,
                    no_split: int) -> np.ndarray | None:
     """(R, Q) each run's per-query sum of LP or LR (``reciprocal`` False:
     counts) or rrLP (True: on the 2**-40 grid) over every other run, from
-    the sorted sequences ``order`` (Q, R: segments, best first) and their
-    neighbours' first differing elements ``split`` (Q, R); None where the
-    kernel is not there."""
-    runs, queries = rankings.num_runs, rankings.num_queries
+    the sorted sequences ``sorted_``: (order (Q, R): segments, best first;
+    split (Q, R): their neighbours' first differing elements), and the
+    relevant ranks ``relevant`` (rank, starts, retrieved) of ``shape``
+    (runs, queries); None where the kernel is not there."""
+    runs, queries = shape
     if not enabled() or not queries or not runs:
         return None
     totals = np.empty((runs, queries))
-    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
-              (order, split, rankings.rel_rank, rankings.rel_starts, rankings.num_rel_ret)]
+    arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in (*sorted_, *relevant)]
     _exact.lex_run_totals(*arrays, runs, queries, reciprocal, no_split, totals)
     return totals

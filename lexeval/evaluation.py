@@ -25,7 +25,7 @@ from .measures import registry as m
 from .measures.names import select_measures
 from .measures.zscores import to_zscores
 from .options import Evaluating, Hooks, Measuring, Options, Reading
-from .preferences import Preferences, compute_preferences, rank_runs
+from .preferences import Preferences, RelevantRanks, compute_preferences, rank_runs
 from .rankings import Rankings
 from .result import ResultViews
 from .stats.gate import GateFailure, GateVerdict, failures_of, gate_verdicts
@@ -262,7 +262,9 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests, phases)
-        rankings.forget(rankings.FOR_PREFERENCES if preference_names and rankings.num_runs >= 2 else ())
+        # the preferences read the relevant ranks the measures located: handed over, the measures' arrays dropped
+        relevant_ranks = RelevantRanks.of(rankings) if preference_names and rankings.num_runs >= 2 else None
+        rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
     preferences = pairs = summary = tests = as_preferences = plan = None
@@ -275,7 +277,8 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
             pairs = selected_pairs(rankings.run_names, options.baseline)
             plan = plan_for(by_name, pairs, options, pair_metrics)
             if preference_names:
-                preferences = compute_preferences(rankings.restrict(compared), preference_names)
+                preferences = compute_preferences(rankings.restrict(compared), preference_names,
+                                                  relevant_ranks.restrict(compared))
             totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant), plan, preferences,
                                   aggregate, phases)
             if phases:

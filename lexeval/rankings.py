@@ -99,14 +99,11 @@ class Rankings:
                                                        minlength=self.level_counts.size).reshape(self.level_counts.shape)
         return replace(self, codes=codes, level_counts=level_counts)
 
-    # what preferences read of the arrays the measures made (per relevant retrieved document, not per document)
-    FOR_PREFERENCES = ("_relevant_located", "num_rel_ret", "rel_starts")
-
-    def forget(self, keep: tuple[str, ...] = ()) -> None:
+    def forget(self) -> None:
         """Drop the arrays computed and kept for measures (per document,
-        many of them), but those named in ``keep``: once the measures are
-        done, pairs need other ones."""
-        kept = {f.name for f in fields(self)} | set(keep)
+        many of them): once the measures are done, pairs need other ones
+        (what they read, the relevant ranks, they were handed before)."""
+        kept = {f.name for f in fields(self)}
         for name in [name for name in self.__dict__ if name not in kept]:      # cached properties, memos
             del self.__dict__[name]
 

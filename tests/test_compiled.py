@@ -425,24 +425,21 @@ def test_compiled_lex_order_equals_the_refinement_sort(runs, queries, longest, s
     sequences and LR's, with ties, shared prefixes, empty sequences and
     more runs than its insertion runs of 16 (then merged); the queries in
     one thread or shared between threads."""
-    from types import SimpleNamespace
-
-    from lexeval.preferences import NO_SPLIT, lexicographic_order, lexirecall_sequences
+    from lexeval.preferences import NO_SPLIT, RelevantRanks, lexicographic_order, lexirecall_sequences
     rng = np.random.default_rng(seed)
     lengths = rng.integers(0, longest + 1, size=runs * queries)
     # few values: many runs tie, or share a prefix, or one's sequence is another's prefix
     ranks = rng.integers(1, 4, size=int(lengths.sum())).astype(np.int64)
-    rankings = SimpleNamespace(num_runs=runs, num_queries=queries, rel_rank=ranks, num_rel_ret=lengths,
-                               rel_starts=(np.cumsum(lengths) - lengths).astype(np.int64))
+    relevant = RelevantRanks(ranks, (np.cumsum(lengths) - lengths).astype(np.int64), lengths, runs, queries, 99)
     group = np.arange(runs * queries) % queries
     for recall in (False, True):
-        sequences = lexirecall_sequences(rankings) if recall else (ranks, rankings.rel_starts, lengths)
+        sequences = lexirecall_sequences(relevant) if recall else (ranks, relevant.starts, lengths)
         want = lexicographic_order(group, *sequences, 99)
         least = compiled._PART_LEAST
         for split_from in (least, 1):           # 1: every size shares its queries between the threads
             compiled._PART_LEAST = split_from
             try:
-                got = compiled.lex_order(rankings, recall, int(NO_SPLIT))
+                got = compiled.lex_order(relevant.arrays, (runs, queries), recall, int(NO_SPLIT))
             finally:
                 compiled._PART_LEAST = least
             for name, made in zip(("order", "rank", "split"), got):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..evaluation import ResultCore
+from ..preferences import PairSource, pair_rows, pair_signs
 from .partition import PartitionResult
 
 # ---------------------------------------------------------------- client side: combining
@@ -48,30 +49,26 @@ class Combined(ResultCore):
         return self.tie_counts
 
 
-class _GatheredPreferences:
-    """The printed pairs' per-query preferences, read as ``pair_blocks``
-    reads :class:`~lexeval.preferences.Preferences`."""
+class PrintedPreferences(PairSource):
+    """The printed pairs' per-query preferences a cluster's partitions sent
+    back (P, compared Q): a source of those pairs alone."""
 
-    def __init__(self, values: dict, num_runs: int, pairs: np.ndarray):
-        from ..preferences import pair_rows
-        self.values = values
-        self.rankings = _Runs(num_runs)
+    def __init__(self, values: dict, num_runs: int, num_queries: int, pairs: np.ndarray):
+        super().__init__(values, num_runs, num_queries)
+        self.printed = values
         self.slot = {int(row): i for i, row in enumerate(pair_rows(num_runs, pairs).tolist())}
+
+    def _slots(self, rows) -> np.ndarray:
+        return np.array([self.slot[int(row)] for row in rows], dtype=np.int64)
 
     def of_pairs(self, name: str, pairs: np.ndarray) -> np.ndarray:
         """(P, compared Q) preference ``name`` of ``pairs``, among the printed ones."""
-        from ..preferences import pair_rows, pair_signs
-        values = self.values[name][[self.slot[int(row)] for row in pair_rows(self.rankings.num_runs, pairs).tolist()]]
+        values = self.printed[name][self._slots(pair_rows(self.num_runs, pairs).tolist())]
         return values if (pairs[:, 0] < pairs[:, 1]).all() else values * pair_signs(pairs) + 0.0
 
-    def blocks(self, rows):
-        index = np.array([self.slot[int(row)] for row in rows], dtype=np.int64)
-        yield rows, {name: v[index] for name, v in self.values.items()}, {}
-
-
-@dataclass
-class _Runs:
-    num_runs: int
+    def blocks(self, rows=None):
+        index = self._slots(rows)
+        yield rows, {name: v[index] for name, v in self.printed.items()}, {}
 
 
 def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
@@ -128,15 +125,16 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
     combined.columns = columns
     names = combined.preference_names()
     if names and "all_preferences" in results[0].per_query:     # the reports': every pair
-        from ..preferences import Preferences
+        from ..preferences import GatheredPreferences
         every = {key: {name: np.concatenate([r.per_query[key][name] for r in results], axis=1)
                        for name in results[0].per_query[key]} for key in ("all_preferences", "levels")}
-        combined.preferences = Preferences.gathered(len(combined.run_names), int(combined.compared.sum()),
-                                                    every["all_preferences"], every["levels"])
+        combined.preferences = GatheredPreferences(len(combined.run_names), int(combined.compared.sum()),
+                                                   every["all_preferences"], every["levels"])
     elif names:
         values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
                   for name in names}
-        combined.preferences = _GatheredPreferences(values, len(combined.run_names), combined.pairs)
+        combined.preferences = PrintedPreferences(values, len(combined.run_names), int(combined.compared.sum()),
+                                                  combined.pairs)
     counted = [r.per_query["degradation"] for r in results if "degradation" in r.per_query]
     if counted:                                          # the degradation's counts, partition by partition
         combined.degradation_totals = {name: sum(part[name] for part in counted) for name in counted[0]}

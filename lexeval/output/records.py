@@ -90,7 +90,7 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: boo
                 yield _pair_summary_block(evaluation, range(start, min(start + 4096, count)))
         return
     pairs = evaluation.pairs.tolist()
-    blocks = preferences.blocks(pair_rows(preferences.rankings.num_runs, evaluation.pairs)) if preferences else None
+    blocks = preferences.blocks(pair_rows(preferences.num_runs, evaluation.pairs)) if preferences else None
     compared_values = [evaluation.compared_values(column) for column in metric_columns]
     signs = pair_signs(evaluation.pairs)        # run:baseline pairs (b, a) have their preferences negated
     if summary:     # every pair's 'all' lines made at once, handed out pair by pair

@@ -25,7 +25,7 @@ import numpy as np
 from ..choices import SIGN_PREFERENCES
 from ..compiled import cores, in_threads
 from ..measures import registry as m
-from ..preferences import Preferences, RunSpread, pair_rows, pairs_of_rows
+from ..preferences import PairSource, RunSpread, pair_rows, pairs_of_rows
 from .anova import Anova
 from .conclusions import THREADED_CELLS, t_tests
 from .draws import draw_sums, on_grid
@@ -133,7 +133,7 @@ class Queries:
     relevant: int
 
 
-def query_totals(columns, queries: Queries, plan: Plan | None = None, preferences: Preferences | None = None,
+def query_totals(columns, queries: Queries, plan: Plan | None = None, preferences: PairSource | None = None,
                  aggregate: str = "mean", phases=None) -> Totals:
     """Totals of one set of queries.
 
@@ -217,11 +217,11 @@ def _metric_totals(name: str, values: np.ndarray, kind: str | None, plan: Plan, 
     return moments, randomized, resampled, anova
 
 
-def _preference_totals(totals: Totals, preferences: Preferences, plan: Plan, keys, aggregate: str) -> None:
+def _preference_totals(totals: Totals, preferences: PairSource, plan: Plan, keys, aggregate: str) -> None:
     """Moments of each preference over the printed pairs, and every run's
     scores (its mean preference against all others, per query) summed as
     the aggregate needs them."""
-    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    runs, queries = preferences.num_runs, preferences.num_queries
     names = preferences.names
     # preferences are made of pairs (a, b), a < b; a pair printed (b, a) (run:baseline) has them negated
     swap = plan.pairs[:, 0] > plan.pairs[:, 1]
@@ -290,12 +290,12 @@ _SUMMED_PAIRS = 1 << 16         # pairs whose preferences the compiled kernel su
 _SQUARE = 16                    # runs per side of the squares of pairs it sums together
 
 
-def _summed_preferences(preferences: Preferences, pairs: np.ndarray) -> dict[str, Moments] | None:
+def _summed_preferences(preferences: PairSource, pairs: np.ndarray) -> dict[str, Moments] | None:
     """{name: Moments} each preference's moments over ``pairs`` (P, 2),
     summed by the compiled kernel over the queries without the pairs'
     (pairs x queries) values; None where it does not apply (see
-    :meth:`~lexeval.preferences.Preferences.summed_arrays`)."""
-    runs, queries = preferences.rankings.num_runs, preferences.rankings.num_queries
+    :meth:`~lexeval.preferences.PairSource.summed_arrays`)."""
+    runs, queries = preferences.num_runs, preferences.num_queries
     arrays = preferences.summed_arrays(len(pairs))
     if arrays is None:
         return None
@@ -312,10 +312,10 @@ def _summed_preferences(preferences: Preferences, pairs: np.ndarray) -> dict[str
             sums, queries) for name, sums in arrays.items()}
 
 
-def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
+def _fast_run_totals(preferences: PairSource) -> dict[str, np.ndarray] | None:
     """{name: (R, Q)} every run's per-query sum of each preference over all
     other runs, from the sorted sequences (see
-    :meth:`~lexeval.preferences.Preferences.run_totals`), or None where
+    :meth:`~lexeval.preferences.PairSource.run_totals`), or None where
     some preference needs the pairs added up."""
     totals = {}
     for name in preferences.names:
@@ -326,24 +326,24 @@ def _fast_run_totals(preferences: Preferences) -> dict[str, np.ndarray] | None:
     return totals
 
 
-def _add_run_scores(scores: dict, preferences: Preferences, rows: np.ndarray, values: dict) -> None:
+def _add_run_scores(scores: dict, preferences: PairSource, rows: np.ndarray, values: dict) -> None:
     """Add a block of pairs' preferences to both runs' per-query totals (A
     gains, B loses), on a grid, so that the totals do not depend on how the
     pairs are blocked."""
-    spread = RunSpread(pairs_of_rows(preferences.rankings.num_runs, rows))
+    spread = RunSpread(pairs_of_rows(preferences.num_runs, rows))
     for name, block in values.items():
         spread.add(scores[name], on_grid(block))
 
 
-def run_scores_of(preferences: Preferences) -> dict[str, np.ndarray]:
+def run_scores_of(preferences: PairSource) -> dict[str, np.ndarray]:
     """{name: (R, Q)} each run's mean preference against every other run, per query."""
-    r = preferences.rankings
+    runs, queries = preferences.num_runs, preferences.num_queries
     scores = _fast_run_totals(preferences)
     if scores is None:
-        scores = {name: np.zeros((r.num_runs, r.num_queries)) for name in preferences.names}
+        scores = {name: np.zeros((runs, queries)) for name in preferences.names}
         for rows, values, _ in preferences.blocks():
             _add_run_scores(scores, preferences, rows, values)
-    return {name: total / max(r.num_runs - 1, 1) for name, total in scores.items()}
+    return {name: total / max(runs - 1, 1) for name, total in scores.items()}
 
 
 def run_score_summary(totals: Totals, name: str, aggregate: str) -> np.ndarray:
