@@ -37,12 +37,13 @@ import threading
 
 import numpy as np
 
+from .constants import FIRST_LIMBS, LIMB_BITS, SECOND_LIMBS
+
 try:
     from . import _exact
 except ImportError:         # not built: no compiler at install time
     _exact = None
 
-_LIMB_BITS = 21
 _MOST_QUERIES = 1 << 31     # n (n - 1) stays below 2**62, the kernel's largest divisor
 
 
@@ -119,7 +120,7 @@ def row_moments(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray] 
     if scaled.size and not float(np.abs(scaled).max()) <= 2.0 ** 62:        # NaN fails too
         return None
     grid = np.ascontiguousarray(np.rint(scaled).astype(np.int64))
-    first, second = np.empty((rows, 7), dtype=np.int64), np.empty((rows, 10), dtype=np.int64)
+    first, second = np.empty((rows, FIRST_LIMBS), dtype=np.int64), np.empty((rows, SECOND_LIMBS), dtype=np.int64)
     _exact.row_moments(grid, queries, first, second)
     return first, second
 
@@ -128,7 +129,7 @@ def _fits(limbs: np.ndarray, width: int) -> bool:
     """Whether every limb is below 2**21 in size (carried, or widened after
     carrying: a sum of blocks) and there are at most ``width``: the number
     is then below 2**(21 width + 1)."""
-    return limbs.shape[-1] <= width and (not limbs.size or int(np.abs(limbs).max()) < 1 << _LIMB_BITS)
+    return limbs.shape[-1] <= width and (not limbs.size or int(np.abs(limbs).max()) < 1 << LIMB_BITS)
 
 
 def limb_moments(first: np.ndarray, second: np.ndarray, counts: np.ndarray,
@@ -197,8 +198,8 @@ def lex_moments(tables: tuple, by_query: tuple, pairs: tuple, recall: bool, sign
     queries = rank_by_query.shape[0]
     if not enabled() or not queries or table.shape[2] == 0:
         return None
-    empty = (np.empty((0, 7), dtype=np.int64), np.empty((0, 10), dtype=np.int64), np.empty(0), np.empty(0),
-             np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+    empty = (np.empty((0, FIRST_LIMBS), dtype=np.int64), np.empty((0, SECOND_LIMBS), dtype=np.int64), np.empty(0),
+             np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     reciprocal_ranks, starts, retrieved = by_query
     arrays = [np.ascontiguousarray(v, dtype=np.int64) for v in
               (rank_by_query, position_by_query, table, first, second, slot,

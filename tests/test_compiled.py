@@ -525,3 +525,51 @@ def test_a_measures_pairs_shared_between_threads_give_the_same_floats():
     p = compiled.t_test_p(*whole, count, _log_beta)
     np.testing.assert_array_equal(bits(p), bits(compiled.t_test_p(*whole, count, _log_beta, parts=3)))
     assert 0 < (p < 0.05).mean() < 1
+
+
+def _relevant_ranks(runs: int, queries: int, longest: int, seed: int):
+    """Random relevant ranks of ``runs`` x ``queries`` segments, with ties
+    and shared prefixes (few rank values), empty segments among them."""
+    from lexeval.preferences import RelevantRanks
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, longest + 1, size=runs * queries)
+    ranks = np.concatenate([np.sort(rng.choice(np.arange(1, 3 * longest + 3), size=k, replace=False))
+                            for k in lengths.tolist()] or [np.zeros(0)]).astype(np.int64)
+    return rng, RelevantRanks(ranks, (np.cumsum(lengths) - lengths).astype(np.int64), lengths, runs, queries,
+                              3 * longest + 3)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 5), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_lex_decide_equals_its_numpy_reference(runs, queries, longest, seed):
+    """The kernel's LP and LR signs and deciding levels, array for array,
+    equal the numpy reference's (decide_reference) on the same structures:
+    pairs either way round, a run with itself, empty sequences, ties."""
+    from lexeval.preferences import Lex, decide_reference, lexicographic_order, lexirecall_sequences
+    rng, relevant = _relevant_ranks(runs, queries, longest, seed)
+    first, second = rng.integers(0, runs, size=50), rng.integers(0, runs, size=50)
+    for recall in (False, True):
+        sequences = lexirecall_sequences(relevant) if recall else relevant.arrays
+        lex = Lex(relevant, lexicographic_order(relevant.segment_query, *sequences, relevant.pad))
+        counts = relevant.retrieved if recall else None
+        got = compiled.lex_decide((lex.rank, lex.position, lex.table.stacked), first, second,
+                                  None if counts is None else counts.reshape(runs, queries))
+        want = decide_reference(lex.rank, lex.position, lex.table, (first, second), counts)
+        for name, made, reference in zip(("sign", "level"), got, want):
+            np.testing.assert_array_equal(made, reference, err_msg=f"{name} recall={recall}")
+        assert (want[1][want[0] == 0] == 0).all()
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 5), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_reciprocal_difference_equals_its_numpy_reference(runs, queries, longest, seed):
+    """rrLP's and rrLR's values from deciding levels, the kernel's and the
+    numpy reference's bit for bit: levels 0 (a tie), within and beyond a
+    run's retrieved relevant documents (1/unretrieved = 0)."""
+    from lexeval.preferences import reciprocal_difference_reference
+    rng, relevant = _relevant_ranks(runs, queries, longest, seed)
+    first, second = rng.integers(0, runs, size=40), rng.integers(0, runs, size=40)
+    level = rng.integers(0, longest + 2, size=(40, queries))
+    got = compiled.reciprocal_difference(relevant.arrays, queries, first, second, level)
+    want = reciprocal_difference_reference(relevant, first, second, level)
+    np.testing.assert_array_equal(bits(got), bits(want))

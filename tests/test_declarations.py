@@ -96,3 +96,16 @@ def test_no_module_is_over_500_lines():
     long = {str(path.relative_to(ROOT)): len(path.read_text().splitlines())
             for path in (ROOT / "lexeval").rglob("*.py")}
     assert {path: lines for path, lines in long.items() if lines > 500} == {}
+
+
+def test_the_kernels_constants_are_made_from_one_place():
+    """The grid and limb constants are lexeval/constants.py's: the C
+    header is what it makes, and the Python modules read them from it."""
+    from lexeval import constants
+    from lexeval.stats import draws, limbs, sums
+    assert (ROOT / "lexeval" / "_exact_constants.h").read_text() == constants.c_header()
+    assert (sums.GRID_BITS, limbs.LIMB_BITS, draws.DRAW_BITS) == (constants.GRID_BITS, constants.LIMB_BITS,
+                                                                  constants.DRAW_BITS)
+    for path in (ROOT / "lexeval").glob("_exact*.c"):
+        text = path.read_text()
+        assert not re.search(r"0x1p62|1099511627776|0x1FFFFF|<< 21\b", text), path.name      # no constant by hand

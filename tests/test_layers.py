@@ -18,7 +18,7 @@ PACKAGE = ROOT / "lexeval"
 #: part and any part of a lower layer.
 LAYERS = {
     "errors": 0, "choices": 0, "timings": 0, "parameters": 0, "interface": 0,
-    "options": 0, "checks": 0,           # every option declared once: its groups, checks and flags
+    "options": 0, "checks": 0, "constants": 0,           # every option declared once: its groups, checks and flags
     "compiled": 0,          # the compiled statistics kernel's wrappers (measures, preferences and stats use it)
     "io": 1,
     "rankings": 2,

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import compiled
 from ..choices import PREFERENCE_NAMES, RPP_WEIGHTS
+from ..constants import FIRST_LIMBS, SECOND_LIMBS
 from ..rankings import Rankings
 from .orders import NO_SPLIT, Lex, RelevantRanks, reciprocal_difference, sorted_sequences
 from .pairs import pair_rows, pair_signs, pairs_of_rows, run_pairs
@@ -172,7 +173,8 @@ class Preferences(PairSource):
         for name in self.names:
             arrays[name] = (np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)) \
                 if name in ("LP", "LR") else \
-                (np.empty((count, 7), dtype=np.int64), np.empty((count, 10), dtype=np.int64), np.empty(count),
+                (np.empty((count, FIRST_LIMBS), dtype=np.int64), np.empty((count, SECOND_LIMBS), dtype=np.int64),
+                 np.empty(count),
                  np.empty(count), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64), np.empty(count),
                  np.empty(count))
         return arrays

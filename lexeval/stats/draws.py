@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-DRAW_BITS = 40                   # draw sums count differences in units of 2**-40
+from ..constants import DRAW_BITS
+
 DRAW_CELLS = 1 << 22             # draws x queries generated at once
 
 

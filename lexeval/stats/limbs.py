@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-LIMB_BITS = 21
+from ..constants import LIMB_BITS
+
 MASK = (1 << LIMB_BITS) - 1
 _CARRY_BLOCK = 1 << 17           # limbs carried at once (a megabyte of them: a cache's worth)
 _HALF = 10                      # long division takes a limb in two steps (11 bits, then 10): divisors to 2**52

@@ -24,9 +24,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..compiled import scratch
+from ..constants import GRID_BITS
 from . import limbs
 
-GRID_BITS = 62           # sums are integers in units of 2**-62
 _HIGH_BITS = 20          # a value is split at 2**-20: floor(x * 2**20) and the rest in 2**-62 units
 _LOW_BITS = GRID_BITS - _HIGH_BITS
 _CHUNK = 1 << 10         # columns per float sum: 2**10 integers below 2**42 add up exactly

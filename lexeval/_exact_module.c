@@ -1,0 +1,61 @@
+/* lexeval's compiled statistics kernel: the module (its functions are in the three parts) (see _exact.h) */
+#include "_exact.h"
+
+int vector_paths = -1;
+
+/* vectors(on) -> bool: turns the AVX2 paths on (where the processor has AVX2) or off; returns whether they
+ * were on. For the tests, which compare the two. */
+static PyObject *vectors(PyObject *self, PyObject *args) {
+    int on;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    int before = vectors_on();
+    vector_paths = -1;
+    if (!on || !vectors_on()) vector_paths = 0;
+    return PyBool_FromLong(before);
+}
+
+static PyMethodDef methods[] = {
+    {"vectors", vectors, METH_VARARGS, "vectors(on) -> bool: the AVX2 paths on or off (for the tests); whether they were on."},
+    {"pair_moments", pair_moments, METH_VARARGS,
+     "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "
+     "differences, from the runs' values on the grid (see lexeval.compiled)."},
+    {"row_moments", row_moments, METH_VARARGS,
+     "row_moments(grid, queries, first, second): exact sums of rows and of their squares, as carried limbs."},
+    {"limb_moments", limb_moments, METH_VARARGS,
+     "limb_moments(first, first_width, second, second_width, counts, scale, mean, spread): the same from exact "
+     "moments as carried limbs."},
+    {"lex_decide", lex_decide, METH_VARARGS,
+     "lex_decide(rank, position, table, levels, queries, first, second, counts, sign, level): LP's or LR's sign "
+     "and deciding level for pairs of runs (see lexeval.compiled)."},
+    {"lex_moments", lex_moments, METH_VARARGS,
+     "lex_moments(rank, position, table, levels, queries, first, second, slot, counts, rel_rank, rel_starts, "
+     "num_rel_ret, reciprocal, wins, losses, r_first, r_second, r_low, r_high, r_wins, r_losses, r_mean, r_spread): "
+     "LP's or LR's wins and losses per pair, and rrLP's or rrLR's exact moments, mean and deviation (see "
+     "lexeval.compiled)."},
+    {"lex_order", lex_order, METH_VARARGS,
+     "lex_order(rel_rank, rel_starts, num_rel_ret, runs, queries, first_query, stop_query, recall, no_split, order, "
+     "rank, split): LP's or LR's sequences sorted per query, with dense ranks and split levels (see "
+     "lexeval.compiled)."},
+    {"lex_signs", lex_signs, METH_VARARGS,
+     "lex_signs(rank, queries, first, second, slot, wins, losses): LP's or LR's wins and losses per pair (see "
+     "lexeval.compiled)."},
+    {"lex_run_totals", lex_run_totals, METH_VARARGS,
+     "lex_run_totals(order, split, rel_rank, rel_starts, num_rel_ret, runs, queries, reciprocal, no_split, totals): "
+     "each run's per-query sum of LP, LR or rrLP over every other run (see lexeval.compiled)."},
+    {"reciprocal_difference", reciprocal_difference, METH_VARARGS,
+     "reciprocal_difference(rel_rank, rel_starts, num_rel_ret, queries, first, second, level, out): rrLP's and "
+     "rrLR's values for pairs of runs (see lexeval.compiled)."},
+    {"t_prepare", t_prepare, METH_VARARGS,
+     "t_prepare(mean, spread, count, p, index, a, b, x, flip) -> n: the t-test up to the beta function's "
+     "transcendental part (see lexeval.compiled.t_test_p)."},
+    {"t_finish", t_finish, METH_VARARGS,
+     "t_finish(a, b, x, front, flip, index, p): the t-test's p from the beta function's front factor."},
+    {"continued_fraction", continued_fraction, METH_VARARGS,
+     "continued_fraction(a, b, x, out): the incomplete beta function's continued fraction, value by value."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,
+                                     methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__exact(void) { return PyModule_Create(&module); }
