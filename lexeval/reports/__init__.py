@@ -56,6 +56,29 @@ from .ties import ties
 __all__ = ["ReportLine", "ReportOptions", "run_reports"]
 
 
+#: Every report, by the name --report takes: each ``report(evaluation, data, options, progress)``, with ``data``
+#: the two matrices per measure (:class:`MeasureMatrices`, made when a report first reads them), ``options``
+#: the reports' :class:`ReportOptions` and ``progress(done, total)`` (or None) following its sampling.
+REPORT_FUNCTIONS: dict[str, Callable] = {"ties": ties, "agreement": agreement, "discrimination": discrimination,
+                                         "stability": stability, "power": power, "reproduction": reproduction,
+                                         "judges": judges, "reusability": reusability, "degradation": degradation}
+
+
+class _Matrices:
+    """:func:`matrices` of an evaluation, made when a report first reads them
+    (the reports of other judgements and runs never do)."""
+
+    def __init__(self, evaluation: Evaluation):
+        self._evaluation, self._made = evaluation, None
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._made is None:
+            self._made = matrices(self._evaluation)
+        return getattr(self._made, name)
+
+
 def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions,
                 progress: Callable | None = None) -> list[ReportLine]:
     """Every requested report, once each, in the order asked.
@@ -69,28 +92,12 @@ def run_reports(evaluation: Evaluation, names: list[str], options: ReportOptions
             raise UsageError(f"--report degradation removes relevance labels from a qrels, and {grouped[0]} reads "
                              "trec_eval's grouped judgements (-R), which it cannot thin: ask for measures of "
                              "ordinary grades (e.g. -m map) with the degradation report")
-    data = matrices(evaluation)
+    unknown = [name for name in names if name not in REPORT_FUNCTIONS]
+    if unknown:
+        raise UsageError(f"no report '{unknown[0]}' (the reports: {', '.join(REPORT_FUNCTIONS)})")
+    data = _Matrices(evaluation)
     lines: list[ReportLine] = []
     for name in dict.fromkeys(names):
-        if name == "ties":
-            lines += ties(evaluation, data, options)
-        elif name == "agreement":
-            lines += agreement(evaluation, data, options)
-        elif name == "discrimination":
-            lines += discrimination(evaluation, data, options)
-        elif name == "stability":
-            lines += stability(evaluation, data, options,
-                               progress and (lambda done, total: progress("stability", done, total)))
-        elif name == "power":
-            lines += power(evaluation, data, options)
-        elif name == "reproduction":
-            lines += reproduction(evaluation, options)
-        elif name == "judges":
-            lines += judges(evaluation, options)
-        elif name == "reusability":
-            lines += reusability(evaluation, options,
-                                 progress and (lambda done, total: progress("reusability", done, total)))
-        elif name == "degradation":
-            lines += degradation(evaluation, options,
-                                 progress and (lambda done, total: progress("degradation", done, total)))
+        follow = progress and (lambda done, total, name=name: progress(name, done, total))
+        lines += REPORT_FUNCTIONS[name](evaluation, data, options, follow)
     return lines

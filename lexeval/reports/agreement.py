@@ -10,7 +10,7 @@ from ..errors import UsageError
 from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
-def agreement(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
+def agreement(evaluation, data: MeasureMatrices, options: ReportOptions, progress=None) -> list[ReportLine]:
     reference = data.differences.get(options.reference)
     if reference is None:
         raise UsageError(f"--reference {options.reference}: not a measure compared between runs "

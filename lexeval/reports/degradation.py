@@ -85,7 +85,7 @@ def degradation_counts(evaluation, options: ReportOptions, progress: Callable | 
     return counts
 
 
-def degradation(evaluation, options: ReportOptions, progress: Callable | None = None) -> list[ReportLine]:
+def degradation(evaluation, data, options: ReportOptions, progress: Callable | None = None) -> list[ReportLine]:
     """Re-evaluates the same measures on rankings with labels removed: the
     mean and sd over the samples of each fraction's tie and agreement rates."""
     # a cluster's partitions counted their queries already; one machine counts here

@@ -10,7 +10,7 @@ from ..stats.sums import query_keys
 from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
-def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
+def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions, progress=None) -> list[ReportLine]:
     keys = query_keys(evaluation.compared_qids) if options.test == "randomization" else None
     lines = []
     for name, d in data.differences.items():

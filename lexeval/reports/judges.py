@@ -122,7 +122,7 @@ def leaderboards(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (weights @ np.where(known, scores, 0.0).T) / (weights @ known.T.astype(np.float64))
 
 
-def judges(evaluation, options: ReportOptions) -> list[ReportLine]:
+def judges(evaluation, data, options: ReportOptions, progress=None) -> list[ReportLine]:
     if not options.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE")
     first_path = evaluation.rankings.qrels.path

@@ -54,7 +54,7 @@ def minimum_detectable(sd: float, queries: int, alpha: float, wanted: float) -> 
     return high
 
 
-def power(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
+def power(evaluation, data: MeasureMatrices, options: ReportOptions, progress=None) -> list[ReportLine]:
     lines = []
     names = evaluation.run_names
     tested = evaluation.pairs.tolist() if evaluation.pairs is not None else []

@@ -52,7 +52,7 @@ def run_index(evaluation, names: tuple[str, str] | None, option: str) -> tuple[i
     return known.index(names[0]), known.index(names[1])
 
 
-def reproduction(evaluation, options: ReportOptions) -> list[ReportLine]:
+def reproduction(evaluation, data, options: ReportOptions, progress=None) -> list[ReportLine]:
     original = run_index(evaluation, options.original, "--original")
     reproduced = run_index(evaluation, options.reproduced, "--reproduced")
     replication = None

@@ -90,7 +90,7 @@ def run_scores(evaluation) -> dict[str, np.ndarray]:
     return out
 
 
-def reusability(evaluation, options: ReportOptions, progress: Callable | None = None) -> list[ReportLine]:
+def reusability(evaluation, data, options: ReportOptions, progress: Callable | None = None) -> list[ReportLine]:
     rankings = evaluation.rankings
     if rankings.qrels_rows is None:         # read without document identities (the library's default)
         evaluation = _with_identities(evaluation, options)

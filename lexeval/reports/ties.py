@@ -11,7 +11,7 @@ from ..rankings import Rankings
 from .common import PERCENT, MeasureMatrices, ReportLine, ReportOptions, percent
 
 
-def ties(evaluation, data: MeasureMatrices, options: ReportOptions) -> list[ReportLine]:
+def ties(evaluation, data: MeasureMatrices, options: ReportOptions, progress=None) -> list[ReportLine]:
     lines = [ReportLine("ties", name, "all", percent(d == 0), PERCENT, column="% tied")
              for name, d in data.differences.items()]
     if evaluation.preferences is not None and "LP" in evaluation.preferences.names:
