@@ -368,5 +368,6 @@ PyObject *lex_order(PyObject *self, PyObject *args);
 PyObject *reciprocal_difference(PyObject *self, PyObject *args);
 PyObject *lex_moments(PyObject *self, PyObject *args);
 PyObject *lex_signs(PyObject *self, PyObject *args);
+PyObject *precision_bounds(PyObject *self, PyObject *args);
 
 #endif

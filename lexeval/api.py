@@ -36,7 +36,7 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
              seed: int | None = 0, hsd: bool = False,
              level: int = 1, depth: int | None = None, complete: bool = False, judged_only: bool = False,
              subtopics: bool = False, rel_format: str = "qrels", zscores: str | None = None, num_docs: int = 0,
-             rarity_weight: float = 0.5, aggregate: str = "mean", pair_metrics: bool = False,
+             rarity_weight: float = 0.5, aggregate: str = "mean", pair_metrics: bool = False, bounds: bool = False,
              options=None, jobs: int | None = None, verbose: bool = False,
              warn: Callable[[str], Any] | None = None, progress: Callable[[int, int], Any] | None = None,
              timings=None, client=None, per_query: bool | None = None, output_dir: str | None = None,
@@ -73,7 +73,9 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         qrels_prefs, qrels_jg), ``zscores`` (-Z: a file of qid measure mean
         sd), ``num_docs`` (-N), ``rarity_weight``, ``aggregate`` (mean,
         borda, mc4: how runs are ranked by a preference), ``pair_metrics``
-        (every metric as a preference too), ``jobs`` (processes reading).
+        (every metric as a preference too), ``bounds`` (each measure's
+        least and greatest value over the unjudged documents' grades,
+        <name>_low and <name>_high), ``jobs`` (processes reading).
 
     Notes and progress
         ``warn(text)`` receives notes on the inputs (dropped queries, a file
@@ -156,6 +158,10 @@ def run_evaluation(qrels, runs, asked, *, client=None, cluster=None, for_reports
     from .options import Hooks
     hooks = hooks or Hooks()
     notes = parameter_notes(asked.names)
+    if asked.options.measuring.bounds:
+        from .evaluation import bounds_notes
+        from .io.runs import sources_of
+        notes = notes + bounds_notes(asked, len(sources_of(runs)))
     if notes:
         from .evaluation import note
         for line in notes:

@@ -265,6 +265,27 @@ _SCRATCH = threading.local()
 _SCRATCH_LARGEST = 1 << 21          # values per buffer kept for the thread's next call (16 MB of floats)
 
 
+def precision_bounds(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, num_rel: np.ndarray, level: int,
+                     cutoff: float, fraction: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """(least, greatest), (S,) each: per segment the bounds over the
+    unjudged documents' grades (codes < 0) of AP counted to ``cutoff``
+    (``fraction`` NaN), Rprec's (``fraction`` < 0) or Rprec_mult.fraction's
+    precision; ``level`` >= 1 and some grade reaches it. The sweeps of
+    :mod:`lexeval.bounds.sweeps` with the kernels' arithmetic, a thread
+    per part of the segments; None where the kernel is not built."""
+    if not enabled():
+        return None
+    segments = len(starts)
+    low, high = np.empty(segments), np.empty(segments)
+    codes = np.ascontiguousarray(codes, dtype=np.int16)
+    starts, lengths, num_rel = (np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths, num_rel))
+    in_parts(lambda start, stop: _exact.precision_bounds(codes, starts[start:stop], lengths[start:stop],
+                                                         num_rel[start:stop], int(level), float(cutoff),
+                                                         float(fraction), low[start:stop], high[start:stop]),
+             segments, cores(), least=256)
+    return low, high
+
+
 def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
     """A buffer ``name`` of ``size`` values for this call only, kept per
     thread for the thread's next call (filling fresh memory costs more than

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .bounds import Bounder, check_bounded, has_bounds
 from .checks import choice
 from .choices import GATE_TESTS
 from .errors import UsageError
@@ -204,10 +205,13 @@ class Evaluation(ResultCore):
         return level_tie_counts(self.comparison)
 
 
-def compute_columns(rankings: Rankings, requests, phases=None) -> list[Column]:
-    """Every requested measure's (R, Q) values; ``phases("measures", done,
-    total)`` follows them."""
+def compute_columns(rankings: Rankings, requests, phases=None, bounds: bool = False) -> list[Column]:
+    """Every requested measure's (R, Q) values; with ``bounds``, after each
+    column that has them its least and greatest over the unjudged
+    documents' grades (<name>_low, <name>_high; :mod:`lexeval.bounds`).
+    ``phases("measures", done, total)`` follows them."""
     columns = []
+    bounder = None
     for done, req in enumerate(requests):
         if phases:
             phases("measures", done, len(requests))
@@ -215,12 +219,27 @@ def compute_columns(rankings: Rankings, requests, phases=None) -> list[Column]:
             columns.append(Column(req.output_names()[0], req.measure,
                                   np.zeros((rankings.num_runs, rankings.num_queries))))
             continue
-        values = req.compute(rankings)
+        values = [req.compute(rankings)]
+        bounded = bounds and has_bounds(req.measure)
+        if bounded:
+            bounder = bounder or Bounder(rankings)
+            values.extend(bounder.bounds(req, values[0]))
         if req.measure.zero_when_missing:
-            values = np.where(rankings.present.reshape(-1, 1), values, 0)
+            values = [np.where(rankings.present.reshape(-1, 1), value, 0) for value in values]
         for index, name in enumerate(req.output_names()):
-            columns.append(Column(name, req.measure, rankings.as_matrix(values[:, index])))
+            columns.append(Column(name, req.measure, rankings.as_matrix(values[0][:, index])))
+            if bounded:
+                measure = bound_measure(req.measure)
+                columns.extend(Column(f"{name}_{side}", measure, rankings.as_matrix(value[:, index]))
+                               for side, value in zip(("low", "high"), values[1:]))
     return columns
+
+
+def bound_measure(measure: m.Measure) -> m.Measure:
+    """The measure row of a bound's column: summed or averaged as the
+    measure, never tested (a count stays a count)."""
+    summary = m.SUMMARY_SUM if measure.summary == m.SUMMARY_NUM_REL else measure.summary
+    return replace(measure, value=measure.value if measure.integer else m.BOUND, summary=summary)
 
 
 def as_zscores(columns: list[Column], qids: list[str], reference: dict) -> list[Column]:
@@ -254,6 +273,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     options = options or Options()
     complete, aggregate, pair_metrics = options.reading.complete, options.measuring.aggregate, \
         options.measuring.pair_metrics
+    bounds = options.measuring.bounds
     timings, phases = (hooks.timings, hooks.phases) if hooks is not None else (None, None)
     options = options.significance
     if options.baseline is not None and options.baseline not in rankings.run_names:
@@ -261,7 +281,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
-        columns = compute_columns(rankings, requests, phases)
+        columns = compute_columns(rankings, requests, phases, bounds)
         # the preferences read the relevant ranks the measures located: handed over, the measures' arrays dropped
         relevant_ranks = RelevantRanks.of(rankings) if preference_names and rankings.num_runs >= 2 else None
         rankings.forget()
@@ -328,10 +348,27 @@ def requests_for(asked: Evaluating, num_runs: int):
     selection = select_measures(asked.measures, num_runs, extra=asked.extra_measures,
                                 default_set=DEFAULT_SETS[reading.rel_format])
     check_judgements(selection, reading.rel_format, asked.measures)
+    if measuring.bounds:
+        if reading.judged_only:
+            raise UsageError("--bounds with -J: judged-only rankings hold no unjudged documents, so every bound "
+                             "is the value itself; leave out one of them")
+        check_bounded(selection.metrics, named=asked.measures is not None)
     requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
                 replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
                 for req in selection.metrics]
     return requests, selection
+
+
+def bounds_notes(asked: Evaluating, num_runs: int) -> list[str]:
+    """What --bounds leaves out of the default measures (none where
+    measures are named: those without bounds are refused)."""
+    requests, _ = requests_for(asked, num_runs)
+    missing = check_bounded(requests, named=asked.measures is not None)
+    if not missing:
+        return []
+    names = ", ".join(dict.fromkeys(req.measure.stem for req in missing))
+    return [f"--bounds: no exact bounds for {names}: printed without _low and _high (--list-measures says which "
+            "measures have them)"]
 
 
 def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extra_measures=(),

@@ -183,6 +183,12 @@ class Measuring(Group):
                             help="How <pref>_score and <pref>_rank rank the runs from per-query preferences: mean "
                                  "preference, borda (Borda count over the per-query orders), mc4 (Markov-chain "
                                  "aggregation).")
+    bounds: bool = option(False, kind=FLAG, flags=("--bounds",),
+                          help="Also the least and greatest value of every measure over every grade (0 up to the "
+                               "qrels' highest) the documents a ranking holds but the qrels leave unjudged could "
+                               "get: <measure>_low and <measure>_high, per query with -q and their mean. Exact "
+                               "(--list-measures says which measures have them; a measure named with -m that has "
+                               "none is refused).")
     pair_metrics: bool = option(False, kind=FLAG, flags=("--pair-metrics",),
                                 help="Also every metric as a preference: per pair, the mean difference (<measure>), "
                                      "<measure>_win, _loss and _tie over the queries (per query with -q).")

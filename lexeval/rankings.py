@@ -151,9 +151,13 @@ class Rankings:
         segment then rank order; rank is 1-based."""
         index = np.flatnonzero(mask)
         # each segment's count, repeated (segments lie end to end and index is sorted): no search per document
-        counts = np.diff(_marked_before(mask, self.ends), prepend=0)
+        counts = self.count_per_segment(mask)
         segment = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         return index, segment, index - self.starts[segment] + 1
+
+    def count_per_segment(self, mask: np.ndarray) -> np.ndarray:
+        """(S,) how many ``mask`` (N,) documents each segment holds."""
+        return np.diff(_marked_before(mask, self.ends), prepend=0)
 
     def count_above(self, mask: np.ndarray, index: np.ndarray, segment: np.ndarray) -> np.ndarray:
         """How many ``mask`` documents rank above each document ``index``
