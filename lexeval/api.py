@@ -37,6 +37,7 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
              level: int = 1, depth: int | None = None, complete: bool = False, judged_only: bool = False,
              subtopics: bool = False, rel_format: str = "qrels", zscores: str | None = None, num_docs: int = 0,
              rarity_weight: float = 0.5, aggregate: str = "mean", pair_metrics: bool = False, bounds: bool = False,
+             tie_order: str = "trec_eval",
              options=None, jobs: int | None = None, verbose: bool = False,
              warn: Callable[[str], Any] | None = None, progress: Callable[[int, int], Any] | None = None,
              timings=None, client=None, per_query: bool | None = None, output_dir: str | None = None,
@@ -75,7 +76,9 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         borda, mc4: how runs are ranked by a preference), ``pair_metrics``
         (every metric as a preference too), ``bounds`` (each measure's
         least and greatest value over the unjudged documents' grades,
-        <name>_low and <name>_high), ``jobs`` (processes reading).
+        <name>_low and <name>_high), ``tie_order`` (trec_eval, input or
+        expected: how tied scores are ordered, or every measure's expected
+        value over their orders), ``jobs`` (processes reading).
 
     Notes and progress
         ``warn(text)`` receives notes on the inputs (dropped queries, a file
@@ -158,10 +161,10 @@ def run_evaluation(qrels, runs, asked, *, client=None, cluster=None, for_reports
     from .options import Hooks
     hooks = hooks or Hooks()
     notes = parameter_notes(asked.names)
-    if asked.options.measuring.bounds:
-        from .evaluation import bounds_notes
+    if asked.options.measuring.bounds or asked.options.reading.tie_order == "expected":
+        from .evaluation import evaluation_notes
         from .io.runs import sources_of
-        notes = notes + bounds_notes(asked, len(sources_of(runs)))
+        notes = notes + evaluation_notes(asked, len(sources_of(runs)))
     if notes:
         from .evaluation import note
         for line in notes:

@@ -8,10 +8,13 @@ CORRECTIONS = ("none", "holm", "holm-sidak", "bonferroni", "bh")
 CORRECTION_TITLES = {"holm": "Holm", "holm-sidak": "Holm-Sidak", "bonferroni": "Bonferroni",
                      "bh": "Benjamini-Hochberg"}
 REPORTS = ("ties", "agreement", "discrimination", "stability", "degradation", "power", "reproduction",
-           "judges", "reusability")
+           "judges", "reusability", "score-ties")
 FORMATS = ("text", "json", "csv", "table", "latex", "markdown", "html")
 #: The gate's rules: fail where significantly worse, or pass only where shown not worse by the margin.
 GATE_TESTS = ("worse", "non-inferiority")
+#: How documents with tied scores are ordered: trec_eval's (docno descending), the file's line order, or
+#: every order at once (each measure's expected value over them).
+TIE_ORDERS = ("trec_eval", "input", "expected")
 #: The formats written record by record (and --output's part files).
 RECORD_FORMATS = FORMATS[:3]
 #: trec_eval's judgement formats (-R): a qrels, or judgements with a group per line.

@@ -205,11 +205,14 @@ class Evaluation(ResultCore):
         return level_tie_counts(self.comparison)
 
 
-def compute_columns(rankings: Rankings, requests, phases=None, bounds: bool = False) -> list[Column]:
+def compute_columns(rankings: Rankings, requests, phases=None, bounds: bool = False,
+                    expected: bool = False) -> list[Column]:
     """Every requested measure's (R, Q) values; with ``bounds``, after each
     column that has them its least and greatest over the unjudged
-    documents' grades (<name>_low, <name>_high; :mod:`lexeval.bounds`).
-    ``phases("measures", done, total)`` follows them."""
+    documents' grades (<name>_low, <name>_high; :mod:`lexeval.bounds`);
+    with ``expected``, each its expected value over the orders of tied
+    documents (:mod:`lexeval.measures.expected`). ``phases("measures",
+    done, total)`` follows them."""
     columns = []
     bounder = None
     for done, req in enumerate(requests):
@@ -219,7 +222,8 @@ def compute_columns(rankings: Rankings, requests, phases=None, bounds: bool = Fa
             columns.append(Column(req.output_names()[0], req.measure,
                                   np.zeros((rankings.num_runs, rankings.num_queries))))
             continue
-        values = [req.compute(rankings)]
+        kernel = req.measure.expected if expected and req.measure.expected != m.ORDER_FREE else None
+        values = [req.compute(rankings, kernel)]
         bounded = bounds and has_bounds(req.measure)
         if bounded:
             bounder = bounder or Bounder(rankings)
@@ -273,7 +277,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     options = options or Options()
     complete, aggregate, pair_metrics = options.reading.complete, options.measuring.aggregate, \
         options.measuring.pair_metrics
-    bounds = options.measuring.bounds
+    bounds, expected = options.measuring.bounds, options.reading.tie_order == "expected"
     timings, phases = (hooks.timings, hooks.phases) if hooks is not None else (None, None)
     options = options.significance
     if options.baseline is not None and options.baseline not in rankings.run_names:
@@ -281,7 +285,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
-        columns = compute_columns(rankings, requests, phases, bounds)
+        columns = compute_columns(rankings, requests, phases, bounds, expected)
         # the preferences read the relevant ranks the measures located: handed over, the measures' arrays dropped
         relevant_ranks = RelevantRanks.of(rankings) if preference_names and rankings.num_runs >= 2 else None
         rankings.forget()
@@ -353,22 +357,57 @@ def requests_for(asked: Evaluating, num_runs: int):
             raise UsageError("--bounds with -J: judged-only rankings hold no unjudged documents, so every bound "
                              "is the value itself; leave out one of them")
         check_bounded(selection.metrics, named=asked.measures is not None)
+    if reading.tie_order == "expected":
+        selection = in_expectation(selection, named=asked.measures is not None, depth=reading.depth,
+                                   bounds=measuring.bounds)
     requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
                 replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
                 for req in selection.metrics]
     return requests, selection
 
 
-def bounds_notes(asked: Evaluating, num_runs: int) -> list[str]:
-    """What --bounds leaves out of the default measures (none where
-    measures are named: those without bounds are refused)."""
-    requests, _ = requests_for(asked, num_runs)
-    missing = check_bounded(requests, named=asked.measures is not None)
-    if not missing:
+def in_expectation(selection, named: bool, depth: int | None, bounds: bool):
+    """The selection as --tie-order expected computes it: every measure
+    with an expected value in closed form; the others, and the preferences,
+    refused where named (-m) and left out of the default set."""
+    if depth is not None:
+        raise UsageError("-M with --tie-order expected: which tied documents make the top DEPTH depends on their "
+                         "order; ask for a measure's cutoff instead (P.k, ndcg_cut.k, map_cut.k)")
+    if bounds:
+        raise UsageError("--bounds with --tie-order expected: the bounds are over the unjudged documents' grades "
+                         "in one order of the ties; use --tie-order trec_eval or input with --bounds")
+    missing = [req for req in selection.metrics if req.measure.expected is None]
+    if named and (missing or selection.preferences):
+        names = [req.output_names()[0] for req in missing] + list(selection.preferences)
+        raise UsageError(f"--tie-order expected: no expected value over tie orders in closed form for "
+                         f"{', '.join(names)}; lexeval computes it for the measures --list-measures marks, not for "
+                         "the preferences (LP, LR, ...); use --tie-order trec_eval or input")
+    return replace(selection, metrics=[req for req in selection.metrics if req.measure.expected is not None],
+                   preferences=[])
+
+
+def evaluation_notes(asked: Evaluating, num_runs: int) -> list[str]:
+    """What --bounds and --tie-order expected leave out of the default
+    measures (none where measures are named: they are refused)."""
+    reading, measuring = asked.options.reading, asked.options.measuring
+    if not measuring.bounds and reading.tie_order != "expected":
         return []
-    names = ", ".join(dict.fromkeys(req.measure.stem for req in missing))
-    return [f"--bounds: no exact bounds for {names}: printed without _low and _high (--list-measures says which "
-            "measures have them)"]
+    requests, _ = requests_for(asked, num_runs)
+    notes = []
+    if reading.tie_order == "expected" and asked.measures is None:
+        full, _ = requests_for(replace(asked, options=replace(asked.options, reading=replace(
+            reading, tie_order="trec_eval"))), num_runs)
+        left = [req.measure.stem for req in full if req.measure.expected is None]
+        left += [] if num_runs < 2 else ["the preferences"]
+        if left:
+            notes.append(f"--tie-order expected: {', '.join(dict.fromkeys(left))} left out (no expected value "
+                         "over tie orders in closed form; --list-measures marks those that have one)")
+    missing = check_bounded(requests, named=asked.measures is not None) if measuring.bounds else []
+    if missing:
+        names = ", ".join(dict.fromkeys(req.measure.stem for req in missing))
+        notes.append(f"--bounds: no exact bounds for {names}: printed without _low and _high (--list-measures "
+                     "says which measures have them)")
+    return notes
 
 
 def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extra_measures=(),

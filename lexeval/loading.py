@@ -81,12 +81,14 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
     with timed(timings, "reading"):
         judgements = read_qrels(qrels_source)
         # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
-        options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"))
+        options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"),
+                              ties_in_line_order=reading.tie_order == "input",
+                              keep_ties=reading.tie_order == "expected")
         parsed = read_runs(sources, judgements, options, reading.jobs, hooks.progress)
         check_names(parsed)
         rankings = build_rankings(judgements, parsed, level)
         for run in parsed:                  # the rankings hold their copy: the notes below need the rest
-            run.codes = run.qrels_rows = None
+            run.codes = run.qrels_rows = run.tie_groups = None
         if by_subtopic is not None:
             rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
         if grouped is not None and rel_format == "qrels_jg":

@@ -27,8 +27,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
+from . import choices as chosen
 from .checks import _bad, _shown, boolean, choice, integer, path, real, text
-from .choices import AGGREGATES, CORRECTIONS, FORMATS, GATE_TESTS, LABEL_POLICIES, REL_FORMATS, REPORTS, TESTS
 from .errors import UsageError
 
 FLAG, INTEGER, REAL, CHOICE, TEXT, PATH, TEXTS, REALS = "flag", "integer", "real", "choice", "text", "path", \
@@ -142,7 +142,7 @@ class Reading(Group):
     num_docs: int = option(0, kind=INTEGER, low=0, flags=("-N",), metavar="NUM", show_default=True,
                            help="Documents in the collection (trec_eval's -N), for utility's non-relevant "
                                 "unretrieved term.")
-    rel_format: str = option("qrels", kind=CHOICE, choices=REL_FORMATS, flags=("-R",), metavar="FORMAT",
+    rel_format: str = option("qrels", kind=CHOICE, choices=chosen.REL_FORMATS, flags=("-R",), metavar="FORMAT",
                              show_default=True, cli="judgement_format",
                              help="trec_eval's judgement format of QRELS: qrels; prefs ('qid group subgroup docno "
                                   "level', preference judgements, for the prefs_* measures); qrels_prefs (a qrels "
@@ -156,6 +156,12 @@ class Reading(Group):
                                   "subtopic); ordinary measures use each document's highest grade. Implied by a "
                                   "diversity measure (alpha_nDCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k, "
                                   "AP_IA, StRecall@k).")
+    tie_order: str = option("trec_eval", kind=CHOICE, choices=chosen.TIE_ORDERS, flags=("--tie-order",),
+                            show_default=True,
+                            help="How documents with tied scores are ordered: trec_eval (docno descending, as "
+                                 "trec_eval), input (the run's line order, as ranx), or expected (every measure "
+                                 "is its expected value over every order of the tied documents, in closed form; "
+                                 "measures without one, and the preferences, are refused).")
     jobs: int | None = option(None, kind=INTEGER, low=1, optional=True, flags=("--jobs",), metavar="N",
                               help="Processes for reading runs (default: all cores).")
     verbose: bool = option(False, kind=FLAG, flags=("-v", "--verbose"),
@@ -179,7 +185,7 @@ class Measuring(Group):
     rarity_weight: float = option(0.5, kind=REAL, low=0, high=1, flags=("--rarity-weight",), metavar="W",
                                   show_default=True,
                                   help="alpha of the rareness measures P_rare, P_rare_norm, map_rare (0: P and map).")
-    aggregate: str = option("mean", kind=CHOICE, choices=AGGREGATES, flags=("--aggregate",), show_default=True,
+    aggregate: str = option("mean", kind=CHOICE, choices=chosen.AGGREGATES, flags=("--aggregate",), show_default=True,
                             help="How <pref>_score and <pref>_rank rank the runs from per-query preferences: mean "
                                  "preference, borda (Borda count over the per-query orders), mc4 (Markov-chain "
                                  "aggregation).")
@@ -198,13 +204,14 @@ class Measuring(Group):
 class Significance(Group):
     """How differences are tested: the test, its correction, HSD, intervals."""
 
-    test: str = option("t", kind=CHOICE, choices=TESTS, flags=("--test",), show_default=True,
+    test: str = option("t", kind=CHOICE, choices=chosen.TESTS, flags=("--test",), show_default=True,
                        help="Paired test for per-run metrics (none: no p-values).")
     permutations: int = option(10_000, kind=INTEGER, low=1, flags=("--permutations",), show_default=True,
                                help="Sign flips for --test randomization.")
     seed: int | None = option(0, kind=INTEGER, optional=True, flags=("--seed",), show_default=True,
                               help="Random seed of --test randomization and of the reports' sampling.")
-    correction: str = option("none", kind=CHOICE, choices=CORRECTIONS, flags=("--correction",), show_default=True,
+    correction: str = option("none", kind=CHOICE, choices=chosen.CORRECTIONS, flags=("--correction",),
+                             show_default=True,
                              help="Adjust each measure's p-values over all pairs printed.")
     alpha: float = option(0.05, kind=REAL, low=0, high=1, flags=("--alpha",), show_default=True,
                           help="Significance level for the gate and the table's markers.")
@@ -232,7 +239,7 @@ class Gate(Group):
                                          "on MEASURE (repeatable, e.g. --gate map --gate LP).")
     gate_margin: float = option(0.0, kind=REAL, low=0, flags=("--gate-margin",), metavar="D", show_default=True,
                                 keyword=False, help="Tolerate drops smaller than D on gate measures.")
-    gate_test: str = option("worse", kind=CHOICE, choices=GATE_TESTS, flags=("--gate-test",), show_default=True,
+    gate_test: str = option("worse", kind=CHOICE, choices=chosen.GATE_TESTS, flags=("--gate-test",), show_default=True,
                             keyword=False,
                             help="The gate's rule: worse (fail where a run is significantly worse than the baseline "
                                  "by more than the margin) or non-inferiority (pass only where a one-sided t-test "
@@ -252,12 +259,13 @@ class Reports(Group):
     """--report names and their knobs (the command's; the library's are
     :class:`lexeval.reports.ReportOptions`)."""
 
-    reports: tuple[str, ...] = option((), kind=TEXTS, flags=("--report",), choices=REPORTS, keyword=False,
+    reports: tuple[str, ...] = option((), kind=TEXTS, flags=("--report",), choices=chosen.REPORTS, keyword=False,
                                       help="Print an analysis instead of the measures (repeatable): ties, agreement, "
                                            "discrimination, stability, degradation, power (queries needed to see "
                                            "--delta), reproduction (repro_eval's measures of --original against "
                                            "--reproduced), judges (other judgements, --compare-qrels), reusability "
-                                           "(leave-one-run/group-out). --list-reports says more. Needs 2+ runs.")
+                                           "(leave-one-run/group-out), score-ties (each run's measures over the "
+                                           "orders of its tied scores). --list-reports says more. Needs 2+ runs.")
     reference: str = option("recip_rank", kind=TEXT, flags=("--reference",), metavar="MEASURE", show_default=True,
                             keyword=False, help="Reference measure of the agreement and stability reports.")
     trials: int = option(1000, kind=INTEGER, low=1, flags=("--trials",), show_default=True, keyword=False,
@@ -267,7 +275,7 @@ class Reports(Group):
                                           help="Fractions of relevant labels kept, for the degradation report.")
     samples: int = option(10, kind=INTEGER, low=1, flags=("--samples",), show_default=True, keyword=False,
                           help="Random label removals per fraction, for the degradation report.")
-    label_policy: str = option("random", kind=CHOICE, choices=LABEL_POLICIES, flags=("--label-policy",),
+    label_policy: str = option("random", kind=CHOICE, choices=chosen.LABEL_POLICIES, flags=("--label-policy",),
                                show_default=True, keyword=False,
                                help="Which relevant labels the degradation report keeps: random, or pool (those of "
                                     "the documents most runs retrieve, as pref_eval's pool policy).")
@@ -317,7 +325,8 @@ class Output(Group):
 
     per_query: bool = option(False, kind=FLAG, flags=("-q",), keyword=False, help="Also print a line per query.")
     no_summary: bool = option(False, kind=FLAG, flags=("-n",), keyword=False, help="No summary ('all') lines.")
-    format: str = option("text", kind=CHOICE, choices=FORMATS, flags=("--format",), show_default=True, keyword=False,
+    format: str = option("text", kind=CHOICE, choices=chosen.FORMATS, flags=("--format",), show_default=True,
+                         keyword=False,
                          help="Output format: text (trec_eval's), json and csv (four columns); table (for people, "
                               "fitted to the terminal), latex and markdown (a table of summary values for a paper); "
                               "html (one self-contained page: summary table, pair matrices, per-query differences, "
@@ -351,7 +360,7 @@ class Cluster(Group):
                                          "files (part-00000.txt ..., one per --cluster partition, else one), whole "
                                          "or not at all; the summary lines still go to standard output.")
     per_query: bool | None = option(None, kind=FLAG, optional=True)           # the library's: bring -q's values back
-    output_format: str | None = option(None, kind=CHOICE, choices=FORMATS[:3], optional=True)
+    output_format: str | None = option(None, kind=CHOICE, choices=chosen.FORMATS[:3], optional=True)
 
 
 @dataclass(frozen=True)

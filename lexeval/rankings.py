@@ -40,6 +40,7 @@ class Rankings:
     subtopics: object | None = field(repr=False, default=None)  # measures.diversity.Subtopics, if read
     prefs: object | None = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
     groups: object | None = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
+    tie_groups: np.ndarray | None = field(repr=False, default=None)  # (N,) equal within a segment iff scores tie
 
     # ------------------------------------------------------------ shape
     @property
@@ -67,7 +68,8 @@ class Rankings:
         return replace(self, qids=[qid for qid, k in zip(self.qids, keep.tolist()) if k],
                        codes=self.codes[document_kept], lengths=self.lengths[segment_kept],
                        present=self.present[:, keep], level_counts=self.level_counts[keep],
-                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[document_kept])
+                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[document_kept],
+                       tie_groups=None if self.tie_groups is None else self.tie_groups[document_kept])
 
     def judged_only(self) -> Rankings:
         """The rankings without their unjudged documents (trec_eval's -J)."""
@@ -76,7 +78,8 @@ class Rankings:
             return self
         lengths = np.bincount(self.segment[keep], minlength=self.num_segments).astype(self.lengths.dtype)
         return replace(self, codes=self.codes[keep], lengths=lengths,
-                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[keep])
+                       qrels_rows=None if self.qrels_rows is None else self.qrels_rows[keep],
+                       tie_groups=None if self.tie_groups is None else self.tie_groups[keep])
 
     def without_judgements(self, removed: np.ndarray) -> Rankings:
         """The rankings as if the qrels lacked the judgement rows where
@@ -333,4 +336,6 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         qrels_rows=np.concatenate([run.qrels_rows for run in runs])
         if runs and all(run.qrels_rows is not None for run in runs) else None,
         qrels=qrels,
+        tie_groups=np.concatenate([run.tie_groups for run in runs])
+        if runs and all(run.tie_groups is not None for run in runs) else None,
     )

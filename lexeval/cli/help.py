@@ -64,6 +64,7 @@ REPORT_LINES = {
     "reproduction": "repro_eval's KTU, RBO, RMSE, ER, DeltaRI of --original against --reproduced",
     "judges": "leaderboards, significance and grades under --compare-qrels (tau, tau_ap, RBO, kappa)",
     "reusability": "each run (--group-by) scored without the relevant documents only it pooled",
+    "score-ties": "each run's measures with its tied scores in their worst and best orders",
 }
 
 

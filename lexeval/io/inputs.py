@@ -243,6 +243,7 @@ class ParsedRun:
     unknown_qids: list[str]          # the run's queries the qrels lack, first few, file order
     num_unknown: int                 # how many such queries
     format: str = "run"              # the file's layout: "run" (TREC) or "MS MARCO"
+    tie_groups: np.ndarray | None = None   # (sum counts,) int32, when asked for: equal within a query iff tied
 
     @property
     def offsets(self) -> np.ndarray:
@@ -259,6 +260,8 @@ class ReadOptions:
     judged_only: bool = False
     keep_rows: bool = False
     ties_ascending: bool = False    # tied scores by docno ascending (trec_eval's order for preference judgements)
+    ties_in_line_order: bool = False  # tied scores in the file's line order (--tie-order input), not by docno
+    keep_ties: bool = False         # keep which documents tie (``tie_groups``: --tie-order expected)
 
 
 def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
@@ -318,8 +321,12 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         row = row[kept] if row is not None else None
     descending = not options.ties_ascending
     order, fix = trec_order(query, score, docnos, kept, descending=descending,
-                            ties_in_order=together and groups.ties_in_order(descending))
-    del score, kept, docnos
+                            ties_in_order=together and groups.ties_in_order(descending),
+                            line_order=options.ties_in_line_order)
+    del kept, docnos
+    ties = tie_groups(query if order is None else query[order], score if order is None else score[order]) \
+        if options.keep_ties else None
+    del score
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     del query
     for values in (code, row) if row is not None else (code,):
@@ -347,10 +354,19 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         query = np.repeat(np.arange(len(counts), dtype=np.int32), counts)    # lines are in query order now
         query, code = query[keep], code[keep]
         row = row[keep] if row is not None else None
+        ties = ties[keep] if ties is not None else None
         counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=tag if source.named_by_tag and tag else source.name, tag=tag or source.name, path=path,
                      present=present, counts=counts, codes=code, qrels_rows=row,
                      num_lines=num_lines, unknown_qids=[decode(q) for q in list(unknown)[:3]],
                      num_unknown=len(unknown),
-                     format=layout.name)
+                     format=layout.name, tie_groups=ties)
+
+
+def tie_groups(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """(N,) int32 for lines in ranking order: a number per run of equal
+    scores within a query, rising down the rankings."""
+    starts = np.ones(len(query), dtype=bool)
+    starts[1:] = (query[1:] != query[:-1]) | (score[1:] != score[:-1])
+    return (np.cumsum(starts) - 1).astype(np.int32)

@@ -7,7 +7,8 @@ import numpy as np
 
 
 def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray | None,
-               descending: bool = True, ties_in_order: bool = False) -> tuple[np.ndarray | None, tuple | None]:
+               descending: bool = True, ties_in_order: bool = False,
+               line_order: bool = False) -> tuple[np.ndarray | None, tuple | None]:
     """How to put lines in trec_eval's order: query, then score descending,
     then docno descending (byte-wise; ascending if not ``descending``, as
     trec_eval orders runs for preference judgements). Returns ``(order,
@@ -15,7 +16,8 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
     where they are; no fix if None), then ``x[order]`` (None: in order
     already). Line i's docno is ``docnos[index[i]]`` (``docnos[i]``
     without ``index``); ``ties_in_order`` says tied neighbours are known
-    to be in docno order.
+    to be in docno order; ``line_order`` keeps tied lines in the file's
+    order instead of docno order (--tie-order input).
 
     Runs are usually written by query and descending score already; that is
     checked in linear time, whole blocks of a query are moved into query
@@ -40,9 +42,10 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
                                lengths[by_query]).astype(position)
             blocks += np.arange(count, dtype=position)
         # ties lie within blocks: ordered where they are (moving blocks keeps their order)
-        return blocks, None if ties_in_order else _tie_fix(query, scores, docnos, index, descending, None)
-    order = np.lexsort((-scores, query))                             # stable
-    fix = _tie_fix(query[order], scores[order], docnos, index, descending, order)
+        return blocks, None if ties_in_order or line_order else _tie_fix(query, scores, docnos, index, descending,
+                                                                          None)
+    order = np.lexsort((-scores, query))                             # stable: tied lines keep their order
+    fix = None if line_order else _tie_fix(query[order], scores[order], docnos, index, descending, order)
     if fix is not None:
         order[fix[0]] = order[fix[1]]
     return order, None

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UsageError
+from . import expected as tied
 from . import prefs
 from .base import CUTOFFS, FRACTIONS, GAINS, MIN_GEO_MEAN, NONE, VALUES, whole_ranking
 from .compat import compat
@@ -107,6 +108,7 @@ BOUNDS_DEPTH = "depth"            # the same, for precision at an R-dependent de
 BOUNDS_GAIN = "gain"              # nDCG: grades by layers, Dinkelbach's method for the greatest
 BOUNDS_FIXED = "fixed"            # the value does not read the judgements (num_ret)
 BOUNDS_HOLES = "holes"            # it measures the holes themselves (unj, judged, rbp_resid): judged, they vanish
+ORDER_FREE = "order-free"          # the value reads the set retrieved, not its order: ties change nothing
 BOUNDS_WORDS = {"": "--bounds: no exact bounds (refused).", BOUNDS_FIXED: "--bounds: reads no judgement.",
                 BOUNDS_HOLES: "--bounds: none (it measures the unjudged documents themselves).",
                 "exact": "--bounds: exact."}
@@ -142,6 +144,8 @@ class Measure:
     defined_by: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     bounds: str = ""                  # how --bounds finds its exact bounds (BOUNDS_*), "" if it does not
+    expected: Callable | str | None = field(default=None, compare=False)  # its kernel under --tie-order
+                                      # expected (measures.expected), ORDER_FREE, or None: refused there
     help: str = field(default="", compare=False)
 
     @property
@@ -189,6 +193,8 @@ class Measure:
             text += " Summary only: no per-query lines."
         if self.compute is not None and not self.text and self.judgements == QRELS:
             text += " " + BOUNDS_WORDS.get(self.bounds, BOUNDS_WORDS["exact"])
+            text += " --tie-order expected: " + ("refused." if self.expected is None else "ties change nothing."
+                                                 if self.expected == ORDER_FREE else "closed form.")
         return text
 
 
@@ -205,61 +211,77 @@ MEASURES: tuple[Measure, ...] = (
          help="The run's id: the tag column of its last line."),
     _row("num_q", None, summary=SUMMARY_COUNT, per_query=False, value=COUNT, ir_names=("NumQ",),
          help="Number of queries evaluated."),
-    _row("num_ret", num_ret, bounds=BOUNDS_FIXED, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRet",)),
-    _row("num_rel", num_rel, bounds=BOUNDS_UNIFORM, summary=SUMMARY_NUM_REL, value=COUNT, ir_names=("NumRel",)),
-    _row("num_rel_ret", num_rel_ret, bounds=BOUNDS_UNIFORM, summary=SUMMARY_SUM, value=COUNT, ir_names=("NumRelRet",)),
-    _row("map", average_precision, bounds=BOUNDS_PRECISION, ir_names=("AP", "MAP"), ranx_names=("map",),
+    _row("num_ret", num_ret, expected=ORDER_FREE, bounds=BOUNDS_FIXED, summary=SUMMARY_SUM, value=COUNT,
+         ir_names=("NumRet",)),
+    _row("num_rel", num_rel, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, summary=SUMMARY_NUM_REL, value=COUNT,
+         ir_names=("NumRel",)),
+    _row("num_rel_ret", num_rel_ret, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, summary=SUMMARY_SUM, value=COUNT,
+         ir_names=("NumRelRet",)),
+    _row("map", average_precision, expected=tied.average_precision, bounds=BOUNDS_PRECISION, ir_names=("AP", "MAP"),
+         ranx_names=("map",),
          pref_eval_names=("ap",)),
-    _row("gm_map", average_precision, bounds=BOUNDS_PRECISION, summary=SUMMARY_GEOMETRIC, per_query=False,
+    _row("gm_map", average_precision, expected=tied.average_precision, bounds=BOUNDS_PRECISION,
+         summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of average precision (summary only)."),
-    _row("Rprec", r_precision, bounds=BOUNDS_DEPTH, ir_names=("Rprec",), ranx_names=("r-precision", "r_precision"),
+    _row("Rprec", r_precision, expected=tied.r_precision, bounds=BOUNDS_DEPTH, ir_names=("Rprec",),
+         ranx_names=("r-precision", "r_precision"),
          pref_eval_names=("rp",)),
     _row("bpref", bpref, ir_names=("Bpref",), ranx_names=("bpref",)),
-    _row("recip_rank", recip_rank, bounds=BOUNDS_UNIFORM, cutoff_form="recip_rank_cut", ir_names=("RR", "MRR"),
+    _row("recip_rank", recip_rank, expected=tied.recip_rank, bounds=BOUNDS_UNIFORM, cutoff_form="recip_rank_cut",
+         ir_names=("RR", "MRR"),
          ranx_names=("mrr",),
          pref_eval_names=("rr",)),
     _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS,
          ir_names=("IPrec",)),
-    _row("P", precision, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("P", "Precision"),
+    _row("P", precision, expected=tied.precision, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         ir_names=("P", "Precision"),
          ranx_names=("precision",), pref_eval_names=("p",)),
     _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, value=TEXT,
          syntax="relstring.20"),
-    _row("recall", recall, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("R", "Recall"),
+    _row("recall", recall, expected=tied.recall, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         ir_names=("R", "Recall"),
          ranx_names=("recall",), pref_eval_names=("r",)),
     _row("infAP", inferred_ap, ir_names=("infAP",)),
     _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of bpref (summary only)."),
-    _row("Rprec_mult", r_precision_multiples, bounds=BOUNDS_DEPTH, params=FRACTIONS, defaults=R_MULTIPLES),
-    _row("utility", utility, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0),
+    _row("Rprec_mult", r_precision_multiples, expected=tied.r_precision_multiples, bounds=BOUNDS_DEPTH,
+         params=FRACTIONS, defaults=R_MULTIPLES),
+    _row("utility", utility, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0),
          zero_when_missing=True, uses_num_docs=True,
          syntax="utility.1,-1,0,0"),
     _row("11pt_avg", eleven_point_average, params=VALUES, defaults=RECALL_POINTS,
          syntax="11pt_avg.0.25,0.5,0.75"),
     _row("binG", binary_g),
     _row("G", g_measure, params=GAINS, graded=True),
-    _row("dcg", dcg, bounds=BOUNDS_UNIFORM, params=GAINS, ranx_names=("dcg",), graded=True),
-    _row("ideal_dcg", ideal_dcg, bounds=BOUNDS_UNIFORM, params=GAINS, graded=True),
-    _row("ndcg", ndcg, bounds=BOUNDS_GAIN, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",),
+    _row("dcg", dcg, expected=tied.dcg, bounds=BOUNDS_UNIFORM, params=GAINS, ranx_names=("dcg",), graded=True),
+    _row("ideal_dcg", ideal_dcg, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=GAINS, graded=True),
+    _row("ndcg", ndcg, expected=tied.ndcg, bounds=BOUNDS_GAIN, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",),
          pref_eval_names=("ndcg",), graded=True),
     _row("ndcg_rel", ndcg_rel, params=GAINS, graded=True),
     _row("Rndcg", rndcg, params=GAINS, graded=True),
-    _row("ndcg_cut", ndcg_cut, bounds=BOUNDS_GAIN, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("nDCG",),
+    _row("ndcg_cut", ndcg_cut, expected=tied.ndcg_cut, bounds=BOUNDS_GAIN, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         ir_names=("nDCG",),
          ranx_names=("ndcg",),
          pref_eval_names=("ndcg",), option_names=("gains",),
          graded=True),
-    _row("map_cut", map_cut, bounds=BOUNDS_PRECISION, params=CUTOFFS, defaults=DEFAULT_CUTOFFS, ir_names=("AP", "MAP"),
+    _row("map_cut", map_cut, expected=tied.map_cut, bounds=BOUNDS_PRECISION, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+         ir_names=("AP", "MAP"),
          ranx_names=("map",), pref_eval_names=("ap",)),
-    _row("relative_P", relative_precision, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=DEFAULT_CUTOFFS),
-    _row("success", success, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(1, 5, 10), ir_names=("Success", "HR",
+    _row("relative_P", relative_precision, expected=tied.relative_precision, bounds=BOUNDS_THRESHOLD, params=CUTOFFS,
+         defaults=DEFAULT_CUTOFFS),
+    _row("success", success, expected=tied.success, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(1, 5, 10),
+         ir_names=("Success", "HR",
          "HitRate"),
          ranx_names=("hit_rate",)),
-    _row("set_P", set_precision, bounds=BOUNDS_UNIFORM, ir_names=("P", "SetP"), ranx_names=("precision",)),
-    _row("set_relative_P", set_relative_precision, bounds=BOUNDS_UNIFORM, ir_names=("SetRelP",)),
-    _row("set_recall", set_recall, bounds=BOUNDS_UNIFORM, ir_names=("R", "Recall", "SetR")),
-    _row("set_map", set_map, bounds=BOUNDS_UNIFORM, ir_names=("SetAP",)),
-    _row("set_F", set_f, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0,), syntax="set_F.0.5",
+    _row("set_P", set_precision, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("P", "SetP"),
+         ranx_names=("precision",)),
+    _row("set_relative_P", set_relative_precision, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("SetRelP",)),
+    _row("set_recall", set_recall, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("R", "Recall", "SetR")),
+    _row("set_map", set_map, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("SetAP",)),
+    _row("set_F", set_f, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0,), syntax="set_F.0.5",
          ir_names=("SetF",), ranx_names=("f1",)),
-    _row("num_nonrel_judged_ret", num_nonrel_judged_ret, bounds=BOUNDS_UNIFORM, summary=SUMMARY_SUM, value=COUNT),
+    _row("num_nonrel_judged_ret", num_nonrel_judged_ret, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM,
+         summary=SUMMARY_SUM, value=COUNT),
     # preference judgements (-R prefs, -R qrels_prefs)
     *(_row(name, prefs.kernel(name), judgements=PREFS,
            **({"summary": SUMMARY_SUM, "value": COUNT} if name in prefs.COUNTS else {})) for name in prefs.NAMES),
@@ -271,13 +293,16 @@ MEASURES: tuple[Measure, ...] = (
     _row("rbp", rank_biased_precision, params=GAINS, syntax="rbp.p=0.95", ir_names=("RBP",), graded=True,
          param_names=("p", "depth"), cutoff_param="depth"),
     _row("rbp_resid", rbp_residual, bounds=BOUNDS_HOLES, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
-    _row("unj", unjudged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20)),
+    _row("unj", unjudged, expected=tied.unjudged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
-    _row("recip_rank_cut", recip_rank_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,), label="recip_rank",
+    _row("recip_rank_cut", recip_rank_cut, expected=tied.recip_rank_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=(10,), label="recip_rank",
          ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), defined_by="ir_measures"),
-    _row("judged", judged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20), ir_names=("Judged",),
+    _row("judged", judged, expected=tied.judged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20),
+         ir_names=("Judged",),
          defined_by="ir_measures"),
-    _row("judged_ret", whole_ranking(judged), bounds=BOUNDS_HOLES, cutoff_form="judged", ir_names=("Judged",),
+    _row("judged_ret", whole_ranking(judged), expected=whole_ranking(tied.judged), bounds=BOUNDS_HOLES,
+         cutoff_form="judged", ir_names=("Judged",),
          defined_by="ir_measures",
          help="judged_ret: fraction of the retrieved documents that is in the qrels (ir_measures' Judged "
               "without a cutoff)."),
@@ -285,16 +310,20 @@ MEASURES: tuple[Measure, ...] = (
     _row("err", expected_reciprocal_rank, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(20,), ir_names=("ERR",),
          graded=True,
          defined_by="gdeval"),
-    _row("ndcg_burges", whole_ranking(ndcg_exponential), bounds=BOUNDS_GAIN, ranx_names=("ndcg_burges",), graded=True,
+    _row("ndcg_burges", whole_ranking(ndcg_exponential), expected=whole_ranking(tied.ndcg_exponential),
+         bounds=BOUNDS_GAIN, ranx_names=("ndcg_burges",), graded=True,
          defined_by="ranx",
          help="ndcg_burges: nDCG of the whole ranking with gains 2^grade - 1 (ranx's ndcg_burges without a cutoff)."),
-    _row("dcg_burges", whole_ranking(dcg_exponential), bounds=BOUNDS_UNIFORM, ranx_names=("dcg_burges",), graded=True,
+    _row("dcg_burges", whole_ranking(dcg_exponential), expected=whole_ranking(tied.dcg_exponential),
+         bounds=BOUNDS_UNIFORM, ranx_names=("dcg_burges",), graded=True,
          defined_by="ranx",
          help="dcg_burges: DCG of the whole ranking with gains 2^grade - 1 (ranx's dcg_burges without a cutoff)."),
-    _row("dcg_exp", dcg_exponential, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(20,),
+    _row("dcg_exp", dcg_exponential, expected=tied.dcg_exponential, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=(20,),
          ranx_names=("dcg_burges",), graded=True,
          defined_by="ranx"),
-    _row("ndcg_exp", ndcg_exponential, bounds=BOUNDS_GAIN, params=CUTOFFS, defaults=(20,),
+    _row("ndcg_exp", ndcg_exponential, expected=tied.ndcg_exponential, bounds=BOUNDS_GAIN, params=CUTOFFS,
+         defaults=(20,),
          ranx_names=("ndcg_burges",), graded=True,
          defined_by="gdeval"),
     # diversity over subtopics, as ndeval computes them (with --subtopics judgements)
@@ -316,17 +345,22 @@ MEASURES: tuple[Measure, ...] = (
     _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
          ir_names=("StRecall",), ndeval_names=("strec",), defined_by="ndeval"),
     # ranx's and recommender systems' cutoff measures
-    _row("hits", whole_ranking(hits), bounds=BOUNDS_UNIFORM, cutoff_form="hits_cut", ranx_names=("hits",),
+    _row("hits", whole_ranking(hits), expected=whole_ranking(tied.hits), bounds=BOUNDS_UNIFORM,
+         cutoff_form="hits_cut", ranx_names=("hits",),
          defined_by="ranx",
          help="hits: relevant documents retrieved, averaged over queries (ranx's hits without a cutoff)."),
-    _row("hits_cut", hits, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,), label="hits", ranx_names=("hits",),
+    _row("hits_cut", hits, expected=tied.hits, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,), label="hits",
+         ranx_names=("hits",),
          defined_by="ranx"),
-    _row("hit_rate", whole_ranking(success), bounds=BOUNDS_UNIFORM, cutoff_form="success", ranx_names=("hit_rate",),
+    _row("hit_rate", whole_ranking(success), expected=whole_ranking(tied.success), bounds=BOUNDS_UNIFORM,
+         cutoff_form="success", ranx_names=("hit_rate",),
          defined_by="ranx",
          help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
-    _row("dcg_cut", dcg_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,), ranx_names=("dcg",), graded=True,
+    _row("dcg_cut", dcg_cut, expected=tied.dcg_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,),
+         ranx_names=("dcg",), graded=True,
          defined_by="ranx"),
-    _row("F1", f1, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=(10,), ir_names=("F1",), ranx_names=("f1",),
+    _row("F1", f1, expected=tied.f1, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=(10,), ir_names=("F1",),
+         ranx_names=("f1",),
          defined_by="ranx"),
     # ir_measures' own: compatibility with an ideal ranking, accuracy of the order of pairs
     _row("compat", compat, params=GAINS, ir_names=("Compat",), defined_by="ir_measures", syntax="compat.p=0.8",

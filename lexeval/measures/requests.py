@@ -55,8 +55,9 @@ class MeasureRequest:
             return names
         return [f"{name}({'min_rel' if self.floor else 'rel'}={self.level})" for name in names]
 
-    def compute(self, rankings: Rankings) -> np.ndarray:
-        """(S, k) values: one column per output name."""
+    def compute(self, rankings: Rankings, kernel=None) -> np.ndarray:
+        """(S, k) values: one column per output name; ``kernel`` in place
+        of the measure's own (its expected value over tie orders)."""
         if self.judged_only:
             rankings = rankings.judged_only()
         if self.floor:
@@ -69,7 +70,7 @@ class MeasureRequest:
             options["rarity_weight"] = self.rarity_weight
         if self.measure.uses_num_docs:
             options["num_docs"] = self.num_docs
-        values = self.measure.compute(rankings, self.values, **options)
+        values = (kernel or self.measure.compute)(rankings, self.values, **options)
         return values.reshape(len(values), -1)
 
 

@@ -31,7 +31,10 @@ Türkmen et al., "New Metrics to Encourage Innovation and Diversity", section 4)
 - judges: the leaderboards, significance and document grades under other
   judgement sets (see lexeval.reports.judges);
 - reusability: each run (group) scored without the relevant documents
-  only it contributed to the pool (see lexeval.reports.reusability).
+  only it contributed to the pool (see lexeval.reports.reusability);
+- score-ties: each run's measures with its tied scores in their worst and
+  best orders, and the queries where that matters (see
+  lexeval.reports.score_ties).
 
 Everything random draws from one ``numpy.random.Generator(seed)``.
 """
@@ -50,6 +53,7 @@ from .judges import judges
 from .power import power
 from .reproduction import reproduction
 from .reusability import reusability
+from .score_ties import score_ties
 from .stability import stability
 from .ties import ties
 
@@ -61,7 +65,8 @@ __all__ = ["ReportLine", "ReportOptions", "run_reports"]
 #: the reports' :class:`ReportOptions` and ``progress(done, total)`` (or None) following its sampling.
 REPORT_FUNCTIONS: dict[str, Callable] = {"ties": ties, "agreement": agreement, "discrimination": discrimination,
                                          "stability": stability, "power": power, "reproduction": reproduction,
-                                         "judges": judges, "reusability": reusability, "degradation": degradation}
+                                         "judges": judges, "reusability": reusability, "degradation": degradation,
+                                         "score-ties": score_ties}
 
 
 class _Matrices:
