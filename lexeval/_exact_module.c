@@ -57,6 +57,15 @@ static PyMethodDef methods[] = {
      "precision_bounds(codes, starts, lengths, num_rel, level, cutoff, fraction, low, high): AP's, map_cut's, "
      "Rprec's or Rprec_mult's least and greatest value over the unjudged documents' grades, per segment (see "
      "lexeval.compiled)."},
+    {"difference_bounds", difference_bounds, METH_VARARGS,
+     "difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared, "
+     "pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, ideal, ideal_before, "
+     "most_holes, low, high): the sums over the compared queries of two runs' least and greatest difference "
+     "under one shared assignment, for several measures (see lexeval.compiled)."},
+    {"lp_bounds", lp_bounds, METH_VARARGS,
+     "lp_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, level, variable, all_relevant, "
+     "most_holes, low, high): LP's least and greatest value for pairs of runs under one shared assignment, "
+     "summed over the compared queries (see lexeval.compiled)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,

@@ -286,6 +286,70 @@ def precision_bounds(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     return low, high
 
 
+DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
+
+
+def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
+                      relevance: tuple, per_query: tuple) -> tuple[np.ndarray, np.ndarray] | None:
+    """(least, greatest), (C, P, compared Q) each: on each of the
+    ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
+    columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
+    reference). ``holes``: each segment's holes (ranks, numbers, first
+    index, count); ``per_segment``: the judged relevant running counts (N,),
+    first relevant ranks and lengths (S,), and the number of queries;
+    ``columns``: kind, variant, depth, phi's least and greatest, base values
+    (C, S); ``relevance``: (variable, all relevant); ``per_query``: R, the
+    ideal's relevant documents (C, Q), the ideal's running discounts, the
+    most holes of a query. A thread per part of the pairs; None where the
+    kernel is not built."""
+    if not enabled():
+        return None
+    kinds, variants, depths, phi_low, phi_high, base = columns
+    num_rel, ideal, ideal_before, most = per_query
+    size = len(kinds)
+    low, high = np.empty((size, len(pairs), len(compared))), np.empty((size, len(pairs), len(compared)))
+    holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
+             np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
+    running, first, lengths, queries = per_segment
+    segments = (np.ascontiguousarray(running, dtype=np.int32), np.ascontiguousarray(first, dtype=np.int64),
+                np.ascontiguousarray(lengths, dtype=np.int64))
+    described = (np.asarray(kinds, dtype=np.int64), np.asarray(variants, dtype=np.int64),
+                 np.asarray(depths, dtype=np.float64), np.asarray(phi_low, dtype=np.float64),
+                 np.asarray(phi_high, dtype=np.float64), np.ascontiguousarray(base, dtype=np.float64))
+    tables = (np.ascontiguousarray(num_rel, dtype=np.int64), np.ascontiguousarray(ideal, dtype=np.int64),
+              np.ascontiguousarray(ideal_before, dtype=np.float64))
+    chosen = np.ascontiguousarray(compared, dtype=np.int64)
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+
+    def part(start, stop):
+        part_low, part_high = (np.empty((size, stop - start, len(chosen))) for _ in range(2))
+        _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop], *described,
+                                 int(relevance[0]), int(relevance[1]), *tables, int(most), part_low, part_high)
+        low[:, start:stop], high[:, start:stop] = part_low, part_high
+    in_parts(part, len(pairs), cores(), least=16)
+    return low, high
+
+
+def lp_bounds(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, level: int, variable: bool,
+              all_relevant: bool, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(least, greatest), (P, compared Q) each: LP on each of the
+    ``compared`` queries under one shared assignment (see :func:`lexeval.bounds.pairs.lp_bounds`);
+    ``rankings_arrays``: codes, hole numbers, starts, lengths and the
+    number of queries. None where the kernel is not built."""
+    if not enabled():
+        return None
+    codes, hole_ids, starts, lengths, queries = rankings_arrays
+    low, high = np.empty((len(pairs), len(compared))), np.empty((len(pairs), len(compared)))
+    arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
+              np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64))
+    chosen = np.ascontiguousarray(compared, dtype=np.int64)
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    in_parts(lambda start, stop: _exact.lp_bounds(*arrays, int(queries), chosen, pairs[start:stop], int(level),
+                                                  int(variable), int(all_relevant), int(most), low[start:stop],
+                                                  high[start:stop]), len(pairs), cores(), least=16)
+    return low, high
+
+
 def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
     """A buffer ``name`` of ``size`` values for this call only, kept per
     thread for the thread's next call (filling fresh memory costs more than

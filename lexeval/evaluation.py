@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .bounds import Bounder, check_bounded, has_bounds
+from .bounds.pairs import DifferenceBounds, bounded_differences, marked_fragile
 from .checks import choice
 from .choices import GATE_TESTS
 from .errors import UsageError
@@ -171,6 +172,7 @@ class Evaluation(ResultCore):
     zscores: dict | None = None               # -Z's reference means and sds, if values are z-scores
     totals: Totals | None = None              # the sums over queries every summary and test is made of
     inputs: Inputs | None = None              # the qrels and runs, and how they were read (by evaluate())
+    difference_bounds: DifferenceBounds | None = None   # with --bounds: each pair's bounds and fragile wins
 
     @cached_property
     def comparison(self) -> Rankings:
@@ -291,7 +293,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
         rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
-    preferences = pairs = summary = tests = as_preferences = plan = None
+    preferences = pairs = summary = tests = as_preferences = plan = difference_bounds = None
     by_name = {column.name: (column.measure, column.values) for column in columns}
     relevant = int(rankings.level_counts[:, 1:].sum())
     if rankings.num_runs < 2:
@@ -310,8 +312,13 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
             summary, tests, as_preferences = conclude(totals, plan, options, aggregate, pair_metrics)
             if phases:
                 phases("tests", 1, 1)
+            if bounds:
+                difference_bounds = marked_fragile(bounded_differences(rankings, requests, pairs, compared,
+                                                                       "LP" in (preference_names or ())),
+                                                   tests, options.alpha)
     return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
-                      preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals)
+                      preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals,
+                      difference_bounds=difference_bounds)
 
 
 def conclude(totals: Totals, plan, options: SignificanceOptions, aggregate: str, pair_metrics: bool):
@@ -407,6 +414,15 @@ def evaluation_notes(asked: Evaluating, num_runs: int) -> list[str]:
         names = ", ".join(dict.fromkeys(req.measure.stem for req in missing))
         notes.append(f"--bounds: no exact bounds for {names}: printed without _low and _high (--list-measures "
                      "says which measures have them)")
+    if measuring.bounds and num_runs >= 2:
+        _, selection = requests_for(asked, num_runs)
+        unbounded = [req.measure.stem for req in requests if req.measure.per_query and req.measure.value == m.REAL
+                     and not req.measure.pair_bounds and req not in missing]
+        unbounded += [name for name in selection.preferences if name != "LP"]
+        if unbounded:
+            notes.append(f"--bounds: no exact bounds of the difference between two runs for "
+                         f"{', '.join(dict.fromkeys(unbounded))} (one assignment shared by both: --list-measures "
+                         "says which have them): their pairs print no _low, _high or _fragile")
     return notes
 
 
@@ -440,7 +456,8 @@ def evaluate(qrels, runs, measures=None, options: Options | None = None, *, extr
     asked = Evaluating(measures, options, extra_measures, keep_rows)
     requests, selection = requests_for(asked, len(sources))
     rankings = load(qrels, sources, replace(reading, subtopics=reading.subtopics or selection.needs_subtopics),
-                    keep_rows=keep_rows or selection.needs_documents, hooks=hooks)
+                    keep_rows=keep_rows or selection.needs_documents,
+                    keep_holes=options.measuring.bounds and len(sources) >= 2, hooks=hooks)
     evaluation = evaluate_rankings(rankings, requests, selection.preferences, options,
                                    zscores=read_zscores(reading.zscores) if reading.zscores is not None else None,
                                    hooks=hooks)

@@ -37,6 +37,7 @@ class Result(Protocol):
     preferences: Any                # per-query preferences (their blocks), or None
     totals: Any                     # the sums every summary and test comes from
     zscores: Any                    # -Z's reference, or None
+    difference_bounds: Any          # DifferenceBounds of the pairs (--bounds), or None
 
     @property
     def compared_qids(self) -> list[str]: ...

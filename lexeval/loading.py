@@ -22,8 +22,8 @@ from .rankings import Rankings, build_rankings
 from .timings import timed
 
 
-def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False, hooks: Hooks | None = None,
-         **keywords) -> Rankings:
+def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False, keep_holes: bool = False,
+         hooks: Hooks | None = None, **keywords) -> Rankings:
     """Read qrels and runs into Rankings (the arrays every measure uses).
 
     ``qrels`` and ``runs`` are as for :func:`evaluate`; ``reading`` (or its
@@ -34,7 +34,8 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
     (qrels, or prefs, qrels_prefs, qrels_jg: judgements with a group per
     line; the rankings then carry them for the prefs_* and *_avgjg
     measures), ``complete`` (-c) only words the notes. ``keep_rows`` keeps
-    document identities (for the rareness measures); ``hooks.warn(text)``
+    document identities (for the rareness measures), ``keep_holes`` the
+    unjudged documents' (for --bounds' pairs); ``hooks.warn(text)``
     receives the notes on dropped queries and file formats (default:
     LexevalNote warnings), ``hooks.progress(done, total)`` follows the
     reading, ``hooks.timings`` (a :class:`Timings`) the seconds and bytes of
@@ -83,12 +84,12 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
         # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
         options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"),
                               ties_in_line_order=reading.tie_order == "input",
-                              keep_ties=reading.tie_order == "expected")
+                              keep_ties=reading.tie_order == "expected", keep_holes=keep_holes)
         parsed = read_runs(sources, judgements, options, reading.jobs, hooks.progress)
         check_names(parsed)
         rankings = build_rankings(judgements, parsed, level)
         for run in parsed:                  # the rankings hold their copy: the notes below need the rest
-            run.codes = run.qrels_rows = run.tie_groups = None
+            run.codes = run.qrels_rows = run.tie_groups = run.hole_docnos = None
         if by_subtopic is not None:
             rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
         if grouped is not None and rel_format == "qrels_jg":

@@ -41,6 +41,8 @@ class Rankings:
     prefs: object | None = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
     groups: object | None = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
     tie_groups: np.ndarray | None = field(repr=False, default=None)  # (N,) equal within a segment iff scores tie
+    hole_ids: np.ndarray | None = field(repr=False, default=None)    # (N,) an unjudged document's number in its
+    hole_counts: np.ndarray | None = field(repr=False, default=None)  # query (-1 judged); (Q,) how many per query
 
     # ------------------------------------------------------------ shape
     @property
@@ -69,7 +71,9 @@ class Rankings:
                        codes=self.codes[document_kept], lengths=self.lengths[segment_kept],
                        present=self.present[:, keep], level_counts=self.level_counts[keep],
                        qrels_rows=None if self.qrels_rows is None else self.qrels_rows[document_kept],
-                       tie_groups=None if self.tie_groups is None else self.tie_groups[document_kept])
+                       tie_groups=None if self.tie_groups is None else self.tie_groups[document_kept],
+                       hole_ids=None if self.hole_ids is None else self.hole_ids[document_kept],
+                       hole_counts=None if self.hole_counts is None else self.hole_counts[keep])
 
     def judged_only(self) -> Rankings:
         """The rankings without their unjudged documents (trec_eval's -J)."""
@@ -338,4 +342,43 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         qrels=qrels,
         tie_groups=np.concatenate([run.tie_groups for run in runs])
         if runs and all(run.tie_groups is not None for run in runs) else None,
+        **dict(zip(("hole_ids", "hole_counts"), hole_identities(runs, len(qrels.qids))))
+        if runs and all(run.hole_docnos is not None for run in runs) else {},
     )
+
+
+def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """((N,) int32, (Q,)): every ranked document's number among its query's
+    unjudged documents (the same in every run; -1 for a judged one), and
+    how many each query has, from the runs' ``hole_docnos``. Documents are
+    told apart by their query and a hash of their docno (one sort), checked
+    byte for byte against the first document of their key; one that
+    differs (a collision) gets a number of its own."""
+    from .io.strings import ByteStrings
+    docnos = ByteStrings.concatenate([run.hole_docnos for run in runs])
+    query = np.concatenate([np.repeat(np.arange(num_queries, dtype=np.uint64), run.counts)[run.codes < 0]
+                            for run in runs])
+    shift = np.uint64(max(int(num_queries - 1).bit_length(), 1))
+    key = (query << np.uint64(64 - int(shift))) | (docnos.hash64() >> shift)   # the query's bits, then the hash's
+    keys, inverse = np.unique(key, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    leader = np.empty(len(keys), dtype=np.int64)
+    leader[inverse[::-1]] = np.arange(len(inverse) - 1, -1, -1)               # each key's first document
+    same = docnos.equal(np.arange(len(inverse)), docnos, leader[inverse])
+    if not same.all():                          # a collision (rare): those documents numbered by their bytes
+        twins: dict = {}
+        extra = len(keys)
+        for position in np.flatnonzero(~same).tolist():
+            name = (int(query[position]), docnos[position])
+            inverse[position] = twins.setdefault(name, extra + len(twins))
+        keys = np.concatenate([keys, np.array([(q << int(64 - int(shift))) for q, _ in twins], dtype=np.uint64)])
+        order = np.argsort(keys, kind="stable")
+        rank = np.empty(len(keys), dtype=np.int64)
+        rank[order] = np.arange(len(keys))
+        keys, inverse = keys[order], rank[inverse]
+    key_query = (keys >> np.uint64(64 - int(shift))).astype(np.int64)
+    per_query = np.bincount(key_query, minlength=num_queries).astype(np.int64)
+    first = np.concatenate(([0], np.cumsum(per_query)[:-1]))
+    ids = np.full(sum(len(run.codes) for run in runs), -1, dtype=np.int32)
+    ids[np.concatenate([run.codes for run in runs]) < 0] = (inverse - first[key_query[inverse]]).astype(np.int32)
+    return ids, per_query

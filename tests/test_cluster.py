@@ -54,6 +54,10 @@ def same_on_cluster(address: str, args: list) -> None:
     ["-c", "-q", "-M", "20", "-J", "-m", "official", "-m", "LR", "--aggregate", "mc4", "--ci"],
     ["--format", "markdown", "-m", "map", "-m", "P.10", "-m", "LP", "--ci", "--baseline", "bm25l"],
     ["--format", "csv", "-m", "P_rare.10", "-m", "map_rare", "-m", "RPP", "--baseline", "bm25l", "--gate", "map"],
+    ["-q", "--bounds", "-M", "30", "-m", "P.5,20", "-m", "map", "-m", "Rprec", "-m", "recip_rank", "-m", "LP",
+     "-m", "recall.10", "-m", "ndcg_cut.10", "--baseline", "bm25l", "--gate", "P_5"],
+    ["-q", "--tie-order", "expected", "-m", "map", "-m", "P.5", "-m", "ndcg_cut.10", "-m", "recip_rank"],
+    ["--tie-order", "input", "--format", "json"],
 ])
 def test_cranfield_prints_the_same(cluster, options):
     same_on_cluster(cluster.scheduler_address, [*options, CRAN_QRELS, *CRAN[:4]])

@@ -24,7 +24,7 @@ LAYERS = {
     "rankings": 2,
     "measures": 3, "preferences": 3,
     "stats": 4, "citations": 4,
-    "bounds": 4,            # the measures' least and greatest over the unjudged documents' grades
+    "bounds": 5,            # the measures' least and greatest over the unjudged documents' grades (exact sums)
     "output": 5,            # reads a result through lexeval.interface, never the classes
     "result": 6,            # a result's Python views: frames, compare, tables, the page (through output)
     "loading": 7,           # files to rankings, with the notes on what was read

@@ -182,10 +182,12 @@ def run(call: Call, command_line: str | None = None) -> None:
     if timings is not None:
         click.echo(f"lexeval: {timings.line()}", err=True)
     if verdicts:
-        from ..output.gate_report import failure_line, passed_line, power_warning
+        from ..output.gate_report import failure_line, passed_line, power_warning, reversal_warnings
         warning = power_warning(verdicts)
         if warning:
             click.echo(f"lexeval: {warning}", err=True)
+        for line in reversal_warnings(verdicts):
+            click.echo(f"lexeval: {line}", err=True)
         failed = [verdict for verdict in verdicts if not verdict.passed]
         for verdict in failed:
             click.echo(f"lexeval: {failure_line(verdict)}", err=True)

@@ -44,6 +44,7 @@ class Combined(ResultCore):
     level: int = 1                                     # -l
     tie_counts: tuple | None = None                    # with the reports: LP's ties per level, as counts
     degradation_totals: dict | None = None             # with the degradation report: its counts, added
+    difference_bounds: object = None                   # with --bounds: the pairs' bounds, added, and fragile
 
     def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tie_counts
@@ -101,6 +102,13 @@ def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
         combined.pairs = pairs
         combined.pair_summary, combined.tests, combined.metric_pairs = \
             conclude(totals, plan, significance, aggregate, pair_metrics)
+        bounded = [r.difference_bounds for r in results if r.difference_bounds is not None]
+        if bounded:                             # exact sums over each partition's queries, added
+            from ..bounds.pairs import marked_fragile
+            total = bounded[0]
+            for part in bounded[1:]:
+                total = total + part
+            combined.difference_bounds = marked_fragile(total, combined.tests, significance.alpha)
     combined.parts = sorted(r.part for r in results if r.part)
     combined.level = options.reading.level
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order

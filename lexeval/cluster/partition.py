@@ -30,6 +30,7 @@ class PartitionResult:
     formats: list[str]
     per_query: dict | None = None             # with -q: see _per_query_values
     part: str | None = None                   # with an output folder: the part file written
+    difference_bounds: object = None          # with --bounds: the pairs' bounds, summed over its queries
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def _evaluate_local(k: int, local: list[str], maps, job: PartitionJob):
                            [run.num_unknown - (NO_LINES in run.unknown_qids) for run in parsed],
                            [run.format for run in parsed],
                            _per_query_values(evaluation, for_reports) if per_query or for_reports else None,
-                           part), summed
+                           part, evaluation.difference_bounds), summed
 
 
 def _remapped(exc: InputError, local: list[str], maps, files: list[str]) -> InputError:

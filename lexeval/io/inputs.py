@@ -244,6 +244,7 @@ class ParsedRun:
     num_unknown: int                 # how many such queries
     format: str = "run"              # the file's layout: "run" (TREC) or "MS MARCO"
     tie_groups: np.ndarray | None = None   # (sum counts,) int32, when asked for: equal within a query iff tied
+    hole_docnos: object | None = None      # ByteStrings of the documents with codes < 0, in order, when asked for
 
     @property
     def offsets(self) -> np.ndarray:
@@ -262,6 +263,7 @@ class ReadOptions:
     ties_ascending: bool = False    # tied scores by docno ascending (trec_eval's order for preference judgements)
     ties_in_line_order: bool = False  # tied scores in the file's line order (--tie-order input), not by docno
     keep_ties: bool = False         # keep which documents tie (``tie_groups``: --tie-order expected)
+    keep_holes: bool = False        # keep the unjudged documents' docnos (``hole_docnos``: --bounds' pairs)
 
 
 def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: str | None = None) -> ParsedRun:
@@ -319,22 +321,24 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
     if unknown:
         query, score, code = query[kept], score[kept], code[kept]
         row = row[kept] if row is not None else None
+    line = (kept if kept is not None else np.arange(len(code), dtype=np.int64)) if options.keep_holes else None
     descending = not options.ties_ascending
     order, fix = trec_order(query, score, docnos, kept, descending=descending,
                             ties_in_order=together and groups.ties_in_order(descending),
                             line_order=options.ties_in_line_order)
-    del kept, docnos
+    del kept
     ties = tie_groups(query if order is None else query[order], score if order is None else score[order]) \
         if options.keep_ties else None
     del score
     counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
     del query
-    for values in (code, row) if row is not None else (code,):
+    for values in [values for values in (code, row, line) if values is not None]:
         if fix is not None:
             values[fix[0]] = values[fix[1]]
     if order is not None:
         code = code[order]
         row = row[order] if row is not None else None
+        line = line[order] if line is not None else None
     del order
 
     present = counts > 0
@@ -355,13 +359,16 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         query, code = query[keep], code[keep]
         row = row[keep] if row is not None else None
         ties = ties[keep] if ties is not None else None
+        line = line[keep] if line is not None else None
         counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
+    holes = docnos.take(line[code < 0]) if line is not None else None
+    del docnos, line
     tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=tag if source.named_by_tag and tag else source.name, tag=tag or source.name, path=path,
                      present=present, counts=counts, codes=code, qrels_rows=row,
                      num_lines=num_lines, unknown_qids=[decode(q) for q in list(unknown)[:3]],
                      num_unknown=len(unknown),
-                     format=layout.name, tie_groups=ties)
+                     format=layout.name, tie_groups=ties, hole_docnos=holes)
 
 
 def tie_groups(query: np.ndarray, score: np.ndarray) -> np.ndarray:

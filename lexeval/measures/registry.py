@@ -108,6 +108,9 @@ BOUNDS_DEPTH = "depth"            # the same, for precision at an R-dependent de
 BOUNDS_GAIN = "gain"              # nDCG: grades by layers, Dinkelbach's method for the greatest
 BOUNDS_FIXED = "fixed"            # the value does not read the judgements (num_ret)
 BOUNDS_HOLES = "holes"            # it measures the holes themselves (unj, judged, rbp_resid): judged, they vanish
+# How --bounds finds the bounds of two runs' difference under one assignment shared by both (lexeval.bounds.pairs
+# says why each is exact); "" where it does not
+PAIR_LINEAR, PAIR_FIRST, PAIR_RECALL, PAIR_DEPTH, PAIR_GAIN = "linear", "first", "recall", "depth", "gain"
 ORDER_FREE = "order-free"          # the value reads the set retrieved, not its order: ties change nothing
 BOUNDS_WORDS = {"": "--bounds: no exact bounds (refused).", BOUNDS_FIXED: "--bounds: reads no judgement.",
                 BOUNDS_HOLES: "--bounds: none (it measures the unjudged documents themselves).",
@@ -144,6 +147,7 @@ class Measure:
     defined_by: str = "trec_eval"         # where its definition comes from (--list-measures)
     syntax: str = ""                  # how to ask for it with parameters, where the rule below does not fit
     bounds: str = ""                  # how --bounds finds its exact bounds (BOUNDS_*), "" if it does not
+    pair_bounds: str = ""             # how --bounds bounds two runs' difference (PAIR_*), "" if it does not
     expected: Callable | str | None = field(default=None, compare=False)  # its kernel under --tie-order
                                       # expected (measures.expected), ORDER_FREE, or None: refused there
     help: str = field(default="", compare=False)
@@ -193,6 +197,9 @@ class Measure:
             text += " Summary only: no per-query lines."
         if self.compute is not None and not self.text and self.judgements == QRELS:
             text += " " + BOUNDS_WORDS.get(self.bounds, BOUNDS_WORDS["exact"])
+            if self.bounds not in BOUNDS_WORDS and self.value == REAL:
+                text = text[:-1] + (", and of two runs' differences." if self.pair_bounds else
+                                    ", not of two runs' differences.")
             text += " --tie-order expected: " + ("refused." if self.expected is None else "ties change nothing."
                                                  if self.expected == ORDER_FREE else "closed form.")
         return text
@@ -223,28 +230,33 @@ MEASURES: tuple[Measure, ...] = (
     _row("gm_map", average_precision, expected=tied.average_precision, bounds=BOUNDS_PRECISION,
          summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of average precision (summary only)."),
-    _row("Rprec", r_precision, expected=tied.r_precision, bounds=BOUNDS_DEPTH, ir_names=("Rprec",),
+    _row("Rprec", r_precision, pair_bounds=PAIR_DEPTH, expected=tied.r_precision, bounds=BOUNDS_DEPTH,
+         ir_names=("Rprec",),
          ranx_names=("r-precision", "r_precision"),
          pref_eval_names=("rp",)),
     _row("bpref", bpref, ir_names=("Bpref",), ranx_names=("bpref",)),
-    _row("recip_rank", recip_rank, expected=tied.recip_rank, bounds=BOUNDS_UNIFORM, cutoff_form="recip_rank_cut",
+    _row("recip_rank", recip_rank, pair_bounds=PAIR_FIRST, expected=tied.recip_rank, bounds=BOUNDS_UNIFORM,
+         cutoff_form="recip_rank_cut",
          ir_names=("RR", "MRR"),
          ranx_names=("mrr",),
          pref_eval_names=("rr",)),
     _row("iprec_at_recall", interpolated_precision, params=FRACTIONS, defaults=RECALL_POINTS,
          ir_names=("IPrec",)),
-    _row("P", precision, expected=tied.precision, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+    _row("P", precision, pair_bounds=PAIR_LINEAR, expected=tied.precision, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=DEFAULT_CUTOFFS,
          ir_names=("P", "Precision"),
          ranx_names=("precision",), pref_eval_names=("p",)),
     _row("relstring", rel_string, params=VALUES, defaults=(10.0,), summary=SUMMARY_NONE, value=TEXT,
          syntax="relstring.20"),
-    _row("recall", recall, expected=tied.recall, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+    _row("recall", recall, pair_bounds=PAIR_RECALL, expected=tied.recall, bounds=BOUNDS_THRESHOLD, params=CUTOFFS,
+         defaults=DEFAULT_CUTOFFS,
          ir_names=("R", "Recall"),
          ranx_names=("recall",), pref_eval_names=("r",)),
     _row("infAP", inferred_ap, ir_names=("infAP",)),
     _row("gm_bpref", bpref, summary=SUMMARY_GEOMETRIC, per_query=False,
          help="Geometric mean over queries of bpref (summary only)."),
-    _row("Rprec_mult", r_precision_multiples, expected=tied.r_precision_multiples, bounds=BOUNDS_DEPTH,
+    _row("Rprec_mult", r_precision_multiples, pair_bounds=PAIR_DEPTH, expected=tied.r_precision_multiples,
+         bounds=BOUNDS_DEPTH,
          params=FRACTIONS, defaults=R_MULTIPLES),
     _row("utility", utility, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0, -1.0, 0.0, 0.0),
          zero_when_missing=True, uses_num_docs=True,
@@ -253,13 +265,16 @@ MEASURES: tuple[Measure, ...] = (
          syntax="11pt_avg.0.25,0.5,0.75"),
     _row("binG", binary_g),
     _row("G", g_measure, params=GAINS, graded=True),
-    _row("dcg", dcg, expected=tied.dcg, bounds=BOUNDS_UNIFORM, params=GAINS, ranx_names=("dcg",), graded=True),
+    _row("dcg", dcg, pair_bounds=PAIR_LINEAR, expected=tied.dcg, bounds=BOUNDS_UNIFORM, params=GAINS,
+         ranx_names=("dcg",), graded=True),
     _row("ideal_dcg", ideal_dcg, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=GAINS, graded=True),
-    _row("ndcg", ndcg, expected=tied.ndcg, bounds=BOUNDS_GAIN, params=GAINS, ir_names=("nDCG",), ranx_names=("ndcg",),
+    _row("ndcg", ndcg, pair_bounds=PAIR_GAIN, expected=tied.ndcg, bounds=BOUNDS_GAIN, params=GAINS,
+         ir_names=("nDCG",), ranx_names=("ndcg",),
          pref_eval_names=("ndcg",), graded=True),
     _row("ndcg_rel", ndcg_rel, params=GAINS, graded=True),
     _row("Rndcg", rndcg, params=GAINS, graded=True),
-    _row("ndcg_cut", ndcg_cut, expected=tied.ndcg_cut, bounds=BOUNDS_GAIN, params=CUTOFFS, defaults=DEFAULT_CUTOFFS,
+    _row("ndcg_cut", ndcg_cut, pair_bounds=PAIR_GAIN, expected=tied.ndcg_cut, bounds=BOUNDS_GAIN, params=CUTOFFS,
+         defaults=DEFAULT_CUTOFFS,
          ir_names=("nDCG",),
          ranx_names=("ndcg",),
          pref_eval_names=("ndcg",), option_names=("gains",),
@@ -269,14 +284,17 @@ MEASURES: tuple[Measure, ...] = (
          ranx_names=("map",), pref_eval_names=("ap",)),
     _row("relative_P", relative_precision, expected=tied.relative_precision, bounds=BOUNDS_THRESHOLD, params=CUTOFFS,
          defaults=DEFAULT_CUTOFFS),
-    _row("success", success, expected=tied.success, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(1, 5, 10),
+    _row("success", success, pair_bounds=PAIR_FIRST, expected=tied.success, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=(1, 5, 10),
          ir_names=("Success", "HR",
          "HitRate"),
          ranx_names=("hit_rate",)),
-    _row("set_P", set_precision, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("P", "SetP"),
+    _row("set_P", set_precision, pair_bounds=PAIR_LINEAR, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("P",
+         "SetP"),
          ranx_names=("precision",)),
     _row("set_relative_P", set_relative_precision, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("SetRelP",)),
-    _row("set_recall", set_recall, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("R", "Recall", "SetR")),
+    _row("set_recall", set_recall, pair_bounds=PAIR_RECALL, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("R",
+         "Recall", "SetR")),
     _row("set_map", set_map, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, ir_names=("SetAP",)),
     _row("set_F", set_f, expected=ORDER_FREE, bounds=BOUNDS_UNIFORM, params=VALUES, defaults=(1.0,), syntax="set_F.0.5",
          ir_names=("SetF",), ranx_names=("f1",)),
@@ -295,7 +313,8 @@ MEASURES: tuple[Measure, ...] = (
     _row("rbp_resid", rbp_residual, bounds=BOUNDS_HOLES, params=GAINS, syntax="rbp_resid.p=0.95", graded=True),
     _row("unj", unjudged, expected=tied.unjudged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20)),
     # cutoff forms trec_eval lacks (ir_measures' RR@k and Judged@k)
-    _row("recip_rank_cut", recip_rank_cut, expected=tied.recip_rank_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+    _row("recip_rank_cut", recip_rank_cut, pair_bounds=PAIR_FIRST, expected=tied.recip_rank_cut,
+         bounds=BOUNDS_UNIFORM, params=CUTOFFS,
          defaults=(10,), label="recip_rank",
          ir_names=("RR", "MRR"), ranx_names=("mrr",), pref_eval_names=("rr",), defined_by="ir_measures"),
     _row("judged", judged, expected=tied.judged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20),
@@ -310,19 +329,23 @@ MEASURES: tuple[Measure, ...] = (
     _row("err", expected_reciprocal_rank, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(20,), ir_names=("ERR",),
          graded=True,
          defined_by="gdeval"),
-    _row("ndcg_burges", whole_ranking(ndcg_exponential), expected=whole_ranking(tied.ndcg_exponential),
+    _row("ndcg_burges", whole_ranking(ndcg_exponential), pair_bounds=PAIR_GAIN,
+         expected=whole_ranking(tied.ndcg_exponential),
          bounds=BOUNDS_GAIN, ranx_names=("ndcg_burges",), graded=True,
          defined_by="ranx",
          help="ndcg_burges: nDCG of the whole ranking with gains 2^grade - 1 (ranx's ndcg_burges without a cutoff)."),
-    _row("dcg_burges", whole_ranking(dcg_exponential), expected=whole_ranking(tied.dcg_exponential),
+    _row("dcg_burges", whole_ranking(dcg_exponential), pair_bounds=PAIR_LINEAR,
+         expected=whole_ranking(tied.dcg_exponential),
          bounds=BOUNDS_UNIFORM, ranx_names=("dcg_burges",), graded=True,
          defined_by="ranx",
          help="dcg_burges: DCG of the whole ranking with gains 2^grade - 1 (ranx's dcg_burges without a cutoff)."),
-    _row("dcg_exp", dcg_exponential, expected=tied.dcg_exponential, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+    _row("dcg_exp", dcg_exponential, pair_bounds=PAIR_LINEAR, expected=tied.dcg_exponential, bounds=BOUNDS_UNIFORM,
+         params=CUTOFFS,
          defaults=(20,),
          ranx_names=("dcg_burges",), graded=True,
          defined_by="ranx"),
-    _row("ndcg_exp", ndcg_exponential, expected=tied.ndcg_exponential, bounds=BOUNDS_GAIN, params=CUTOFFS,
+    _row("ndcg_exp", ndcg_exponential, pair_bounds=PAIR_GAIN, expected=tied.ndcg_exponential, bounds=BOUNDS_GAIN,
+         params=CUTOFFS,
          defaults=(20,),
          ranx_names=("ndcg_burges",), graded=True,
          defined_by="gdeval"),
@@ -345,18 +368,21 @@ MEASURES: tuple[Measure, ...] = (
     _row("strec", subtopic_recall, params=CUTOFFS, defaults=(5, 10, 20), subtopics=True,
          ir_names=("StRecall",), ndeval_names=("strec",), defined_by="ndeval"),
     # ranx's and recommender systems' cutoff measures
-    _row("hits", whole_ranking(hits), expected=whole_ranking(tied.hits), bounds=BOUNDS_UNIFORM,
+    _row("hits", whole_ranking(hits), pair_bounds=PAIR_LINEAR, expected=whole_ranking(tied.hits), bounds=BOUNDS_UNIFORM,
          cutoff_form="hits_cut", ranx_names=("hits",),
          defined_by="ranx",
          help="hits: relevant documents retrieved, averaged over queries (ranx's hits without a cutoff)."),
-    _row("hits_cut", hits, expected=tied.hits, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,), label="hits",
+    _row("hits_cut", hits, pair_bounds=PAIR_LINEAR, expected=tied.hits, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=(10,), label="hits",
          ranx_names=("hits",),
          defined_by="ranx"),
-    _row("hit_rate", whole_ranking(success), expected=whole_ranking(tied.success), bounds=BOUNDS_UNIFORM,
+    _row("hit_rate", whole_ranking(success), pair_bounds=PAIR_FIRST, expected=whole_ranking(tied.success),
+         bounds=BOUNDS_UNIFORM,
          cutoff_form="success", ranx_names=("hit_rate",),
          defined_by="ranx",
          help="hit_rate: 1 if a relevant document is retrieved (ranx's hit_rate without a cutoff)."),
-    _row("dcg_cut", dcg_cut, expected=tied.dcg_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS, defaults=(10,),
+    _row("dcg_cut", dcg_cut, pair_bounds=PAIR_LINEAR, expected=tied.dcg_cut, bounds=BOUNDS_UNIFORM, params=CUTOFFS,
+         defaults=(10,),
          ranx_names=("dcg",), graded=True,
          defined_by="ranx"),
     _row("F1", f1, expected=tied.f1, bounds=BOUNDS_THRESHOLD, params=CUTOFFS, defaults=(10,), ir_names=("F1",),

@@ -65,6 +65,15 @@ def power_warning(verdicts: list[GateVerdict]) -> str | None:
             f"{weakest.drop:.4g} ({effect_words(weakest)}) with its queries; {needed}")
 
 
+def reversal_warnings(verdicts: list[GateVerdict]) -> list[str]:
+    """A line for each significant verdict that could reverse were the
+    unjudged documents judged (--bounds)."""
+    return [f"warning: the gate's verdict on {v.run} for {v.measure} could reverse were the unjudged documents "
+            f"judged: its difference from {v.baseline}, {_signed(v.difference)} (p = {v.p:.4g}), lies between "
+            f"{_signed(v.bound_low)} and {_signed(v.bound_high)} over every grade they could get"
+            for v in verdicts if v.could_reverse]
+
+
 def tests_used(verdicts: list[GateVerdict]) -> str:
     """The tests of the verdicts' p-values: ``t test``, or per measure where
     they differ (``map, P_10 by t test; LP by sign test``)."""

@@ -108,8 +108,9 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
     summary = {
         "columns": table.measures,
         "groups": {name: measure_group(name, table.cells[name]) for name in table.measures},
-        # per cell: its text, whether best, how many runs it is significantly better and worse than
-        "cells": {name: [[cell.text, int(cell.best), cell.better, cell.worse] for cell in cells]
+        # per cell: its text, whether best, how many runs it is significantly better and worse than, and
+        # how many of those differences could reverse were the unjudged documents judged (--bounds)
+        "cells": {name: [[cell.text, int(cell.best), cell.better, cell.worse, cell.fragile] for cell in cells]
                   for name, cells in table.cells.items()},
         "caption": table.caption,
         "baseline": table.baseline,
@@ -234,17 +235,34 @@ def forest(evaluation: Result) -> dict:
     sources = [(column.name, evaluation.compared_values(column).astype(np.float64)) for column in evaluation.columns
                if testable(column.measure) and len(runs) > 1]
     tests = evaluation.tests
+    by_name = {column.name: column for column in evaluation.columns}
+    bounds = getattr(evaluation, "difference_bounds", None)
     for name, values in sources:
         entry = dict(zip(("mean", "low", "high"), (_packed(v) for v in _interval(values, confidence))))
+        if f"{name}_low" in by_name:          # --bounds: the mean's least and greatest over the unjudged grades
+            for side in ("low", "high"):
+                column = by_name[f"{name}_{side}"]
+                entry[f"bound_{side}"] = _packed(evaluation.compared_values(column).astype(np.float64).mean(axis=1)
+                                                 if evaluation.compared_values(column).shape[1] else
+                                                 np.full(len(runs), np.nan))
         if baseline is not None:
             against = values - values[baseline]
             entry.update(zip(("difference", "difference_low", "difference_high"),
                              (_packed(v) for v in _interval(against, confidence))))
             p = np.full(len(runs), np.nan)
+            other = [b if a == baseline else a for a, b in evaluation.pairs.tolist()]
             if tests is not None and name in tests.p:
-                for row, (a, b) in enumerate(evaluation.pairs.tolist()):
-                    p[b if a == baseline else a] = tests.p[name][row]
+                p[other] = tests.p[name]
             entry["p"] = _packed(p)
+            if bounds is not None and name in bounds.low:     # pairs are (run, baseline): run minus baseline
+                for side, values_of in (("low", bounds.low), ("high", bounds.high)):
+                    shown = np.full(len(runs), np.nan)
+                    shown[other] = values_of[name]
+                    entry[f"difference_bound_{side}"] = _packed(shown)
+                if name in bounds.fragile:
+                    fragile = np.zeros(len(runs))
+                    fragile[other] = bounds.fragile[name]
+                    entry["fragile"] = _packed(fragile)
         out[name] = entry
     return {"measures": out, "confidence": confidence, "baseline": baseline}
 

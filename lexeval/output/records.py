@@ -140,7 +140,7 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
             lines += [(f"{name}_win", summary.wins[name][chosen], INTEGER),
                       (f"{name}_loss", summary.losses[name][chosen], INTEGER),
                       (f"{name}_tie", summary.ties[name][chosen], INTEGER)]
-        lines += _p_lines(tests, name, chosen)
+        lines += _p_lines(tests, name, chosen) + _bound_lines(evaluation.difference_bounds, name, chosen)
     as_preferences = evaluation.metric_pairs
     for column in evaluation.columns:
         if as_preferences is not None and column.name in as_preferences.mean:
@@ -149,7 +149,7 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
                       (f"{name}_win", as_preferences.wins[name][chosen], INTEGER),
                       (f"{name}_loss", as_preferences.losses[name][chosen], INTEGER),
                       (f"{name}_tie", as_preferences.ties[name][chosen], INTEGER)]
-        lines += _p_lines(tests, column.name, chosen)
+        lines += _p_lines(tests, column.name, chosen) + _bound_lines(evaluation.difference_bounds, column.name, chosen)
     return Block(keys, ["all"] * len(keys), [n for n, _, _ in lines],
                  [without_negative_zero(v) if style == FLOAT else v for _, v, style in lines],
                  [style for _, _, style in lines])
@@ -167,6 +167,18 @@ def _p_lines(tests, name: str, chosen: slice) -> list[tuple[str, list, str]]:
         lines += [(f"{name}_ci_low", tests.ci_low[name][chosen], FLOAT),
                   (f"{name}_ci_high", tests.ci_high[name][chosen], FLOAT),
                   (f"{name}_effect", tests.effect[name][chosen], FLOAT)]
+    return lines
+
+
+def _bound_lines(bounds, name: str, chosen: slice) -> list[tuple[str, list, str]]:
+    """--bounds' lines of a measure for some pairs: the least and greatest
+    mean difference over the unjudged documents' grades, and (where tested)
+    whether a significant difference could reverse."""
+    if bounds is None or name not in bounds.low:
+        return []
+    lines = [(f"{name}_low", bounds.low[name][chosen], FLOAT), (f"{name}_high", bounds.high[name][chosen], FLOAT)]
+    if name in bounds.fragile:
+        lines.append((f"{name}_fragile", bounds.fragile[name][chosen].astype(np.int64), INTEGER))
     return lines
 
 

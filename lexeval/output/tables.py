@@ -43,6 +43,8 @@ class Cell:
     better: int = 0                  # how many: len(better_than), also where the lists are not made
     worse: int = 0
     half_width: float | None = None  # of the interval of the difference from the baseline
+    fragile: int = 0                 # of its significant differences, those that could reverse (--bounds)
+    fragile_with: list[int] = field(default_factory=list)     # the runs of those
 
 
 @dataclass
@@ -60,16 +62,18 @@ class SummaryTable:
         """The significance mark of a cell: ``paper`` (dagger, letters) or
         ``screen`` (arrows with counts)."""
         cell = self.cells[measure][run]
+        reverses = "?" if cell.fragile else ""
         if self.baseline is not None:
             if run == self.baseline or not (cell.better or cell.worse):
                 return ""
             if style == "paper":
-                return "†"
-            return "▲" if cell.better else "▼"
+                return "†" + reverses
+            return ("▲" if cell.better else "▼") + reverses
         if style == "paper":
-            return "".join(letter(other) for other in sorted(cell.better_than))
+            return "".join(letter(other) + ("?" if other in cell.fragile_with else "")
+                           for other in sorted(cell.better_than))
         parts = [f"▲{cell.better}" if cell.better else "",
-                 f"▼{cell.worse}" if cell.worse else ""]
+                 f"▼{cell.worse}" if cell.worse else "", f"?{cell.fragile}" if cell.fragile else ""]
         return " ".join(part for part in parts if part)
 
 
@@ -162,6 +166,16 @@ def _mark_significance(evaluation: Result, cells: dict[str, list[Cell]], tested:
         losses = np.bincount(seconds[forward], minlength=runs) + np.bincount(firsts[backward], minlength=runs)
         for cell, won, lost in zip(cells[label], wins.tolist(), losses.tolist()):
             cell.better, cell.worse = won, lost
+        bounds = getattr(evaluation, "difference_bounds", None)
+        if bounds is not None and measure in bounds.fragile:
+            could_reverse = bounds.fragile[measure] & significant
+            counted = np.bincount(firsts[could_reverse], minlength=runs) + \
+                np.bincount(seconds[could_reverse], minlength=runs)
+            for run, (cell, count) in enumerate(zip(cells[label], counted.tolist())):
+                cell.fragile = count
+                if with_lists:
+                    cell.fragile_with = sorted(seconds[could_reverse & (firsts == run)].tolist()
+                                               + firsts[could_reverse & (seconds == run)].tolist())
         if with_lists:
             ahead = forward[significant]
             a, b = firsts[significant], seconds[significant]
@@ -209,6 +223,10 @@ def caption(evaluation: Result, baseline: int | None, screen: bool = False) -> s
     else:
         text += (" ▲k ▼j: significantly better than k runs, worse than j." if screen else
                  " Superscripts: the runs a run is significantly better than.")
+    if getattr(evaluation, "difference_bounds", None) is not None:
+        text += (" ?k: k of those differences could reverse were the unjudged documents judged (--bounds)."
+                 if screen and baseline is None else
+                 " ?: the difference could reverse were the unjudged documents judged (--bounds).")
     return text
 
 

@@ -46,6 +46,16 @@ class GateVerdict:
     drop: float = float("nan")      # the drop the power is of: the margin, or DEFAULT_EFFECT sd
     power: float = float("nan")     # the gate's power to see that drop with the queries at hand
     queries_for_power: int = 0      # queries that would give POWER_WANTED (0: unknown)
+    bound_low: float = float("nan")   # --bounds: the least and greatest difference over the unjudged grades
+    bound_high: float = float("nan")
+
+    @property
+    def could_reverse(self) -> bool:
+        """Significant, with a difference whose bounds over the unjudged
+        documents' grades reach zero or the other side (--bounds)."""
+        if not (self.p < self.alpha and self.bound_low == self.bound_low):
+            return False
+        return self.bound_low <= 0 if self.difference > 0 else self.bound_high >= 0
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,7 @@ def gate_verdicts(result, gates: list[str], margin: float = 0.0, gate_test: str 
     run_values = {column.name: result.summary(column) for column in result.columns
                   if column.name in gates and column.name in tests.p}
     verdicts = []
+    bounds = getattr(result, "difference_bounds", None)
     for gate in gates:
         if gate not in tests.p:
             raise UsageError(f"--gate {gate}: not a tested measure here "
@@ -110,12 +121,15 @@ def gate_verdicts(result, gates: list[str], margin: float = 0.0, gate_test: str 
             power, needed = gate_power(drop, float(spreads[row]), int(counts[row]), options.alpha, gate_test)
             passed = p < options.alpha if gate_test == "non-inferiority" else \
                 not (difference < -margin and p < options.alpha)
+            bounded = sorted((float(signs[row] * bounds.low[gate][row]), float(signs[row] * bounds.high[gate][row]))) \
+                if bounds is not None and gate in bounds.low else (float("nan"), float("nan"))
             verdicts.append(GateVerdict(
                 run_names[other], options.baseline, gate, difference, interval[0], interval[1], options.confidence,
                 p, options.alpha, options.correction, margin, test,
                 float(values[other]) if values is not None else float("nan"),
                 float(values[baseline]) if values is not None else float("nan"),
-                passed=passed, gate_test=gate_test, drop=drop, power=power, queries_for_power=needed))
+                passed=passed, gate_test=gate_test, drop=drop, power=power, queries_for_power=needed,
+                bound_low=bounded[0] + 0.0, bound_high=bounded[1] + 0.0))
     return verdicts
 
 

@@ -258,10 +258,13 @@
 
 
 
-  /* a summary cell: [text, best (0/1), runs it is significantly better than, worse than] */
+  /* a summary cell: [text, best (0/1), runs it is significantly better than, worse than, of those the
+   * differences that could reverse were the unjudged documents judged (--bounds)] */
   function cellInfo(cell) {
-    return { text: cell[0], best: cell[1] === 1, better: cell[2], worse: cell[3] };
+    return { text: cell[0], best: cell[1] === 1, better: cell[2], worse: cell[3], fragile: cell[4] || 0 };
   }
+
+  const REVERSIBLE = "could reverse were the unjudged documents judged";
 
   function significanceMark(info, index, baseline) {
     if (baseline !== null && baseline !== undefined) {
@@ -269,11 +272,13 @@
       if (index === baseline) {
         return null;
       }
+      const reverses = info.fragile ? "?" : "";
+      const caveat = info.fragile ? `; ${REVERSIBLE}` : "";
       if (info.better) {
-        return { kind: "up", text: "\u25B2", title: "significantly better than the baseline" };
+        return { kind: "up", text: "\u25B2" + reverses, title: "significantly better than the baseline" + caveat };
       }
       if (info.worse) {
-        return { kind: "down", text: "\u25BC", title: "significantly worse than the baseline" };
+        return { kind: "down", text: "\u25BC" + reverses, title: "significantly worse than the baseline" + caveat };
       }
       return null;
     }
@@ -287,10 +292,14 @@
     if (!parts.length) {
       return null;
     }
+    if (info.fragile) {
+      parts.push("?" + info.fragile);
+    }
     return {
       kind: info.better >= info.worse ? "up" : "down",
       text: parts.join(" "),
-      title: `significantly better than ${info.better} runs, worse than ${info.worse}`,
+      title: `significantly better than ${info.better} runs, worse than ${info.worse}` +
+        (info.fragile ? `; ${info.fragile} of those ${REVERSIBLE}` : ""),
     };
   }
 
@@ -518,6 +527,10 @@
     const key = against ? "difference" : "mean";
     const low = against ? entry.difference_low : entry.low;
     const high = against ? entry.difference_high : entry.high;
+    /* --bounds: the least and greatest over the unjudged documents' grades, as whiskers */
+    const boundLow = (against ? entry.difference_bound_low : entry.bound_low) || null;
+    const boundHigh = (against ? entry.difference_bound_high : entry.bound_high) || null;
+    const fragile = (against && entry.fragile) || null;
     const runs = data.runs.map((_, index) => index).filter((run) => !against || run !== baseline &&
       entry[key][run] !== null).sort((x, y) => entry[key][y] - entry[key][x]);
     const shown = runs.slice(0, FOREST_ROWS);
@@ -528,7 +541,8 @@
     const top = 16;
     const rowHeight = 16;
     const height = top + shown.length * rowHeight + 56;
-    const values = shown.flatMap((run) => [low[run], high[run], entry[key][run]]).filter((v) => v !== null);
+    const values = shown.flatMap((run) => [low[run], high[run], entry[key][run]].concat(boundLow ?
+      [boundLow[run], boundHigh[run]] : [])).filter((v) => v !== null);
     let minimum = Math.min(...values, against ? 0 : Infinity);
     let maximum = Math.max(...values, against ? 0 : -Infinity);
     if (!(maximum > minimum)) {
@@ -554,10 +568,22 @@
       const significant = against && entry.p[run] !== null && entry.p[run] < data.alpha;
       const better = entry[key][run] > 0;
       const colour = !against ? INK : significant ? (better ? BETTER : WORSE) : MUTED;
-      const mark = significant ? (better ? " \u25B2" : " \u25BC") : "";
+      const reverses = fragile && fragile[run] ? "?" : "";
+      const mark = significant ? (better ? " \u25B2" : " \u25BC") + reverses : "";
       text(svg, left - 8, y + 4, data.runs[run] + mark, { "text-anchor": "end", fill: colour });
       if (low[run] !== null && high[run] !== null) {
         line(svg, x(low[run]), y, x(high[run]), y, colour, 1.5);
+      }
+      if (boundLow && boundLow[run] !== null && boundHigh[run] !== null) {
+        const whisker = svgElement("g", { class: "bounds" });
+        [[x(boundLow[run]), y + 5, x(boundHigh[run]), y + 5], [x(boundLow[run]), y + 2, x(boundLow[run]), y + 8],
+          [x(boundHigh[run]), y + 2, x(boundHigh[run]), y + 8]].forEach(([x1, y1, x2, y2]) =>
+          whisker.appendChild(svgElement("line", { x1, y1, x2, y2, stroke: "#8a94a3", "stroke-width": 1 })));
+        const tip = svgElement("title");
+        tip.textContent = `${data.runs[run]}: ${fixed(boundLow[run])} to ${fixed(boundHigh[run])} over the ` +
+          "unjudged documents' grades" + (reverses ? `; ${REVERSIBLE}` : "");
+        whisker.appendChild(tip);
+        svg.appendChild(whisker);
       }
       const point = svgElement("rect", { x: x(entry[key][run]) - 3.5, y: y - 3.5, width: 7, height: 7,
         fill: significant || !against ? colour : "#ffffff", stroke: colour });
@@ -575,7 +601,9 @@
       `t interval; filled and coloured with \u25B2/\u25BC where the pair's test is significant at alpha = ` +
       `${data.alpha} (blue better, orange worse).` :
       `Each run's mean ${name} over the ${data.queries.length} compared queries with its ${level}% t interval, ` +
-      "best first.") + (runs.length > shown.length ? ` The ${shown.length} highest of ${runs.length} runs; the ` +
+      "best first.") + (boundLow ? " Grey whiskers: the least and greatest " + (against ? "difference" : "mean") +
+      " over every grade the unjudged documents could get (--bounds)" + (fragile ? "; ? a significant " +
+      `difference that ${REVERSIBLE}.` : ".") : "") + (runs.length > shown.length ? ` The ${shown.length} highest of ${runs.length} runs; the ` +
       "CSV holds all." : "")));
     register("forest", `lexeval-forest-${name}`, svg, () => csvText([["run", key, "low", "high"].concat(
       against ? ["p"] : [])].concat(runs.map((run) => [data.runs[run], entry[key][run], low[run], high[run]]

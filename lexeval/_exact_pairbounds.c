@@ -1,0 +1,435 @@
+/* lexeval's compiled statistics kernel: the bounds of two runs' difference under one assignment of grades to
+ * the unjudged documents shared by both (see lexeval/bounds/pairs.py, the reference, which says why each kind
+ * is exact). Each (pair, query) reads the two rankings' unjudged documents only: the judged part of every
+ * difference comes from per-run arrays made once (values, running relevant counts, first relevant ranks). */
+#include "_exact.h"
+
+enum { LINEAR = 0, FIRST = 1, RECALL = 2, DEPTH = 3, GAIN = 4 };
+
+typedef struct {
+    int64_t *rank_a, *rank_b, *stamp_a, *stamp_b, *parent, *parent_stamp;
+    double *values;
+    int64_t now;
+} Scratch;
+
+static double linear_weight(int variant, int64_t rank, int64_t length, double depth) {
+    if (rank == 0 || (double)rank > depth) return 0.0;
+    switch (variant) {
+    case 0: return 1.0 / depth;                              /* P.k */
+    case 1: return length ? 1.0 / (double)length : 0.0;      /* set_P */
+    case 2: return 1.0;                                       /* hits */
+    default: return 1.0 / log2((double)rank + 1.0);           /* the DCGs */
+    }
+}
+
+static double first_value(int variant, int64_t rank, double depth) {
+    if (rank == 0 || (double)rank > depth) return 0.0;
+    return variant == 0 ? 1.0 / (double)rank : 1.0;
+}
+
+static int64_t earlier(int64_t x, int64_t y) { return x == 0 ? y : y == 0 ? x : (x < y ? x : y); }
+
+/* relevant judged documents in a segment's top ``depth`` (running counts, inclusive) */
+static int64_t within(const int32_t *running, int64_t length, double depth) {
+    if (depth < 1) return 0;
+    int64_t reach = (double)length < depth ? length : (int64_t)depth;
+    return reach ? running[reach - 1] : 0;
+}
+
+static int compare_doubles(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+typedef struct {           /* one ranking's unjudged documents: ranks and numbers, in rank order */
+    const int64_t *rank;
+    const int32_t *id;
+    int64_t count, length;
+    const int32_t *running;  /* its judged relevant documents' running count */
+    int64_t first;           /* its first judged relevant rank, 0 if none */
+} Side;
+
+static int64_t other_rank(const Scratch *s, const int64_t *stamp, const int64_t *ranks, int64_t id) {
+    return stamp[id] == s->now ? ranks[id] : 0;
+}
+
+/* the (least, greatest) difference of one column on one query */
+static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
+                          double base, int variable, int all_relevant, int64_t num_rel, int64_t ideal,
+                          const double *ideal_before, int64_t ideal_size, const Side *a, const Side *b,
+                          int64_t both, double *low, double *high) {
+    int64_t union_count = a->count + b->count - both;
+    if (kind == LINEAR) {
+        double l = base, h = base;
+        for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
+            int64_t rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+            double c = linear_weight(variant, a->rank[k], a->length, depth) - linear_weight(variant, rb, b->length, depth);
+            double x = c * phi_low, y = c * phi_high;
+            l += x < y ? x : y;
+            h += x < y ? y : x;
+        }
+        for (int64_t k = 0; k < b->count && (double)b->rank[k] <= depth; k++) {
+            int64_t ra = other_rank(s, s->stamp_a, s->rank_a, b->id[k]);
+            if (ra != 0 && (double)ra <= depth) continue;                  /* counted with A's */
+            double c = -linear_weight(variant, b->rank[k], b->length, depth);
+            double x = c * phi_low, y = c * phi_high;
+            l += x < y ? x : y;
+            h += x < y ? y : x;
+        }
+        *low = l; *high = h;
+        return;
+    }
+    if (kind == FIRST) {
+        double best = first_value(variant, a->first, depth) - first_value(variant, b->first, depth), worst = best;
+        if (!variable) {
+            if (all_relevant) {
+                int64_t fa = earlier(a->first, a->count ? a->rank[0] : 0), fb = earlier(b->first, b->count ? b->rank[0] : 0);
+                best = worst = first_value(variant, fa, depth) - first_value(variant, fb, depth);
+            }
+            *low = worst; *high = best;
+            return;
+        }
+        for (int side = 0; side < 2; side++) {
+            const Side *own = side ? b : a;
+            for (int64_t k = 0; k < own->count && (own->first == 0 || own->rank[k] < own->first) &&
+                                (double)own->rank[k] <= depth; k++) {
+                int64_t ra = side ? other_rank(s, s->stamp_a, s->rank_a, own->id[k]) : own->rank[k];
+                int64_t rb = side ? own->rank[k] : other_rank(s, s->stamp_b, s->rank_b, own->id[k]);
+                double value = first_value(variant, earlier(a->first, ra), depth) -
+                               first_value(variant, earlier(b->first, rb), depth);
+                if (value > best) best = value;
+                if (value < worst) worst = value;
+            }
+        }
+        *low = worst; *high = best;
+        return;
+    }
+    if (kind == RECALL) {
+        int64_t judged = within(a->running, a->length, depth) - within(b->running, b->length, depth);
+        int64_t plus = 0, minus = 0;
+        for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
+            int64_t rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+            plus += !(rb != 0 && (double)rb <= depth);
+        }
+        for (int64_t k = 0; k < b->count && (double)b->rank[k] <= depth; k++) {
+            int64_t ra = other_rank(s, s->stamp_a, s->rank_a, b->id[k]);
+            minus += !(ra != 0 && (double)ra <= depth);
+        }
+        int64_t zero = union_count - plus - minus;
+        if (!variable) {
+            int64_t many = all_relevant ? union_count : 0, numerator = judged + (all_relevant ? plus - minus : 0);
+            *low = *high = num_rel + many ? (double)numerator / (double)(num_rel + many) : 0.0;
+            return;
+        }
+        int64_t n = judged + plus, d = num_rel + plus;
+        if (n < 0) d += zero;
+        *high = d ? (double)n / (double)d : 0.0;
+        n = judged - minus; d = num_rel + minus;
+        if (n > 0) d += zero;
+        *low = d ? (double)n / (double)d : 0.0;
+        return;
+    }
+    if (kind == DEPTH) {       /* depth < 0: Rprec's R; else Rprec_mult's fraction */
+        int64_t smallest = variable ? 0 : (all_relevant ? union_count : 0), largest = variable ? union_count : smallest;
+        int64_t next_a = 0, next_b = 0, plus = 0, minus = 0;
+        double best = -INFINITY, worst = INFINITY;
+        for (int64_t many = smallest; many <= largest; many++) {
+            int64_t total = num_rel + many;
+            double reach = depth < 0 ? (double)total : floor(depth * (double)total + 0.9);
+            /* the holes within reach, A's and B's in rank order; a hole in both counts once it is in both */
+            while (1) {
+                int64_t ra = next_a < a->count ? a->rank[next_a] : INT64_MAX;
+                int64_t rb = next_b < b->count ? b->rank[next_b] : INT64_MAX;
+                int64_t rank = ra < rb ? ra : rb;
+                if (rank == INT64_MAX || (double)rank > reach) break;
+                if (ra <= rb) {
+                    int64_t other = other_rank(s, s->stamp_b, s->rank_b, a->id[next_a]);
+                    if (other != 0 && other < ra) minus--; else plus++;
+                    next_a++;
+                } else {
+                    int64_t other = other_rank(s, s->stamp_a, s->rank_a, b->id[next_b]);
+                    if (other != 0 && other <= rb) plus--; else minus++;
+                    next_b++;
+                }
+            }
+            int64_t judged = within(a->running, a->length, reach) - within(b->running, b->length, reach);
+            int64_t zero = union_count - plus - minus, top, bottom;
+            if (variable) {
+                top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
+                bottom = judged - (many < minus ? many : minus) + (many - minus - zero > 0 ? many - minus - zero : 0);
+            } else {
+                top = bottom = judged + (all_relevant ? plus - minus : 0);
+            }
+            double high_value = reach >= 1 ? (double)top / reach : 0.0, low_value = reach >= 1 ? (double)bottom / reach : 0.0;
+            if (high_value > best) best = high_value;
+            if (low_value < worst) worst = low_value;
+        }
+        *low = worst; *high = best;
+        return;
+    }
+    /* GAIN: one positive gain; the ideal DCG depends on the number of relevant holes only */
+    double value = phi_high;
+    if (!(value > 0)) { *low = *high = base; return; }
+    int64_t count = 0;
+    for (int64_t k = 0; k < a->count; k++) {
+        int64_t ra = a->rank[k], rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+        double da = (double)ra <= depth ? 1.0 / log2((double)ra + 1.0) : 0.0;
+        double db = rb != 0 && (double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0;
+        s->values[count++] = value * (da - db);
+    }
+    for (int64_t k = 0; k < b->count; k++) {
+        if (other_rank(s, s->stamp_a, s->rank_a, b->id[k]) != 0) continue;
+        int64_t rb = b->rank[k];
+        s->values[count++] = -value * ((double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0);
+    }
+    qsort(s->values, (size_t)count, sizeof(double), compare_doubles);
+    double best = -INFINITY, worst = INFINITY, top_sum = 0.0, bottom_sum = 0.0;
+    for (int64_t many = 0; many <= count; many++) {
+        if (many) { top_sum += s->values[count - many]; bottom_sum += s->values[many - 1]; }
+        int64_t reach = ideal + many;
+        if ((double)reach > depth) reach = (int64_t)depth;
+        if (reach >= ideal_size) reach = ideal_size - 1;
+        double best_ideal = value * ideal_before[reach];
+        double high_value = best_ideal > 0 ? (base + top_sum) / best_ideal : 0.0;
+        double low_value = best_ideal > 0 ? (base + bottom_sum) / best_ideal : 0.0;
+        if (high_value > best) best = high_value;
+        if (low_value < worst) worst = low_value;
+    }
+    *low = worst; *high = best;
+}
+
+/* difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared,
+ * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, ideal, ideal_before,
+ * most_holes, low, high): for pairs (first, second) of runs and C columns of measures at one relevance level,
+ * on each of the ``compared`` queries the least and greatest difference under one shared assignment.
+ * Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
+ * (int32: its number in its query), its length and first judged relevant rank; ``running`` (int32, one per
+ * document, segments end to end, offsets from the lengths) the judged relevant running count. Per column
+ * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
+ * each run's value with the holes not relevant (linear) or its DCG (gain); ideal (int64, C x queries) the
+ * ideal's relevant documents. num_rel int64 (queries); ideal_before float64; low, high float64 (C x P x
+ * compared queries). */
+PyObject *difference_bounds(PyObject *self, PyObject *args) {
+    Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
+    Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, ideal, ideal_before, low, high;
+    Py_ssize_t queries, most;
+    int variable, all_relevant;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*nw*w*", &hole_rank, &hole_id, &hole_start,
+                          &hole_count, &running, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
+                          &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &ideal,
+                          &ideal_before, &most, &low, &high))
+        return NULL;
+    PyObject *result = NULL;
+    Scratch s = {0};
+    Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 8, count_pairs = pairs.len / 16;
+    Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
+    Py_ssize_t documents = running.len / 4;
+    if (!queries || !check(&hole_id, holes, 4, "hole_id") || !check(&hole_start, segments, 8, "hole_start") ||
+        !check(&hole_count, segments, 8, "hole_count") || !check(&first, segments, 8, "first") ||
+        !check(&variant, columns, 8, "variant") || !check(&depth, columns, 8, "depth") ||
+        !check(&phi_low, columns, 8, "phi_low") || !check(&phi_high, columns, 8, "phi_high") ||
+        !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
+        !check(&ideal, columns * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
+        !check(&high, columns * count_pairs * count_compared, 8, "high") || ideal_size < 1 || most < 0)
+        goto done;
+    const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
+    const int64_t *size = (const int64_t *)lengths.buf, *chosen = (const int64_t *)compared.buf;
+    const int64_t *pair = (const int64_t *)pairs.buf;
+    const int32_t *ids = (const int32_t *)hole_id.buf;
+    Py_ssize_t runs = segments / queries, total_length = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) {
+        if (h_start[k] < 0 || h_count[k] < 0 || h_start[k] + h_count[k] > holes || size[k] < 0) {
+            PyErr_SetString(PyExc_IndexError, "difference_bounds: a segment out of range");
+            goto done;
+        }
+        total_length += size[k];
+    }
+    for (Py_ssize_t k = 0; k < holes; k++)
+        if (ids[k] < 0 || ids[k] >= most) {
+            PyErr_SetString(PyExc_IndexError, "difference_bounds: a hole's number out of range");
+            goto done;
+        }
+    if (total_length != documents) {
+        PyErr_SetString(PyExc_ValueError, "difference_bounds: running counts of another length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < 2 * count_pairs; k++)
+        if (pair[k] < 0 || pair[k] >= runs) {
+            PyErr_SetString(PyExc_IndexError, "difference_bounds: a run out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < count_compared; k++)
+        if (chosen[k] < 0 || chosen[k] >= queries) {
+            PyErr_SetString(PyExc_IndexError, "difference_bounds: a query out of range");
+            goto done;
+        }
+    size_t room = (size_t)(most + 2);
+    s.rank_a = PyMem_RawCalloc(room, 8); s.rank_b = PyMem_RawCalloc(room, 8);
+    s.stamp_a = PyMem_RawCalloc(room, 8); s.stamp_b = PyMem_RawCalloc(room, 8);
+    s.values = PyMem_RawCalloc(2 * room, 8);
+    int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
+    if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !offsets) {
+        PyMem_RawFree(offsets);
+        PyErr_NoMemory();
+        goto done;
+    }
+    offsets[0] = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) offsets[k + 1] = offsets[k] + size[k];
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
+    const int32_t *counts_running = (const int32_t *)running.buf;
+    const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
+    const double *depths = (const double *)depth.buf, *lows_phi = (const double *)phi_low.buf;
+    const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
+    const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
+    double *lows = (double *)low.buf, *highs = (double *)high.buf;
+    for (Py_ssize_t p = 0; p < count_pairs; p++) {
+        for (Py_ssize_t k = 0; k < count_compared; k++) {
+            Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
+            Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
+                      firsts[sa]};
+            Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
+                      firsts[sb]};
+            s.now++;
+            int64_t both = 0;
+            for (int64_t j = 0; j < b.count; j++) { s.stamp_b[b.id[j]] = s.now; s.rank_b[b.id[j]] = b.rank[j]; }
+            for (int64_t j = 0; j < a.count; j++) {
+                s.stamp_a[a.id[j]] = s.now;
+                s.rank_a[a.id[j]] = a.rank[j];
+                both += s.stamp_b[a.id[j]] == s.now;
+            }
+            for (Py_ssize_t c = 0; c < columns; c++) {
+                double l, h;
+                column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
+                              bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
+                              relevant[q], ideals[c * queries + q], (const double *)ideal_before.buf, ideal_size,
+                              &a, &b, both, &l, &h);
+                lows[(c * count_pairs + p) * count_compared + k] = l;
+                highs[(c * count_pairs + p) * count_compared + k] = h;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(offsets);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_RawFree(s.rank_a); PyMem_RawFree(s.rank_b); PyMem_RawFree(s.stamp_a); PyMem_RawFree(s.stamp_b);
+    PyMem_RawFree(s.values);
+    PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
+    PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
+    PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
+    PyBuffer_Release(&num_rel); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
+    PyBuffer_Release(&low); PyBuffer_Release(&high);
+    return result;
+}
+
+/* lp_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, level, variable, all_relevant,
+ * most_holes, low, high): LP's least and greatest value for pairs of runs on each compared query (P x Q):
+ * going down both rankings the documents at each rank are made alike in relevance (a union-find over the
+ * unjudged documents' numbers and the two constants); A can win at rank i where its document can be
+ * relevant and B's not, given those above (see lexeval.bounds.pairs.lp_bounds). */
+static int64_t find(Scratch *s, int64_t x) {
+    while (1) {
+        int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
+        if (p == x) return x;
+        int64_t grand = s->parent_stamp[p] == s->now ? s->parent[p] : p;
+        s->parent[x] = grand;
+        s->parent_stamp[x] = s->now;
+        x = p;
+    }
+}
+
+PyObject *lp_bounds(PyObject *self, PyObject *args) {
+    Py_buffer codes, hole_ids, starts, lengths, compared, pairs, low, high;
+    Py_ssize_t queries, most;
+    int level, variable, all_relevant;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*iiinw*w*", &codes, &hole_ids, &starts, &lengths, &queries, &compared,
+                          &pairs, &level, &variable, &all_relevant, &most, &low, &high))
+        return NULL;
+    PyObject *result = NULL;
+    Scratch s = {0};
+    Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
+    Py_ssize_t count_compared = compared.len / 8;
+    if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
+        !check(&low, count_pairs * count_compared, 8, "low") ||
+        !check(&high, count_pairs * count_compared, 8, "high") || most < 0)
+        goto done;
+    const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
+    const int64_t *pair = (const int64_t *)pairs.buf, *chosen = (const int64_t *)compared.buf;
+    const int16_t *all_codes = (const int16_t *)codes.buf;
+    const int32_t *all_ids = (const int32_t *)hole_ids.buf;
+    Py_ssize_t runs = segments / queries;
+    for (Py_ssize_t k = 0; k < segments; k++)
+        if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents) {
+            PyErr_SetString(PyExc_IndexError, "lp_bounds: a segment out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < documents; k++)
+        if (all_codes[k] < 0 && (all_ids[k] < 0 || all_ids[k] >= most)) {
+            PyErr_SetString(PyExc_IndexError, "lp_bounds: a hole's number out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < 2 * count_pairs; k++)
+        if (pair[k] < 0 || pair[k] >= runs) {
+            PyErr_SetString(PyExc_IndexError, "lp_bounds: a run out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < count_compared; k++)
+        if (chosen[k] < 0 || chosen[k] >= queries) {
+            PyErr_SetString(PyExc_IndexError, "lp_bounds: a query out of range");
+            goto done;
+        }
+    size_t room = (size_t)(most + 2);
+    s.parent = PyMem_RawCalloc(room, 8);
+    s.parent_stamp = PyMem_RawCalloc(room, 8);
+    if (!s.parent || !s.parent_stamp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    double *lows = (double *)low.buf, *highs = (double *)high.buf;
+    int64_t zero_node = most, one_node = most + 1;
+    for (Py_ssize_t p = 0; p < count_pairs; p++) {
+        for (Py_ssize_t k = 0; k < count_compared; k++) {
+            Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
+            const int16_t *ca = all_codes + first[sa], *cb = all_codes + first[sb];
+            const int32_t *ia = all_ids + first[sa], *ib = all_ids + first[sb];
+            int64_t na = size[sa], nb = size[sb], longest = na > nb ? na : nb;
+            int a_wins = 0, b_wins = 0, tie = 1;
+            s.now++;
+            for (int64_t i = 0; i < longest && !(a_wins && b_wins); i++) {
+                int64_t x, y;
+                if (i >= na) x = zero_node;
+                else if (ca[i] >= 0 || !variable) x = (ca[i] >= level || (ca[i] < 0 && all_relevant)) ? one_node : zero_node;
+                else x = ia[i];
+                if (i >= nb) y = zero_node;
+                else if (cb[i] >= 0 || !variable) y = (cb[i] >= level || (cb[i] < 0 && all_relevant)) ? one_node : zero_node;
+                else y = ib[i];
+                if (x == y) continue;
+                int64_t fx = find(&s, x), fy = find(&s, y), f0 = find(&s, zero_node), f1 = find(&s, one_node);
+                if (fx != f0 && fy != f1 && fx != fy) a_wins = 1;
+                if (fy != f0 && fx != f1 && fx != fy) b_wins = 1;
+                if (fx != fy) {
+                    if ((fx == f0 && fy == f1) || (fx == f1 && fy == f0)) { tie = 0; break; }
+                    s.parent[fx] = fy;
+                    s.parent_stamp[fx] = s.now;
+                }
+            }
+            highs[p * count_compared + k] = a_wins ? 1.0 : tie ? 0.0 : -1.0;
+            lows[p * count_compared + k] = b_wins ? -1.0 : tie ? 0.0 : 1.0;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_RawFree(s.parent);
+    PyMem_RawFree(s.parent_stamp);
+    PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&low); PyBuffer_Release(&high);
+    return result;
+}

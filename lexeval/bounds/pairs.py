@@ -1,0 +1,471 @@
+"""Bounds of the differences between two runs under one assignment of
+grades to the unjudged documents, shared by both runs (a document has the
+same grade in each): per pair and measure, the least and greatest mean
+difference A minus B over the compared queries (queries are independent,
+so the mean's bounds are the means of the queries' bounds).
+
+Which measures have them, and why each is exact, by the measure table's
+``pair_bounds``:
+
+- **linear** (P, hits, set_P, DCG and its cuts): the difference is a
+  constant plus, for each unjudged document h, (w_A(h) - w_B(h)) times
+  its grade's relevance or gain (w: its weight at its rank in each run, 0
+  where a run lacks it): each document takes its own worst or best grade;
+- **first** (the reciprocal rank, success, hit_rate): a run's value is a
+  falling function of its first relevant rank, so the best assignment for
+  A makes at most one unjudged document relevant (a second only helps B):
+  no document, or each one alone, is tried;
+- **recall** (recall.k, set_recall): (c_0 + sum of c_h over the relevant
+  holes) / (R + their number), c_h = 1, 0 or -1 as h is in A's top k and
+  not B's, in both or neither, in B's only: the greatest takes every +1 and,
+  if the sum is still negative, every 0; the least the reverse;
+- **depth** (Rprec, Rprec_mult): for m relevant holes the depth is fixed,
+  and the best m are the +1s, then the 0s, then the -1s at that depth;
+  every m is tried;
+- **gain** (nDCG and its cuts, for qrels whose grades have one positive
+  gain): the ideal DCG depends on the number m of relevant holes only, so
+  the best m are those with the largest (or least) discount differences;
+  every m is tried;
+- LP: the relevant ranks first differ where the two rankings' relevant
+  counts first differ, so A can win iff at some rank i the documents above
+  can be made pairwise alike in relevance (A's i-th document with B's) while
+  A's i-th is relevant and B's not: a union-find over the documents, rank by
+  rank, decides it (and whether a tie is possible).
+
+This module computes them one query and pair at a time; it is the
+reference of the compiled kernel and its stand-in where that is not built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..measures.base import CUTOFFS, FRACTIONS
+from ..measures.gains import Gains
+from ..measures.registry import PAIR_DEPTH as DEPTH
+from ..measures.registry import PAIR_FIRST as FIRST
+from ..measures.registry import PAIR_GAIN as GAIN
+from ..measures.registry import PAIR_LINEAR as LINEAR
+from ..measures.registry import PAIR_RECALL as RECALL
+from ..measures.registry import REAL
+from ..rankings import Rankings
+
+
+def pair_kind(req) -> str:
+    """How a request's pair bounds are found ("" where they are not)."""
+    return req.measure.pair_bounds
+
+
+class Segments:
+    """Each (run, query) ranking's relevance codes and unjudged documents' numbers."""
+
+    def __init__(self, rankings: Rankings):
+        self.r = rankings
+
+    def of(self, run: int, query: int):
+        r = self.r
+        s = run * r.num_queries + query
+        start, end = int(r.starts[s]), int(r.ends[s])
+        return r.codes[start:end].astype(np.int64), r.hole_ids[start:end].astype(np.int64)
+
+
+def _depths(req) -> list:
+    if req.measure.params in (CUTOFFS, FRACTIONS):
+        return list(req.values)
+    return [None]
+
+
+def request_phi(req, top_grade: int, level: int) -> np.ndarray:
+    """(G + 1,) what each grade adds to a linear or gain measure: its
+    relevance (0 or 1 at ``level``) or its gain."""
+    name = req.measure.name
+    grades = np.arange(top_grade + 1)
+    if name in ("dcg",):
+        return Gains(req.values).of_grades(top_grade + 1)
+    if name in ("dcg_cut",):
+        gains = Gains().of_grades(top_grade + 1)
+        return np.where(gains > 0, gains, 0.0)
+    if name in ("dcg_exp", "dcg_burges", "ndcg_exp", "ndcg_burges"):
+        return 2.0 ** grades - 1.0
+    if name == "ndcg_cut":
+        table = dict(req.options).get("gains", ())
+        gains = Gains(tuple((str(grade), gain) for grade, gain in table)).of_grades(top_grade + 1)
+        return np.where(gains > 0, gains, 0.0)
+    if name == "ndcg":
+        return Gains(req.values).of_grades(top_grade + 1)
+    return (grades >= level).astype(np.float64)
+
+
+def _weight(req, rank: int, length: int, depth) -> float:
+    """A linear measure's weight of a document at ``rank`` (1-based)."""
+    name = req.measure.name
+    if depth is not None and rank > depth:
+        return 0.0
+    if name == "P":
+        return 1.0 / depth
+    if name == "set_P":
+        return 1.0 / length if length else 0.0
+    if name in ("hits", "hits_cut"):
+        return 1.0
+    return 1.0 / np.log2(rank + 1.0)                          # the DCGs
+
+
+def _first_value(req, rank, depth) -> float:
+    """A first-relevant measure's value for a first relevant ``rank`` (None: none)."""
+    if rank is None or (depth is not None and rank > depth):
+        return 0.0
+    return 1.0 / rank if req.measure.name in ("recip_rank", "recip_rank_cut") else 1.0
+
+
+def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
+    """(least, greatest) of A's value minus B's on one query, over every
+    shared assignment; ``a``, ``b``: (codes, hole numbers) of each ranking."""
+    kind = pair_kind(req)
+    level, top, num_rel, ideal_count = context
+    phi = request_phi(req, top, level)
+    relevant_grade = top if top >= level else None
+    other_grade = 0 if level > 0 else None
+    (codes_a, ids_a), (codes_b, ids_b) = a, b
+    rank_a = {int(h): i + 1 for i, h in enumerate(ids_a) if h >= 0}
+    rank_b = {int(h): i + 1 for i, h in enumerate(ids_b) if h >= 0}
+    holes = sorted(set(rank_a) | set(rank_b))
+    settled = kind != GAIN and (relevant_grade is None or other_grade is None)
+    judged = lambda codes: [(i + 1, int(c)) for i, c in enumerate(codes) if c >= 0]   # noqa: E731
+    if kind == LINEAR:
+        total = sum(_weight(req, i, len(codes_a), depth) * phi[c] for i, c in judged(codes_a)) \
+            - sum(_weight(req, i, len(codes_b), depth) * phi[c] for i, c in judged(codes_b))
+        low = high = total
+        grades = range(top + 1)             # phi is 0 or 1 by the level: a settled relevance needs no case
+        for h in holes:
+            coefficient = (_weight(req, rank_a[h], len(codes_a), depth) if h in rank_a else 0.0) \
+                - (_weight(req, rank_b[h], len(codes_b), depth) if h in rank_b else 0.0)
+            options = [coefficient * phi[g] for g in grades]
+            low, high = low + min(options), high + max(options)
+        return low, high
+    relevant = lambda codes: [i + 1 for i, c in enumerate(codes) if c >= level]     # noqa: E731
+    if kind == FIRST:
+        first_a, first_b = min(relevant(codes_a), default=None), min(relevant(codes_b), default=None)
+        if settled:
+            if relevant_grade is not None and other_grade is None:      # every hole relevant
+                first_a = min([first_a] * (first_a is not None) + list(rank_a.values()), default=None)
+                first_b = min([first_b] * (first_b is not None) + list(rank_b.values()), default=None)
+            value = _first_value(req, first_a, depth) - _first_value(req, first_b, depth)
+            return value, value
+        values = [_first_value(req, first_a, depth) - _first_value(req, first_b, depth)]
+        for h in holes:
+            fa = min([x for x in (first_a, rank_a.get(h)) if x is not None], default=None)
+            fb = min([x for x in (first_b, rank_b.get(h)) if x is not None], default=None)
+            values.append(_first_value(req, fa, depth) - _first_value(req, fb, depth))
+        return min(values), max(values)
+    within = (lambda rank, d: d is None or rank <= d)
+    if kind == RECALL:
+        base = sum(within(i, depth) for i in relevant(codes_a)) - sum(within(i, depth) for i in relevant(codes_b))
+        coefficient = [int(h in rank_a and within(rank_a[h], depth)) - int(h in rank_b and within(rank_b[h], depth))
+                       for h in holes]
+        plus, zero, minus = coefficient.count(1), coefficient.count(0), coefficient.count(-1)
+        if settled:
+            count = len(holes) if other_grade is None else 0
+            numerator = base + (plus - minus) * (count > 0)
+            value = numerator / (num_rel + count) if num_rel + count else 0.0
+            return value, value
+        return _recall_extreme(base, num_rel, minus, zero, plus, -1), _recall_extreme(base, num_rel, plus, zero,
+                                                                                   minus, 1)
+    if kind == DEPTH:
+        counts = range(len(holes) + 1) if not settled else [len(holes) if other_grade is None else 0]
+        low, high = np.inf, -np.inf
+        for many in counts:
+            total = num_rel + many
+            reach = total if depth is None else int(np.floor(depth * total + 0.9))
+            base = sum(i <= reach for i in relevant(codes_a)) - sum(i <= reach for i in relevant(codes_b))
+            coefficient = sorted((int(h in rank_a and rank_a[h] <= reach) - int(h in rank_b and rank_b[h] <= reach)
+                                  for h in holes), reverse=True)
+            best, worst = base + sum(coefficient[:many]), base + sum(coefficient[len(coefficient) - many:])
+            high = max(high, best / reach if reach else 0.0)
+            low = min(low, worst / reach if reach else 0.0)
+        return low, high
+    if kind == GAIN:
+        gains = phi
+        positive = sorted(set(gains[gains > 0].tolist()))
+        discount = lambda rank: 0.0 if not within(rank, depth) else 1.0 / np.log2(rank + 1.0)   # noqa: E731
+        dcg = lambda codes: sum(gains[c] * discount(i + 1) for i, c in enumerate(codes) if c >= 0)  # noqa: E731
+        base = dcg(codes_a) - dcg(codes_b)
+        if not positive:
+            return base, base
+        value = positive[0]
+        coefficient = sorted(value * ((discount(rank_a[h]) if h in rank_a else 0.0)
+                                      - (discount(rank_b[h]) if h in rank_b else 0.0)) for h in holes)
+        low, high = np.inf, -np.inf
+        for many in range(len(holes) + 1):
+            ideal = value * sum(1.0 / np.log2(i + 1.0) for i in range(1, ideal_count + many + 1) if within(i, depth))
+            best = base + sum(coefficient[len(coefficient) - many:]) if many else base
+            worst = base + sum(coefficient[:many])
+            high = max(high, best / ideal if ideal > 0 else 0.0)
+            low = min(low, worst / ideal if ideal > 0 else 0.0)
+        return low, high
+    raise ValueError(f"no pair bounds for {req.measure.name}")
+
+
+def _recall_extreme(base: int, num_rel: int, toward: int, zero: int, away: int, sign: int) -> float:
+    """The greatest (sign 1) or least (-1) recall difference: every hole
+    that moves it ``sign``-ward relevant, and the neutral ones too where
+    the difference is still on the other side (they pull it toward 0)."""
+    numerator, count = base + sign * toward, num_rel + toward
+    if sign * numerator < 0:
+        count += zero
+    return numerator / count if count else 0.0
+
+
+def lp_bounds(a, b, level: int, top: int) -> tuple[int, int]:
+    """(least, greatest) LP of A against B (+1: A wins) over every shared
+    assignment (see the module's docstring)."""
+    (codes_a, ids_a), (codes_b, ids_b) = a, b
+    variable = top >= level > 0
+    ZERO, ONE = -1, -2
+    parent: dict = {}
+
+    def find(x):
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    def node(codes, ids, i):
+        if i >= len(codes):
+            return ZERO
+        if codes[i] >= 0 or not variable:
+            return ONE if codes[i] >= level or (codes[i] < 0 and not variable and level <= 0 and top >= level) \
+                else ZERO
+        return int(ids[i])
+
+    def can(x, y):       # x relevant and y not, with what holds above
+        fx, fy = find(x), find(y)
+        return fx != find(ZERO) and fy != find(ONE) and fx != fy
+
+    a_wins = b_wins = False
+    tie = True
+    for i in range(max(len(codes_a), len(codes_b))):
+        x, y = node(codes_a, ids_a, i), node(codes_b, ids_b, i)
+        if x == y:
+            continue
+        a_wins = a_wins or can(x, y)
+        b_wins = b_wins or can(y, x)
+        fx, fy = find(x), find(y)
+        if fx != fy:
+            if {fx, fy} == {find(ZERO), find(ONE)}:
+                tie = False
+                break
+            parent[fx] = fy
+    high = 1 if a_wins else 0 if tie else -1
+    low = -1 if b_wins else 0 if tie else 1
+    return low, high
+
+
+VARIANTS = {"P": 0, "set_P": 1, "hits": 2, "hits_cut": 2, "recip_rank": 0, "recip_rank_cut": 0, "success": 1,
+            "hit_rate": 1}        # the compiled kernel's weights (linear) and values (first), by measure; else 3, 0
+
+
+_PAIR_BLOCK = 1 << 18       # (pair, query) cells per block: the per-query values of a block, then their sums
+
+
+def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
+                with_lp: bool) -> dict[str, tuple]:
+    """{printed name: (least, greatest)}, exact sums (:class:`~lexeval.stats.sums.Sums`,
+    a row per pair (P, 2)) over the ``compared`` (Q,) queries of each
+    pair's difference under one shared assignment, for each request with
+    pair bounds (and LP with ``with_lp``): the compiled kernel, else
+    :func:`query_bounds` and :func:`lp_bounds` query by query. Exact sums,
+    so that a cluster's partitions add up to the same."""
+    from ..stats.sums import Sums
+    queries = np.flatnonzero(compared)
+    size = max(1, _PAIR_BLOCK // max(len(queries), 1))
+    parts = [_block_values(rankings, requests, pairs[start:start + size], queries, with_lp)
+             for start in range(0, len(pairs), size)]
+    names = list(parts[0]) if parts else []
+    return {name: tuple(Sums.concatenate([part[name][side] for part in parts]) for side in (0, 1))
+            for name in names}
+
+
+def _block_values(rankings: Rankings, requests, pairs: np.ndarray, queries: np.ndarray, with_lp: bool) -> dict:
+    """{name: (least, greatest) Sums} of a block of pairs."""
+    from .. import compiled
+    from ..stats.sums import fixed_sums
+    from .holes import Holes, with_level
+    top = max(rankings.level_counts.shape[1] - 1, 0)
+    most = int(rankings.hole_counts.max(initial=0))
+    columns = [(req, name, depth) for req in requests if pair_kind(req) and req.measure.per_query
+               for name, depth in zip(req.output_names(), _depths(req))]
+    out: dict = {}
+    holes = rankings.__dict__.get("_holes") or (Holes.of(rankings) if compiled.enabled() else None)
+    rankings.__dict__["_holes"] = holes
+    for level in dict.fromkeys(rankings.level if req.level is None else req.level for req, _, _ in columns):
+        chosen = [(req, name, depth) for req, name, depth in columns
+                  if (rankings.level if req.level is None else req.level) == level]
+        made = None
+        if holes is not None:
+            ranked = with_level(rankings, level)
+            made = compiled.difference_bounds(
+                (holes.rank, rankings.hole_ids[holes.index], holes.starts, holes.counts),
+                (_running_relevant(ranked), ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
+                pairs, queries, _described(ranked, chosen, top),
+                (top >= level > 0, level <= 0 and top >= level),
+                (ranked.num_rel_per_query, np.stack([_ideal_count(ranked, req, top) for req, _, _ in chosen]),
+                 _ideal_before(ranked, most), most))
+        for index, (req, name, depth) in enumerate(chosen):
+            low, high = (made[0][index], made[1][index]) if made is not None else \
+                _pair_values(rankings, req, depth, pairs, queries, level, top)
+            out[name] = (fixed_sums(low), fixed_sums(high))
+    if with_lp:
+        made = compiled.lp_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
+                                   rankings.num_queries), pairs, queries, rankings.level,
+                                  top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level, most)
+        if made is None:
+            made = _pair_values(rankings, None, None, pairs, queries, rankings.level, top)
+        out["LP"] = (fixed_sums(made[0]), fixed_sums(made[1]))
+    return out
+
+
+def _running_relevant(r: Rankings) -> np.ndarray:
+    """(N,) int32: each document's count of judged relevant documents at or above it in its ranking."""
+    running = np.cumsum(r.codes >= r.level, dtype=np.int64)
+    before = np.concatenate(([0], running))[r.starts]
+    return (running - np.repeat(before, r.lengths)).astype(np.int32)
+
+
+def _described(r: Rankings, chosen, top: int) -> tuple:
+    """The kernel's description of each column: kind, variant, depth, phi's
+    least and greatest, and the per-run base values (C, S)."""
+    kinds, variants, depths, lows, highs, bases = [], [], [], [], [], []
+    for req, _name, depth in chosen:
+        kind = pair_kind(req)
+        phi = request_phi(req, top, r.level)
+        kinds.append(("linear", "first", "recall", "depth", "gain").index(kind))
+        variants.append(VARIANTS.get(req.measure.name, 0 if kind == FIRST else 3))
+        depths.append((-1.0 if depth is None else float(depth)) if kind == DEPTH else
+                      np.inf if depth is None else float(depth))
+        lows.append(float(phi.min()))
+        highs.append(float(phi.max()))
+        single = replace(req, values=(depth,)) if depth is not None else req
+        if kind == LINEAR:
+            bases.append(single.compute(r)[:, 0])
+        elif kind == GAIN:
+            bases.append(_judged_dcg(r, phi, np.inf if depth is None else float(depth)))
+        else:
+            bases.append(np.zeros(r.num_segments))
+    return kinds, variants, depths, lows, highs, np.stack(bases)
+
+
+def _judged_dcg(r: Rankings, phi: np.ndarray, cutoff: float) -> np.ndarray:
+    """(S,) the DCG of the judged documents in each ranking's top ``cutoff``, with gains ``phi``."""
+    judged = r.codes >= 0
+    gain = np.zeros(len(r.codes))
+    gain[judged] = phi[np.minimum(r.codes[judged], len(phi) - 1)]
+    chosen = (gain != 0) & (r.rank <= cutoff)
+    return r.segment_sum(np.where(chosen, gain / np.log2(r.rank + 1.0), 0.0))
+
+
+def _ideal_count(r: Rankings, req, top: int) -> np.ndarray:
+    """(Q,) the documents of the qrels whose gain is positive, for nDCG's ideal."""
+    phi = request_phi(req, top, r.level)
+    return r.level_counts[:, :len(phi)] @ (phi[:r.level_counts.shape[1]] > 0)
+
+
+def _ideal_before(r: Rankings, most: int) -> np.ndarray:
+    """The ideal ranking's running discounts, long enough for any query."""
+    longest = int(r.level_counts.sum(axis=1).max(initial=0)) + most + 2
+    return np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64)))))
+
+
+def _pair_values(rankings: Rankings, req, depth, pairs, queries, level: int, top: int):
+    """(least, greatest), (P, queries) each, of one column, query by query in
+    Python (``req`` None: LP)."""
+    segments = Segments(rankings)
+    low, high = np.zeros((len(pairs), len(queries))), np.zeros((len(pairs), len(queries)))
+    for p, (a, b) in enumerate(pairs.tolist()):
+        for k, q in enumerate(queries.tolist()):
+            if req is None:
+                lo, hi = lp_bounds(segments.of(a, q), segments.of(b, q), level, top)
+            else:
+                counts = rankings.level_counts[q]
+                context = (level, top, int(counts[max(level, 0):].sum()),
+                           int(counts[request_phi(req, top, level)[:len(counts)] > 0].sum()))
+                lo, hi = query_bounds(req, depth, segments.of(a, q), segments.of(b, q), context)
+            low[p, k], high[p, k] = lo, hi
+    return low, high
+
+
+@dataclass
+class DifferenceBounds:
+    """Per tested pair (P,) and measure (printed name): the least and the
+    greatest mean difference A minus B over the compared queries under one
+    shared assignment of grades to the unjudged documents (``low``,
+    ``high``; from ``sums``, exact, over ``queries``), and whether a
+    significant difference could reverse (its bounds reach zero or the
+    other side) were they judged (``fragile``, where the pair was tested)."""
+
+    sums: dict                      # name -> (least, greatest) Sums, a row per pair
+    queries: int                    # the compared queries they are summed over
+    fragile: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def low(self) -> dict[str, np.ndarray]:
+        return {name: least.divided(self.queries) for name, (least, _) in self.sums.items()}
+
+    @property
+    def high(self) -> dict[str, np.ndarray]:
+        return {name: greatest.divided(self.queries) for name, (_, greatest) in self.sums.items()}
+
+    def __add__(self, other: DifferenceBounds) -> DifferenceBounds:
+        """A cluster's partitions' bounds, added."""
+        return DifferenceBounds({name: (low + other.sums[name][0], high + other.sums[name][1])
+                                 for name, (low, high) in self.sums.items()}, self.queries + other.queries)
+
+
+def bounded_requests(requests, top_grade: int) -> tuple[list, list]:
+    """(requests with exact pair bounds, the printed names of those
+    without): nDCG's need one positive gain (binary grades)."""
+    kept, missing = [], []
+    for req in requests:
+        if not req.measure.per_query or not testable_measure(req.measure):
+            continue
+        single = True
+        if req.measure.pair_bounds == GAIN:
+            phi = request_phi(req, top_grade, 1)
+            single = (phi >= 0).all() and phi[0] == 0 and len(set(phi[phi > 0].tolist())) <= 1
+        if req.measure.pair_bounds and single:
+            kept.append(req)
+        else:
+            missing.extend(req.output_names())
+    return kept, missing
+
+
+def testable_measure(measure) -> bool:
+    """A real-valued measure, tested between runs (as stats.pairs.testable)."""
+    return measure.per_query and measure.value == REAL
+
+
+def marked_fragile(bounds: DifferenceBounds, tests, alpha: float) -> DifferenceBounds:
+    """``bounds`` with each tested measure's fragile pairs: significant at
+    ``alpha``, with bounds that reach zero or the other side."""
+    if tests is None:
+        return bounds
+    fragile = {}
+    lows, highs = bounds.low, bounds.high
+    for name, low in lows.items():
+        if name not in tests.p:
+            continue
+        mean, high = tests.mean_difference[name], highs[name]
+        could_reverse = np.where(mean > 0, low <= 0, np.where(mean < 0, high >= 0, True))
+        fragile[name] = (tests.p[name] < alpha) & could_reverse
+    return DifferenceBounds(bounds.sums, bounds.queries, fragile)
+
+
+def bounded_differences(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
+                        with_lp: bool) -> DifferenceBounds:
+    """Every pair's (P, 2) difference bounds over the ``compared`` queries,
+    for the requests that have them (and LP); the compiled kernel where it
+    is built."""
+    top = max(rankings.level_counts.shape[1] - 1, 0)
+    kept, _ = bounded_requests(requests, top)
+    return DifferenceBounds(pair_bounds(rankings, kept, pairs, compared, with_lp), int(compared.sum()))

@@ -1,0 +1,110 @@
+"""--bounds for pairs: the least and greatest mean difference between two
+runs under one assignment of grades shared by both, against enumeration of
+every shared assignment (each query's unjudged documents of either run,
+each with every grade 0..G), evaluated without --bounds."""
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from lexeval import evaluate
+from lexeval.bounds.pairs import bounded_differences
+from lexeval.measures.names import select_measures
+
+SHAPES = ["7", "0007", "d1", "D1", "clueweb12-0000tw-00-00012", "a.b:c/d", "dóc-β", "x" * 30, "10", "1e5",
+          "-3", "ZZ", "é", "0", "00", "Q0"]
+ASKED = ["P.1,3,5", "hits.3", "hits", "set_P", "dcg", "dcg_cut.3", "dcg_exp.3", "dcg_burges", "recip_rank",
+         "recip_rank.2", "success.1,3", "hit_rate", "recall.2,5", "set_recall", "Rprec", "Rprec_mult.0.5,1.5",
+         "ndcg", "ndcg_cut.2,5", "ndcg_exp.3", "ndcg_burges", "nDCG(gains={1:3})@4"]
+
+
+def collection(seed: int, top_grade: int, most_holes: int = 6):
+    """Two or three runs sharing documents; each query's unjudged documents
+    of all runs together at most ``most_holes``."""
+    rng = random.Random(seed)
+    qrels, runs = {}, [{} for _ in range(rng.randint(2, 3))]
+    for q in range(rng.randint(1, 3)):
+        qid = rng.choice(["q", "301", "1.5"]) + str(q)
+        docs = rng.sample(SHAPES, rng.randint(3, 10))
+        holes = docs[:rng.randint(1, min(most_holes, len(docs) - 1))]
+        judged = docs[len(holes):]
+        qrels[qid] = {doc: rng.choice([0, 0] + list(range(1, top_grade + 1))) for doc in judged}
+        qrels[qid][judged[0]] = max(qrels[qid][judged[0]], 1)            # every query compared
+        if rng.random() < 0.3:
+            qrels[qid][holes[0]] = -1                                     # judged -1: unjudged too
+        for run in runs:
+            if rng.random() < 0.1:
+                continue
+            run[qid] = rng.sample(docs, rng.randint(1, len(docs)))
+    return qrels, runs
+
+
+def write(tmp, name, qrels, runs):
+    qrels_path = tmp / f"{name}.qrels"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
+    paths = {}
+    for index, run in enumerate(runs):
+        path = tmp / f"{name}.run{index}"
+        path.write_text("".join(f"{q} Q0 {d} {rank + 1} {100 - rank} tag\n" for q, docs in run.items()
+                                for rank, d in enumerate(docs)) or "zz Q0 none 1 1 tag\n")
+        paths[f"run{index}"] = str(path)
+    return str(qrels_path), paths
+
+
+def enumerated_differences(tmp, qrels, runs, a, b, level):
+    """{(name, qid): (least, greatest)} of A's value minus B's over every shared assignment."""
+    top = max(0, *(g for judged in qrels.values() for g in judged.values()))
+    new_qrels, run_a, run_b, owner = {}, {}, {}, {}
+    for qid in qrels:
+        docs = set(runs[a].get(qid, [])) | set(runs[b].get(qid, []))
+        holes = sorted(d for d in docs if d not in qrels[qid] or qrels[qid][d] < 0)
+        for number, grades in enumerate(itertools.product(range(top + 1), repeat=len(holes))):
+            name = f"e_{qid}_{number}"
+            new_qrels[name] = {**qrels[qid], **dict(zip(holes, grades))}
+            if qid in runs[a]:
+                run_a[name] = runs[a][qid]
+            if qid in runs[b]:
+                run_b[name] = runs[b][qid]
+            owner[name] = qid
+    qrels_path, paths = write(tmp, "every", new_qrels, [run_a, run_b])
+    ev = evaluate(qrels_path, paths, ASKED + ["LP"], level=level, complete=True, warn=lambda _: None)
+    out: dict = {}
+    for column in ev.columns:
+        for position, qid in enumerate(ev.qids):
+            if qid not in owner:
+                continue
+            difference = column.values[0, position] - column.values[1, position]
+            low, high = out.get((column.name, owner[qid]), (np.inf, -np.inf))
+            out[(column.name, owner[qid])] = (min(low, difference), max(high, difference))
+    lp = dict(zip(ev.compared_qids, ev.preferences.values["LP"][0].tolist()))
+    for qid in ev.qids:
+        if qid in owner:
+            value = lp.get(qid, 0.0)
+            low, high = out.get(("LP", owner[qid]), (np.inf, -np.inf))
+            out[("LP", owner[qid])] = (min(low, value), max(high, value))
+    return out
+
+
+@pytest.mark.parametrize("seed,top_grade,level", [(seed, top, level) for seed in range(8)
+                                                  for top, level in ((1, 1), (2, 1), (2, 2))])
+def test_pair_bounds_equal_the_extremes_over_every_shared_assignment(tmp_path, seed, top_grade, level):
+    qrels, runs = collection(seed, top_grade)
+    qrels_path, paths = write(tmp_path, "case", qrels, runs)
+    ev = evaluate(qrels_path, paths, ASKED, level=level, complete=True, warn=lambda _: None, bounds=True)
+    requests = select_measures(ASKED, len(runs)).metrics
+    pairs = np.array([(a, b) for a in range(len(runs)) for b in range(len(runs)) if a != b])
+    compared = ev.rankings.num_rel_per_query > 0
+    found = bounded_differences(ev.rankings, requests, pairs, compared, with_lp=True)
+    bounds = {name: (found.low[name], found.high[name]) for name in found.sums}
+    compared_qids = [qid for qid, on in zip(ev.qids, compared.tolist()) if on]
+    if not compared_qids:
+        pytest.skip("no query has a document at the level: nothing is compared")
+    for p, (a, b) in enumerate(pairs.tolist()):
+        expected = enumerated_differences(tmp_path, qrels, runs, a, b, level)
+        for name, (low, high) in bounds.items():
+            lows = [expected[(name, qid)][0] for qid in compared_qids]
+            highs = [expected[(name, qid)][1] for qid in compared_qids]
+            assert low[p] == pytest.approx(np.mean(lows), abs=1e-12), (name, a, b)
+            assert high[p] == pytest.approx(np.mean(highs), abs=1e-12), (name, a, b)
