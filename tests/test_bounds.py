@@ -9,6 +9,7 @@ the query's plus that assignment, and evaluates them all in one call without
 
 import itertools
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -178,3 +179,71 @@ def test_the_compiled_sweeps_equal_numpys(tmp_path, monkeypatch, seed):
     for mine, theirs in zip(compiled.columns, reference.columns):
         assert mine.name == theirs.name
         np.testing.assert_array_equal(mine.values, theirs.values, err_msg=mine.name)
+
+
+# ---------------------------------------------------------------- the command line, the page, the gate
+
+def _shallow(*options):
+    from conftest import EXAMPLES, run_cli
+    return run_cli([*options, EXAMPLES / "shallow" / "qrels.txt", EXAMPLES / "cranfield" / "runs" / "bm25okapi.gz",
+                    EXAMPLES / "cranfield" / "runs" / "lsi200.gz"])
+
+
+def test_a_shallow_pools_win_is_fragile_in_text_json_and_the_table():
+    text = _shallow("--bounds", "-m", "P.10", "-m", "LP")
+    assert text.code == 0
+    lines = dict(line.rsplit("\t", 1) for line in text.out.splitlines())
+    pair = "bm25okapi:lsi200\t"
+    assert lines[pair + "P_10_fragile          \tall"] == "1"
+    low, high = float(lines[pair + "P_10_low              \tall"]), float(lines[pair + "P_10_high             \tall"])
+    assert low < 0 < high
+    assert "no exact bounds" not in text.err or "LP" not in text.err.split("two runs for")[-1]
+    records = [__import__("json").loads(line) for line in _shallow("--bounds", "-m", "P.10", "--format",
+                                                                      "json").out.splitlines()]
+    assert any(r["key"] == "bm25okapi:lsi200" and r["measure"] == "P_10_fragile" and r["value"] == 1
+               for r in records)
+    table = _shallow("--bounds", "-m", "P.10", "--format", "table")
+    assert "▲1 ?1" in table.out and "unjudged documents judged" in " ".join(table.out.split())
+
+
+def test_the_gate_warns_where_its_verdict_could_reverse():
+    done = _shallow("--bounds", "-m", "P.10", "--baseline", "lsi200", "--gate", "P_10")
+    assert done.code == 0
+    assert "the gate's verdict on bm25okapi for P_10 could reverse were the unjudged documents judged" in done.err
+
+
+def test_the_page_draws_the_bounds_as_whiskers():
+    import json
+    import re
+    page = _shallow("--bounds", "-m", "P.10", "--baseline", "lsi200", "--format", "html").out
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
+    entry = data["forest"]["measures"]["P_10"]
+    assert {"bound_low", "bound_high", "difference_bound_low", "difference_bound_high", "fragile"} <= set(entry)
+
+
+@pytest.mark.parametrize("options,message", [(["--bounds", "-J"], "unjudged"), (["--tie-order", "random"], "tie")])
+def test_bad_combinations_are_usage_errors(options, message):
+    done = _shallow(*options)
+    assert done.code == 2 and "lexeval: error:" in done.err and message in done.err
+
+
+def test_documents_whose_hashes_collide_are_told_apart_by_their_bytes(tmp_path, monkeypatch):
+    from lexeval.io import strings
+    qrels, runs = collection(11, 1, 8)
+    runs = runs + [{q: list(reversed(docs)) for q, docs in runs[0].items()}]
+    qrels_path, paths = write(tmp_path, "case", qrels, runs)
+    honest = evaluate(qrels_path, paths, ["P.3", "LP"], bounds=True).rankings
+    original = strings.ByteStrings.hash64
+
+    def colliding_in_numbering(self):          # every unjudged docno of a query hashes alike
+        if sys._getframe(1).f_code.co_name == "hole_identities":
+            return np.zeros(len(self), dtype=np.uint64)
+        return original(self)
+    monkeypatch.setattr(strings.ByteStrings, "hash64", colliding_in_numbering)
+    colliding = evaluate(qrels_path, paths, ["P.3", "LP"], bounds=True).rankings
+    np.testing.assert_array_equal(honest.hole_counts, colliding.hole_counts)
+    # the same documents share a number, whatever the numbers are
+    same = honest.hole_ids[:, None] == honest.hole_ids[None, :]
+    queries = np.repeat(np.tile(np.arange(honest.num_queries), honest.num_runs), honest.lengths)
+    within = queries[:, None] == queries[None, :]
+    np.testing.assert_array_equal(same & within, (colliding.hole_ids[:, None] == colliding.hole_ids[None, :]) & within)

@@ -39,6 +39,7 @@ reference of the compiled kernel and its stand-in where that is not built.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -408,11 +409,11 @@ class DifferenceBounds:
     queries: int                    # the compared queries they are summed over
     fragile: dict[str, np.ndarray] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def low(self) -> dict[str, np.ndarray]:
         return {name: least.divided(self.queries) for name, (least, _) in self.sums.items()}
 
-    @property
+    @cached_property
     def high(self) -> dict[str, np.ndarray]:
         return {name: greatest.divided(self.queries) for name, (_, greatest) in self.sums.items()}
 
