@@ -8,6 +8,7 @@ enum { LINEAR = 0, FIRST = 1, RECALL = 2, DEPTH = 3, GAIN = 4 };
 
 typedef struct {
     int64_t *rank_a, *rank_b, *stamp_a, *stamp_b, *parent, *parent_stamp;
+    int64_t *partner_a, *partner_b;   /* per hole of A (of B), its rank in B (in A), 0 if absent */
     double *values;
     int64_t now;
 } Scratch;
@@ -47,11 +48,8 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
     int64_t count, length;
     const int32_t *running;  /* its judged relevant documents' running count */
     int64_t first;           /* its first judged relevant rank, 0 if none */
+    const int64_t *partner;  /* per hole, its rank in the other ranking (0: absent) */
 } Side;
-
-static int64_t other_rank(const Scratch *s, const int64_t *stamp, const int64_t *ranks, int64_t id) {
-    return stamp[id] == s->now ? ranks[id] : 0;
-}
 
 /* the (least, greatest) difference of one column on one query */
 static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
@@ -62,14 +60,14 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     if (kind == LINEAR) {
         double l = base, h = base;
         for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
-            int64_t rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+            int64_t rb = a->partner[k];
             double c = linear_weight(variant, a->rank[k], a->length, depth) - linear_weight(variant, rb, b->length, depth);
             double x = c * phi_low, y = c * phi_high;
             l += x < y ? x : y;
             h += x < y ? y : x;
         }
         for (int64_t k = 0; k < b->count && (double)b->rank[k] <= depth; k++) {
-            int64_t ra = other_rank(s, s->stamp_a, s->rank_a, b->id[k]);
+            int64_t ra = b->partner[k];
             if (ra != 0 && (double)ra <= depth) continue;                  /* counted with A's */
             double c = -linear_weight(variant, b->rank[k], b->length, depth);
             double x = c * phi_low, y = c * phi_high;
@@ -93,8 +91,8 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
             const Side *own = side ? b : a;
             for (int64_t k = 0; k < own->count && (own->first == 0 || own->rank[k] < own->first) &&
                                 (double)own->rank[k] <= depth; k++) {
-                int64_t ra = side ? other_rank(s, s->stamp_a, s->rank_a, own->id[k]) : own->rank[k];
-                int64_t rb = side ? own->rank[k] : other_rank(s, s->stamp_b, s->rank_b, own->id[k]);
+                int64_t ra = side ? own->partner[k] : own->rank[k];
+                int64_t rb = side ? own->rank[k] : own->partner[k];
                 double value = first_value(variant, earlier(a->first, ra), depth) -
                                first_value(variant, earlier(b->first, rb), depth);
                 if (value > best) best = value;
@@ -108,11 +106,11 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         int64_t judged = within(a->running, a->length, depth) - within(b->running, b->length, depth);
         int64_t plus = 0, minus = 0;
         for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
-            int64_t rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+            int64_t rb = a->partner[k];
             plus += !(rb != 0 && (double)rb <= depth);
         }
         for (int64_t k = 0; k < b->count && (double)b->rank[k] <= depth; k++) {
-            int64_t ra = other_rank(s, s->stamp_a, s->rank_a, b->id[k]);
+            int64_t ra = b->partner[k];
             minus += !(ra != 0 && (double)ra <= depth);
         }
         int64_t zero = union_count - plus - minus;
@@ -143,11 +141,11 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
                 int64_t rank = ra < rb ? ra : rb;
                 if (rank == INT64_MAX || (double)rank > reach) break;
                 if (ra <= rb) {
-                    int64_t other = other_rank(s, s->stamp_b, s->rank_b, a->id[next_a]);
+                    int64_t other = a->partner[next_a];
                     if (other != 0 && other < ra) minus--; else plus++;
                     next_a++;
                 } else {
-                    int64_t other = other_rank(s, s->stamp_a, s->rank_a, b->id[next_b]);
+                    int64_t other = b->partner[next_b];
                     if (other != 0 && other <= rb) plus--; else minus++;
                     next_b++;
                 }
@@ -172,13 +170,13 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     if (!(value > 0)) { *low = *high = base; return; }
     int64_t count = 0;
     for (int64_t k = 0; k < a->count; k++) {
-        int64_t ra = a->rank[k], rb = other_rank(s, s->stamp_b, s->rank_b, a->id[k]);
+        int64_t ra = a->rank[k], rb = a->partner[k];
         double da = (double)ra <= depth ? 1.0 / log2((double)ra + 1.0) : 0.0;
         double db = rb != 0 && (double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0;
         s->values[count++] = value * (da - db);
     }
     for (int64_t k = 0; k < b->count; k++) {
-        if (other_rank(s, s->stamp_a, s->rank_a, b->id[k]) != 0) continue;
+        if (b->partner[k] != 0) continue;
         int64_t rb = b->rank[k];
         s->values[count++] = -value * ((double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0);
     }
@@ -268,8 +266,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.rank_a = PyMem_RawCalloc(room, 8); s.rank_b = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8); s.stamp_b = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
+    s.partner_a = PyMem_RawCalloc(room, 8);
+    s.partner_b = PyMem_RawCalloc(room, 8);
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
-    if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !offsets) {
+    if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !s.partner_a || !s.partner_b ||
+        !offsets) {
         PyMem_RawFree(offsets);
         PyErr_NoMemory();
         goto done;
@@ -288,16 +289,22 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         for (Py_ssize_t k = 0; k < count_compared; k++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
-                      firsts[sa]};
+                      firsts[sa], s.partner_a};
             Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
-                      firsts[sb]};
+                      firsts[sb], s.partner_b};
             s.now++;
             int64_t both = 0;
             for (int64_t j = 0; j < b.count; j++) { s.stamp_b[b.id[j]] = s.now; s.rank_b[b.id[j]] = b.rank[j]; }
-            for (int64_t j = 0; j < a.count; j++) {
-                s.stamp_a[a.id[j]] = s.now;
-                s.rank_a[a.id[j]] = a.rank[j];
-                both += s.stamp_b[a.id[j]] == s.now;
+            for (int64_t j = 0; j < a.count; j++) {       /* each hole's rank in the other ranking, once */
+                int64_t id = a.id[j], shared = s.stamp_b[id] == s.now;
+                s.stamp_a[id] = s.now;
+                s.rank_a[id] = a.rank[j];
+                s.partner_a[j] = shared ? s.rank_b[id] : 0;
+                both += shared;
+            }
+            for (int64_t j = 0; j < b.count; j++) {
+                int64_t id = b.id[j];
+                s.partner_b[j] = s.stamp_a[id] == s.now ? s.rank_a[id] : 0;
             }
             for (Py_ssize_t c = 0; c < columns; c++) {
                 double l, h;
@@ -316,7 +323,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_INCREF(result);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.rank_b); PyMem_RawFree(s.stamp_a); PyMem_RawFree(s.stamp_b);
-    PyMem_RawFree(s.values);
+    PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
     PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);

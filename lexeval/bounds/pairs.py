@@ -267,7 +267,7 @@ VARIANTS = {"P": 0, "set_P": 1, "hits": 2, "hits_cut": 2, "recip_rank": 0, "reci
             "hit_rate": 1}        # the compiled kernel's weights (linear) and values (first), by measure; else 3, 0
 
 
-_PAIR_BLOCK = 1 << 18       # (pair, query) cells per block: the per-query values of a block, then their sums
+_PAIR_BLOCK = 1 << 20       # (pair, query) cells per block: the per-query values of a block, then their sums
 
 
 def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
@@ -278,53 +278,51 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     pair bounds (and LP with ``with_lp``): the compiled kernel, else
     :func:`query_bounds` and :func:`lp_bounds` query by query. Exact sums,
     so that a cluster's partitions add up to the same."""
-    from ..stats.sums import Sums
-    queries = np.flatnonzero(compared)
-    size = max(1, _PAIR_BLOCK // max(len(queries), 1))
-    parts = [_block_values(rankings, requests, pairs[start:start + size], queries, with_lp)
-             for start in range(0, len(pairs), size)]
-    names = list(parts[0]) if parts else []
-    return {name: tuple(Sums.concatenate([part[name][side] for part in parts]) for side in (0, 1))
-            for name in names}
-
-
-def _block_values(rankings: Rankings, requests, pairs: np.ndarray, queries: np.ndarray, with_lp: bool) -> dict:
-    """{name: (least, greatest) Sums} of a block of pairs."""
     from .. import compiled
-    from ..stats.sums import fixed_sums
+    from ..stats.sums import Sums, fixed_sums
     from .holes import Holes, with_level
+    queries = np.flatnonzero(compared)
     top = max(rankings.level_counts.shape[1] - 1, 0)
-    most = int(rankings.hole_counts.max(initial=0))
+    most = int(rankings.hole_counts.max(initial=0)) if rankings.hole_counts is not None else 0
     columns = [(req, name, depth) for req in requests if pair_kind(req) and req.measure.per_query
                for name, depth in zip(req.output_names(), _depths(req))]
-    out: dict = {}
-    holes = rankings.__dict__.get("_holes") or (Holes.of(rankings) if compiled.enabled() else None)
-    rankings.__dict__["_holes"] = holes
-    for level in dict.fromkeys(rankings.level if req.level is None else req.level for req, _, _ in columns):
-        chosen = [(req, name, depth) for req, name, depth in columns
-                  if (rankings.level if req.level is None else req.level) == level]
-        made = None
-        if holes is not None:
+    levels = list(dict.fromkeys(rankings.level if req.level is None else req.level for req, _, _ in columns))
+    groups = [[column for column in columns if (rankings.level if column[0].level is None else column[0].level)
+               == level] for level in levels]
+    plans = []                                  # per level, what the kernel reads, made once
+    if compiled.enabled():
+        holes = Holes.of(rankings)
+        hole_arrays = (holes.rank, rankings.hole_ids[holes.index], holes.starts, holes.counts)
+        for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
-            made = compiled.difference_bounds(
-                (holes.rank, rankings.hole_ids[holes.index], holes.starts, holes.counts),
-                (_running_relevant(ranked), ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
-                pairs, queries, _described(ranked, chosen, top),
-                (top >= level > 0, level <= 0 and top >= level),
-                (ranked.num_rel_per_query, np.stack([_ideal_count(ranked, req, top) for req, _, _ in chosen]),
-                 _ideal_before(ranked, most), most))
-        for index, (req, name, depth) in enumerate(chosen):
-            low, high = (made[0][index], made[1][index]) if made is not None else \
-                _pair_values(rankings, req, depth, pairs, queries, level, top)
-            out[name] = (fixed_sums(low), fixed_sums(high))
-    if with_lp:
-        made = compiled.lp_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
-                                   rankings.num_queries), pairs, queries, rankings.level,
-                                  top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level, most)
-        if made is None:
-            made = _pair_values(rankings, None, None, pairs, queries, rankings.level, top)
-        out["LP"] = (fixed_sums(made[0]), fixed_sums(made[1]))
-    return out
+            plans.append((hole_arrays,
+                          (_running_relevant(ranked), ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
+                          _described(ranked, chosen, top), (top >= level > 0, level <= 0 and top >= level),
+                          (ranked.num_rel_per_query, np.stack([_ideal_count(ranked, req, top) for req, _, _ in chosen]),
+                           _ideal_before(ranked, most), most)))
+    size = max(1, _PAIR_BLOCK // max(len(queries), 1))
+    parts: dict = {}
+    for start in range(0, len(pairs), size):
+        block = pairs[start:start + size]
+        for index, (level, chosen) in enumerate(zip(levels, groups)):
+            made = None
+            if plans:
+                holes_of, per_segment, described, relevance, per_query = plans[index]
+                made = compiled.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
+                                                  per_query)
+            for column, (req, name, depth) in enumerate(chosen):
+                low, high = (made[0][column], made[1][column]) if made is not None else \
+                    _pair_values(rankings, req, depth, block, queries, level, top)
+                parts.setdefault(name, []).append((fixed_sums(low), fixed_sums(high)))
+        if with_lp:
+            made = compiled.lp_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
+                                       rankings.num_queries), block, queries, rankings.level,
+                                      top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level, most)
+            if made is None:
+                made = _pair_values(rankings, None, None, block, queries, rankings.level, top)
+            parts.setdefault("LP", []).append((fixed_sums(made[0]), fixed_sums(made[1])))
+    return {name: tuple(Sums.concatenate([part[side] for part in pieces]) for side in (0, 1))
+            for name, pieces in parts.items()}
 
 
 def _running_relevant(r: Rankings) -> np.ndarray:

@@ -208,17 +208,21 @@ def recip_rank_cut(r: Rankings, cutoffs) -> np.ndarray:
 def _precision_terms(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
     """(N,) each place's expected (relevant here) x (relevant at or above) /
     rank, and (N,) ranks."""
+    made = r.__dict__.get("_precision_terms")             # AP and gm_map, map_cut's cutoffs: made once
+    if made is not None:
+        return made
     ties = Ties.of(r)
     relevant = ties.total(r.codes >= r.level)
     size = ties.size.astype(np.float64)
     # relevant documents in the blocks above each block of its segment
-    running = np.cumsum(relevant) - relevant
-    above = running - (np.concatenate(([0.0], np.cumsum(relevant)))[np.searchsorted(ties.segment,
-                                                                                     ties.segment)])
+    running = np.concatenate(([0.0], np.cumsum(relevant)))
+    first_of_segment = np.searchsorted(ties.segment, np.arange(r.num_segments))
+    above = running[:-1] - running[first_of_segment][ties.segment]
     block = ties.block
     place = np.arange(len(r.codes)) - ties.first[block] + 1
     others = np.where(size > 1, (relevant - 1) / np.maximum(size - 1, 1), 0.0)[block]
     term = (relevant / size)[block] * (above[block] + 1.0 + (place - 1) * others) / r.rank
+    r.__dict__["_precision_terms"] = term, r.rank
     return term, r.rank
 
 
