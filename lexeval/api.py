@@ -78,7 +78,9 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         least and greatest value over the unjudged documents' grades,
         <name>_low and <name>_high), ``tie_order`` (trec_eval, input or
         expected: how tied scores are ordered, or every measure's expected
-        value over their orders), ``jobs`` (processes reading).
+        value over their orders), ``jobs`` (threads and processes at most,
+        in all; default LEXEVAL_JOBS, else the processors the process may
+        use: its affinity and cgroup quota).
 
     Notes and progress
         ``warn(text)`` receives notes on the inputs (dropped queries, a file
@@ -133,7 +135,9 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         if cluster is not None and cluster.output_format not in RECORD_FORMATS:
             raise UsageError(f"output_format must be one of {', '.join(RECORD_FORMATS)}; got {output_format!r}")
         asked = Evaluating(names, Options(reading, measuring, tests))
-        evaluation = run_evaluation(qrels, runs, asked, client=client, cluster=cluster, hooks=hooks)
+        from .cpus import limited
+        with limited(reading.jobs):         # every thread and process of the call within jobs=
+            evaluation = run_evaluation(qrels, runs, asked, client=client, cluster=cluster, hooks=hooks)
     except UsageError as error:             # said as the library's keywords, not the command's flags
         raise type(error)(in_keywords(str(error))) from None
     except InputError as error:

@@ -56,8 +56,10 @@ _PART_LEAST = 1 << 14        # pairs below which a measure's pairs are not split
 
 
 def cores() -> int:
-    """The threads the pairs' work takes at most: the cores, up to 8."""
-    return min(os.cpu_count() or 1, 8)
+    """The threads the pairs' work takes at most: as many as lexeval may
+    use (:func:`lexeval.cpus.jobs`: the process's processors, --jobs)."""
+    from .cpus import jobs
+    return jobs()
 
 
 def in_threads(function, items, threads: bool = True):

@@ -363,9 +363,9 @@ def requests_for(asked: Evaluating, num_runs: int):
         if reading.judged_only:
             raise UsageError("--bounds with -J: judged-only rankings hold no unjudged documents, so every bound "
                              "is the value itself; leave out one of them")
-        check_bounded(selection.metrics, named=asked.measures is not None)
+        check_bounded(selection.metrics, named_alone(asked.measures, num_runs))
     if reading.tie_order == "expected":
-        selection = in_expectation(selection, named=asked.measures is not None, depth=reading.depth,
+        selection = in_expectation(selection, named_alone(asked.measures, num_runs), depth=reading.depth,
                                    bounds=measuring.bounds)
     requests = [replace(req, rarity_weight=measuring.rarity_weight) if req.measure.needs_documents else
                 replace(req, num_docs=reading.num_docs) if req.measure.uses_num_docs else req
@@ -373,19 +373,34 @@ def requests_for(asked: Evaluating, num_runs: int):
     return requests, selection
 
 
-def in_expectation(selection, named: bool, depth: int | None, bounds: bool):
+def named_alone(measures, num_runs: int) -> set:
+    """The measures and preferences -m names one by one (not through a set):
+    where one has no bounds or expected value, it is refused, not left out."""
+    from .choices import PREFERENCE_SETS
+    alone = set()
+    for name in measures or ():
+        if isinstance(name, str) and (name in m.MEASURE_SETS or name in PREFERENCE_SETS):
+            continue
+        chosen = select_measures([name], max(num_runs, 2))
+        alone |= {req.measure.name for req in chosen.metrics} | set(chosen.preferences)
+    return alone
+
+
+def in_expectation(selection, named: set, depth: int | None, bounds: bool):
     """The selection as --tie-order expected computes it: every measure
     with an expected value in closed form; the others, and the preferences,
-    refused where named (-m) and left out of the default set."""
+    refused where named one by one (-m) and left out of a set and the
+    default set, with a note."""
     if depth is not None:
         raise UsageError("-M with --tie-order expected: which tied documents make the top DEPTH depends on their "
                          "order; ask for a measure's cutoff instead (P.k, ndcg_cut.k, map_cut.k)")
     if bounds:
         raise UsageError("--bounds with --tie-order expected: the bounds are over the unjudged documents' grades "
                          "in one order of the ties; use --tie-order trec_eval or input with --bounds")
-    missing = [req for req in selection.metrics if req.measure.expected is None]
-    if named and (missing or selection.preferences):
-        names = [req.output_names()[0] for req in missing] + list(selection.preferences)
+    missing = [req for req in selection.metrics if req.measure.expected is None and req.measure.name in named]
+    preferences = [name for name in selection.preferences if name in named]
+    if missing or preferences:
+        names = [req.output_names()[0] for req in missing] + preferences
         raise UsageError(f"--tie-order expected: no expected value over tie orders in closed form for "
                          f"{', '.join(names)}; lexeval computes it for the measures --list-measures marks, not for "
                          "the preferences (LP, LR, ...); use --tie-order trec_eval or input")
@@ -401,15 +416,15 @@ def evaluation_notes(asked: Evaluating, num_runs: int) -> list[str]:
         return []
     requests, _ = requests_for(asked, num_runs)
     notes = []
-    if reading.tie_order == "expected" and asked.measures is None:
-        full, _ = requests_for(replace(asked, options=replace(asked.options, reading=replace(
+    if reading.tie_order == "expected":
+        full, selection = requests_for(replace(asked, options=replace(asked.options, reading=replace(
             reading, tie_order="trec_eval"))), num_runs)
         left = [req.measure.stem for req in full if req.measure.expected is None]
-        left += [] if num_runs < 2 else ["the preferences"]
+        left += [] if num_runs < 2 or not selection.preferences else ["the preferences"]
         if left:
             notes.append(f"--tie-order expected: {', '.join(dict.fromkeys(left))} left out (no expected value "
                          "over tie orders in closed form; --list-measures marks those that have one)")
-    missing = check_bounded(requests, named=asked.measures is not None) if measuring.bounds else []
+    missing = check_bounded(requests, named_alone(asked.measures, num_runs)) if measuring.bounds else []
     if missing:
         names = ", ".join(dict.fromkeys(req.measure.stem for req in missing))
         notes.append(f"--bounds: no exact bounds for {names}: printed without _low and _high (--list-measures "

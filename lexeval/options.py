@@ -163,7 +163,8 @@ class Reading(Group):
                                  "is its expected value over every order of the tied documents, in closed form; "
                                  "measures without one, and the preferences, are refused).")
     jobs: int | None = option(None, kind=INTEGER, low=1, optional=True, flags=("--jobs",), metavar="N",
-                              help="Processes for reading runs (default: all cores).")
+                              help="Threads and processes at most, in all (1: strictly serial). Default: "
+                                   "LEXEVAL_JOBS, else the processors this process may use (affinity, cgroup quota).")
     verbose: bool = option(False, kind=FLAG, flags=("-v", "--verbose"),
                            help="List every run's dropped queries on standard error (with many runs they are summed "
                                 "up in one line).")
@@ -190,11 +191,9 @@ class Measuring(Group):
                                  "preference, borda (Borda count over the per-query orders), mc4 (Markov-chain "
                                  "aggregation).")
     bounds: bool = option(False, kind=FLAG, flags=("--bounds",),
-                          help="Also the least and greatest value of every measure over every grade (0 up to the "
-                               "qrels' highest) the documents a ranking holds but the qrels leave unjudged could "
-                               "get: <measure>_low and <measure>_high, per query with -q and their mean. Exact "
-                               "(--list-measures says which measures have them; a measure named with -m that has "
-                               "none is refused).")
+                          help="Also each measure's least and greatest value over every grade (0 up to the qrels' "
+                               "highest) the unjudged documents a ranking holds could get: <measure>_low, _high "
+                               "(per query with -q), and for pairs _fragile. Exact (--list-measures says which).")
     pair_metrics: bool = option(False, kind=FLAG, flags=("--pair-metrics",),
                                 help="Also every metric as a preference: per pair, the mean difference (<measure>), "
                                      "<measure>_win, _loss and _tie over the queries (per query with -q).")

@@ -19,6 +19,7 @@ PACKAGE = ROOT / "lexeval"
 LAYERS = {
     "errors": 0, "choices": 0, "timings": 0, "parameters": 0, "interface": 0,
     "options": 0, "checks": 0, "constants": 0,           # every option declared once: its groups, checks and flags
+    "cpus": 0,              # the processors lexeval may use, and --jobs
     "compiled": 0,          # the compiled statistics kernel's wrappers (measures, preferences and stats use it)
     "io": 1,
     "rankings": 2,

@@ -49,13 +49,15 @@ def has_bounds(measure: m.Measure) -> bool:
     return measure.bounds not in ("", m.BOUNDS_FIXED, m.BOUNDS_HOLES)
 
 
-def check_bounded(requests, named: bool) -> list:
-    """The requests whose bounds are out of reach: a UsageError naming the
-    first where the measures were ``named`` (-m), else the list (the
-    default set's are printed without bounds, with a note)."""
+def check_bounded(requests, named: set) -> list:
+    """The requests whose bounds are out of reach: a UsageError naming
+    those ``named`` (the measures -m names one by one, not in a set), else
+    the list (a set's, the default set's: printed without bounds, with a
+    note)."""
     missing = [req for req in requests if needs_bounds(req.measure) and not has_bounds(req.measure)]
-    if missing and named:
-        names = sorted({req.output_names()[0] for req in missing})
+    refused = [req for req in missing if req.measure.name in named]
+    if refused:
+        names = sorted({req.output_names()[0] for req in refused})
         raise UsageError(f"--bounds: no exact bounds for {', '.join(names)} (--list-measures says which measures "
                          "have them); ask for it without --bounds")
     return missing

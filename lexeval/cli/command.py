@@ -77,7 +77,11 @@ def command(**params):
     if params["provenance"] and params["format"] != "json":
         raise UsageError("--provenance is a JSON record: add --format json (the HTML page always shows it)")
     try:
-        run(collect(params), command_line)
+        call = collect(params)
+        from ..cpus import from_environment, limited
+        from_environment()                  # a bad LEXEVAL_JOBS is said at once
+        with limited(call.reading.jobs):    # every thread and process of the call within --jobs
+            run(call, command_line)
     except BrokenPipeError:
         # click's main turns an EPIPE into exit 1, the status of a failed
         # gate; a reader that stops early (| head) is a success

@@ -257,7 +257,8 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     global _WORKER_QRELS
     options = options or ReadOptions()
     if jobs is None:
-        jobs = os.cpu_count() or 1
+        from ..cpus import jobs as allowed
+        jobs = allowed()
     files = [source for source in sources if source.is_file and source.path != "-"]
     big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 16_000_000  # forking costs ~20 ms
     if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..cpus import jobs
 from ..errors import InputError, UsageError
 from . import kernel
 from .blocks import iter_blocks, size_hint
@@ -154,7 +155,7 @@ class Source:
         scratch = kernel.Scratch()
         first_line = 1
         blocks = iter_blocks(self.path)
-        if not size_hint(self.path):            # gzip or a pipe: the next block is read while this one is scanned
+        if not size_hint(self.path) and jobs() > 1:   # gzip or a pipe: the next block is read meanwhile
             blocks = prefetched(blocks)
         for block in blocks:
             piece = None

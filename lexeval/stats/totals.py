@@ -162,7 +162,7 @@ def query_totals(columns, queries: Queries, plan: Plan | None = None, preference
             for name, (_, values) in columns.items() if name in plan.tested or name in plan.paired]
     # big enough (a thread costs a fraction of a millisecond): the preferences' part beside the metrics' (its
     # own keys of the totals; compiled code and numpy mostly), and a metric per thread
-    threads = len(plan.pairs) * max(int(compared.sum()), 1) >= THREADED_CELLS
+    threads = len(plan.pairs) * max(int(compared.sum()), 1) >= THREADED_CELLS and cores() > 1
     preferring = None
     if threads and preferences is not None:
         from concurrent.futures import ThreadPoolExecutor
