@@ -23,6 +23,12 @@
 #ifndef LEXEVAL_EXACT_H
 #define LEXEVAL_EXACT_H
 
+/* The exact sums need 128-bit integers (GCC and Clang on 64-bit targets have them; MSVC has not): where the
+ * compiler lacks them the build of this optional kernel stops here, and lexeval computes the same with numpy. */
+#if !defined(__SIZEOF_INT128__)
+#error "lexeval's statistics kernel needs 128-bit integers (GCC or Clang); without it lexeval uses numpy"
+#endif
+
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>

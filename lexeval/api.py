@@ -134,7 +134,7 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
                                                       output_dir=output_dir, output_format=output_format or "text")
         if cluster is not None and cluster.output_format not in RECORD_FORMATS:
             raise UsageError(f"output_format must be one of {', '.join(RECORD_FORMATS)}; got {output_format!r}")
-        asked = Evaluating(names, Options(reading, measuring, tests))
+        asked = Evaluating(tuple(names) if names is not None else None, Options(reading, measuring, tests))
         from .cpus import limited
         with limited(reading.jobs):         # every thread and process of the call within jobs=
             evaluation = run_evaluation(qrels, runs, asked, client=client, cluster=cluster, hooks=hooks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any, cast
 
 import numpy as np
 
@@ -67,11 +68,21 @@ class ResultCore(ResultViews):
     ``qids``, ``included`` and ``compared`` (a cluster's only when brought
     back)."""
 
+    # what Evaluation and Combined hold (run_names, run_tags and qids too: fields of one, properties of the other)
+    included: Any
+    compared: Any
+    totals: Any
+    complete: bool
+    preferences: Any
+    pair_summary: Any
+    requests: tuple
+    aggregate: str
+
     @property
     def compared_qids(self) -> list[str]:
         if self.compared is None:
             return []
-        return [qid for qid, on in zip(self.qids, self.compared.tolist()) if on]
+        return [qid for qid, on in zip(cast(Any, self).qids, self.compared.tolist()) if on]
 
     def compared_values(self, column: Column) -> np.ndarray:
         """(R, compared queries) a column's values where runs are compared."""
@@ -95,7 +106,7 @@ class ResultCore(ResultViews):
     def summary(self, column: Column) -> np.ndarray:
         """(R,) the 'all' value of a column, as trec_eval computes it (from
         exact sums over the included queries)."""
-        return summary_values(column.measure, column.name, self.totals, self.run_tags, self.complete)
+        return summary_values(column.measure, column.name, self.totals, cast(Any, self).run_tags, self.complete)
 
     def summary_of(self, name: str) -> np.ndarray:
         """(R,) the 'all' values of a measure, by any accepted name."""
@@ -128,7 +139,7 @@ class ResultCore(ResultViews):
     def gate_verdicts(self, gates: list[str], margin: float = 0.0, gate_test: str = "worse") -> list[GateVerdict]:
         """A verdict per candidate run and each of ``gates`` (printed measure
         names), by ``gate_test`` (see :func:`lexeval.stats.gate.gate_verdicts`)."""
-        return gate_verdicts(self, gates, margin, choice("gate_test", gate_test, GATE_TESTS))
+        return gate_verdicts(self, gates, margin, str(choice("gate_test", gate_test, GATE_TESTS)))
 
     def gate_failures(self, gates: list[str], margin: float = 0.0) -> list[GateFailure]:
         """Runs significantly worse than the baseline on each of ``gates``
@@ -276,14 +287,15 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     receives the seconds spent on measures and on pairs (preferences and
     tests); ``hooks.phases(label, done, total)`` follows the measures and
     the pairs."""
-    options = options or Options()
-    complete, aggregate, pair_metrics = options.reading.complete, options.measuring.aggregate, \
-        options.measuring.pair_metrics
-    bounds, expected = options.measuring.bounds, options.reading.tie_order == "expected"
-    timings, phases = (hooks.timings, hooks.phases) if hooks is not None else (None, None)
-    options = options.significance
-    if options.baseline is not None and options.baseline not in rankings.run_names:
-        raise UsageError(f"--baseline '{options.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
+    given = options or Options()
+    complete, aggregate, pair_metrics = given.reading.complete, given.measuring.aggregate, \
+        given.measuring.pair_metrics
+    bounds, expected = given.measuring.bounds, given.reading.tie_order == "expected"
+    timings: Any = hooks.timings if hooks is not None else None
+    phases = hooks.phases if hooks is not None else None
+    tested = given.significance
+    if tested.baseline is not None and tested.baseline not in rankings.run_names:
+        raise UsageError(f"--baseline '{tested.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):
@@ -300,23 +312,23 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
         totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant))
     else:
         with timed(timings, "pairs"):
-            pairs = selected_pairs(rankings.run_names, options.baseline)
-            plan = plan_for(by_name, pairs, options, pair_metrics)
+            pairs = selected_pairs(rankings.run_names, tested.baseline)
+            plan = plan_for(by_name, pairs, tested, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names,
-                                                  relevant_ranks.restrict(compared))
+                                                  cast(RelevantRanks, relevant_ranks).restrict(compared))
             totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant), plan, preferences,
                                   aggregate, phases)
             if phases:
                 phases("tests", 0, 1)
-            summary, tests, as_preferences = conclude(totals, plan, options, aggregate, pair_metrics)
+            summary, tests, as_preferences = conclude(totals, plan, tested, aggregate, pair_metrics)
             if phases:
                 phases("tests", 1, 1)
             if bounds:
                 difference_bounds = marked_fragile(bounded_differences(rankings, requests, pairs, compared,
                                                                        "LP" in (preference_names or ())),
-                                                   tests, options.alpha)
-    return Evaluation(rankings, columns, included, compared, options, tuple(requests), complete,
+                                                   tests, tested.alpha)
+    return Evaluation(rankings, columns, included, compared, tested, tuple(requests), complete,
                       preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals,
                       difference_bounds=difference_bounds)
 
@@ -345,7 +357,7 @@ def summary_values(measure: m.Measure, name: str, totals: Totals, run_tags, comp
         values = totals.columns[name].totals()
         return np.rint(values).astype(np.int64) if measure.integer else values
     # means: trec_eval's sum, left to right in qid order, over the count
-    total = totals.in_order[name]
+    total = cast(dict, totals.in_order)[name]
     if kind == m.SUMMARY_GEOMETRIC:
         return np.where(count > 0, np.exp(total / np.maximum(count, 1)), 0.0)
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)

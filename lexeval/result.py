@@ -6,13 +6,31 @@ through :class:`lexeval.interface.Result` only."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from .interface import Result
+
 
 class ResultViews:
     """Methods over a result's run names, columns, summaries, pairs and tests."""
 
-    zscores = None          # -Z's reference means and sds, where the values are z-scores
-    parts = None            # a cluster's: the part files of per-query lines its partitions wrote (--output)
-    degradation_totals = None   # the degradation report's counts, where a cluster's partitions made them
+    # what the classes that offer these views hold (lexeval.interface.Result; run_names and qids too)
+    columns: list[Any]
+    pairs: Any
+    tests: Any
+    options: Any
+    zscores: Any = None          # -Z's reference means and sds, where the values are z-scores
+    parts: Any = None            # a cluster's: the part files of per-query lines its partitions wrote (--output)
+    degradation_totals: Any = None   # the degradation report's counts, where a cluster's partitions made them
+
+    def preference_names(self) -> list[str]:
+        """The preferences computed (their printed names)."""
+        raise NotImplementedError
+
+    def _result(self) -> Result:
+        """This result as the output layer reads it."""
+        return cast("Result", self)
 
     def column(self, name: str):
         """The column of a measure by any accepted name: printed (``ndcg_cut_10``),
@@ -50,7 +68,7 @@ class ResultViews:
         ``measures`` keeps those (and their tests); ``library``: pandas,
         polars or numpy. See :mod:`lexeval.output.frame`."""
         from .output.frame import to_frame
-        return to_frame(self, per_query, summary, library, measures, kind)
+        return to_frame(self._result(), per_query, summary, library, measures, kind)
 
     def summary_frame(self, measures=None, library: str | None = None):
         """run, measure, value: ``.pivot(index="run", columns="measure", values="value")``."""
@@ -98,7 +116,7 @@ class ResultViews:
         :func:`lexeval.reports.run_reports`, if any); ``command``: how it
         was made, shown in the page's provenance (default: the Python call)."""
         from .output.html_page import html_page
-        return html_page(self, report_lines, command=command)
+        return html_page(self._result(), report_lines, command=command)
 
     def page(self, report_lines=None):
         """The page (``to_html()``) shown whole where a notebook displays it,
@@ -122,4 +140,4 @@ class ResultViews:
         better than (or, if the evaluation had a baseline, its p and
         ``_vs_baseline``). See :mod:`lexeval.output.frame`."""
         from .output.frame import comparison
-        return comparison(self, library, baseline, correction)
+        return comparison(self._result(), library, baseline, correction)

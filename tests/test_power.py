@@ -38,18 +38,21 @@ def test_queries_and_detectable_differences_equal_statsmodels(seed):
     alpha, wanted = float(rng.choice([0.01, 0.05, 0.1])), float(rng.choice([0.7, 0.8, 0.9]))
     runs, queries = int(rng.integers(2, 20)), int(rng.integers(10, 300))
     t_analysis, f_analysis = power_module.TTestPower(), power_module.FTestAnovaPower()
+    # statsmodels' power functions (not its numeric solvers, whose tolerance differs between versions): the
+    # queries found are the first whose power reaches the wish, and the detectable difference has that power
+    def t_powered(n, effect=delta / sd):
+        return t_analysis.power(effect_size=effect, nobs=n, alpha=alpha, alternative="two-sided")
     needed = smallest(lambda n: t_power(delta, sd, n, alpha), wanted)
-    exact = t_analysis.solve_power(effect_size=delta / sd, power=wanted, alpha=alpha, alternative="two-sided")
-    assert needed == int(np.ceil(exact - 1e-9))
+    assert t_powered(needed) >= wanted and (needed <= 2 or t_powered(needed - 1) < wanted)
     effect = delta / np.sqrt(2 * runs * variance)
+
+    def f_powered(n):
+        return f_analysis.power(effect_size=effect, nobs=runs * n, alpha=alpha, k_groups=runs)
     groups = smallest(lambda n: anova_power(delta, variance, runs, n, alpha), wanted)
-    total = f_analysis.solve_power(effect_size=effect, k_groups=runs, power=wanted, alpha=alpha)
-    assert groups == max(2, int(np.ceil(total / runs - 1e-9)))
-    assert anova_power(delta, variance, runs, queries, alpha) == pytest.approx(
-        f_analysis.power(effect_size=effect, nobs=runs * queries, alpha=alpha, k_groups=runs), abs=1e-9)
+    assert f_powered(groups) >= wanted and (groups <= 2 or f_powered(groups - 1) < wanted)
+    assert anova_power(delta, variance, runs, queries, alpha) == pytest.approx(f_powered(queries), abs=1e-9)
     detectable = minimum_detectable(sd, queries, alpha, wanted)
-    want = t_analysis.solve_power(nobs=queries, power=wanted, alpha=alpha, alternative="two-sided") * sd
-    assert detectable == pytest.approx(want, rel=1e-6)
+    assert t_powered(queries, detectable / sd) == pytest.approx(wanted, abs=1e-7)
 
 
 def test_the_report_on_cranfield():

@@ -18,6 +18,20 @@
 #include <emmintrin.h>
 #endif
 
+/* GCC's and Clang's builtins, in MSVC's words (its intrinsics), so the kernel builds there too */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#include <stdlib.h>
+#define __builtin_bswap64 _byteswap_uint64
+static __inline int lexeval_ctz(unsigned int x) {
+    unsigned long index;
+    _BitScanForward(&index, x);
+    return (int)index;
+}
+#define __builtin_ctz lexeval_ctz
+#define __builtin_prefetch(...) ((void)0)
+#endif
+
 #define MAX_GRADE 10000
 #define HASHED_WORDWISE 512
 #define MAX_FIELDS 5                /* fields of a line kept (all are counted) */
