@@ -1,5 +1,6 @@
-"""Every '$ ' command shown in README.md and examples/README.md runs as
-written and prints what the page shows ('...' marks omitted lines)."""
+"""Every '$ ' command shown in README.md, examples/README.md and the site's
+pages (docs/pages/) runs as written and prints what the page shows ('...'
+marks omitted lines); the site's Python examples run and their asserts hold."""
 
 import os
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-PAGES = [ROOT / "README.md", ROOT / "examples" / "README.md"]
+PAGES = [ROOT / "README.md", ROOT / "examples" / "README.md", *sorted((ROOT / "docs" / "pages").rglob("*.md"))]
 SKIP = ("python3 -m venv", "python benchmarks")      # set-up and benchmark commands
 
 
@@ -57,8 +58,8 @@ def test_shown_command(command, expected):
 
 
 def python_blocks():
-    """The README's ```python blocks, in order (they build on each other)."""
-    text = (ROOT / "README.md").read_text()
+    """The library page's ```python blocks, in order (they build on each other)."""
+    text = (ROOT / "docs" / "pages" / "library.md").read_text()
     blocks, block = [], None
     for line in text.split("\n"):
         if block is None and line.startswith("```python"):
@@ -81,4 +82,4 @@ def test_the_readmes_python_runs(monkeypatch):
     assert len(blocks) >= 4
     namespace: dict = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)      # noqa: S102 - the README's own examples
+        exec(compile(block, "docs/pages/library.md", "exec"), namespace)      # noqa: S102 - the page's examples

@@ -46,4 +46,5 @@ def whole_ranking(kernel):
         depth = max(int(r.lengths.max(initial=0)), int(r.level_counts.sum(axis=1).max(initial=0)), 1)
         return kernel(r, (depth,))[:, 0]
     whole.__doc__ = kernel.__doc__
+    whole.__wrapped__ = kernel          # its family (the documentation's measure pages) is the kernel's
     return whole
