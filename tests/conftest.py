@@ -111,3 +111,23 @@ def run_lines(qid_docs: dict[str, list[str]], tag: str = "t") -> str:
         for rank, doc in enumerate(docs, start=1):
             lines.append(f"{qid} Q0 {doc} {rank} {1000 - rank} {tag}")
     return "\n".join(lines) + "\n"
+
+
+def write_trec(tmp, name: str, qrels: dict, runs: list) -> tuple[str, dict]:
+    """Write ``qrels`` ({qid: {docno: grade}}) and ``runs`` (each {qid:
+    [docno, ...]} in rank order, or [(docno, score), ...]) as TREC files
+    under ``tmp``; returns (qrels path, {run name: path}). A run with no
+    line gets one for a query the qrels lack (an empty file is bad input)."""
+    qrels_path = tmp / f"{name}.qrels"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
+    paths = {}
+    for index, run in enumerate(runs):
+        path = tmp / f"{name}.run{index}"
+        lines = []
+        for q, docs in run.items():
+            for rank, doc in enumerate(docs):
+                docno, score = doc if isinstance(doc, tuple) else (doc, 100 - rank)
+                lines.append(f"{q} Q0 {docno} {rank + 1} {score:g} tag\n")
+        path.write_text("".join(lines) or "zz Q0 none 1 1 tag\n")
+        paths[f"run{index}"] = str(path)
+    return str(qrels_path), paths

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import write_trec as write
 
 from lexeval import evaluate
 from lexeval.errors import UsageError
@@ -59,16 +60,6 @@ def collection(seed: int, top_grade: int, max_holes: int):
     return qrels, [run for run in runs if run] or [{next(iter(qrels)): [SHAPES[0]]}]
 
 
-def write(tmp, name, qrels, runs):
-    qrels_path = tmp / f"{name}.qrels"
-    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
-    paths = {}
-    for index, run in enumerate(runs):
-        path = tmp / f"{name}.run{index}"
-        path.write_text("".join(f"{q} Q0 {d} {rank + 1} {100 - rank} tag\n" for q, docs in run.items()
-                                for rank, d in enumerate(docs)))
-        paths[f"run{index}"] = str(path)
-    return str(qrels_path), paths
 
 
 def enumerated(qrels, runs):

@@ -45,3 +45,13 @@ def test_the_linter_passes():
         pytest.skip("ruff is not installed")
     done = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_version_is_the_installed_metadata():
+    """``lexeval --version`` says the version the installed package's metadata holds."""
+    import importlib.metadata
+
+    from conftest import run_cli
+    shown = run_cli(["--version"])
+    assert shown.code == 0
+    assert shown.out.strip().endswith(importlib.metadata.version("lexeval"))

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import write_trec as write
 
 from lexeval import evaluate
 from lexeval.bounds.pairs import bounded_differences
@@ -41,16 +42,6 @@ def collection(seed: int, top_grade: int, most_holes: int = 6):
     return qrels, runs
 
 
-def write(tmp, name, qrels, runs):
-    qrels_path = tmp / f"{name}.qrels"
-    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
-    paths = {}
-    for index, run in enumerate(runs):
-        path = tmp / f"{name}.run{index}"
-        path.write_text("".join(f"{q} Q0 {d} {rank + 1} {100 - rank} tag\n" for q, docs in run.items()
-                                for rank, d in enumerate(docs)) or "zz Q0 none 1 1 tag\n")
-        paths[f"run{index}"] = str(path)
-    return str(qrels_path), paths
 
 
 def enumerated_differences(tmp, qrels, runs, a, b, level):

@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import write_trec as write
 
 from lexeval import evaluate
 from lexeval.errors import UsageError
@@ -53,16 +54,6 @@ def _block_sizes(ranking):
     return [scores.count(value) for value in set(scores)]
 
 
-def write(tmp, name, qrels, runs):
-    qrels_path = tmp / f"{name}.qrels"
-    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
-    paths = {}
-    for index, run in enumerate(runs):
-        path = tmp / f"{name}.run{index}"
-        path.write_text("".join(f"{q} Q0 {d} {rank + 1} {score:g} tag\n" for q, docs in run.items()
-                                for rank, (d, score) in enumerate(docs)))
-        paths[f"run{index}"] = str(path)
-    return str(qrels_path), paths
 
 
 def every_order(qrels, runs):
