@@ -6,19 +6,14 @@ that reads it (its group). From these declarations come click's options
 (:data:`FLAG_OF_KEYWORD`), and the test that ``--help``, the man page and
 ``help(lexeval.evaluate)`` agree.
 
-The groups, and who reads them:
+The groups, and who reads them: :class:`Reading` (``io``, ``rankings``),
+:class:`Measuring` (``measures``, ``preferences``), :class:`Significance`
+(``stats``), :class:`Gate`, :class:`Reports`, :class:`Output` (``cli``,
+``reports``, ``output``), :class:`Cluster` (``cluster``), and
+:class:`Compatibility` and :class:`Actions` (other tools' flags and the
+flags that print and exit; ``cli``).
 
-- :class:`Reading`: how qrels and runs become rankings (``io``, ``rankings``);
-- :class:`Measuring`: what is computed from them (``measures``, ``preferences``);
-- :class:`Significance`: how differences are tested (``stats``);
-- :class:`Gate`, :class:`Reports`, :class:`Output`: the command's gate,
-  analyses and printing (``cli``, ``reports``, ``output``);
-- :class:`Cluster`: where it runs (``cluster``);
-- :class:`Compatibility` and :class:`Actions`: other tools' flags, and
-  the flags that print something and exit (``cli``).
-
-Plain dataclasses and constants: importing this module imports nothing
-heavy, so that ``lexeval --help`` starts at once.
+Plain dataclasses: importing it imports nothing heavy (``--help`` starts at once).
 """
 
 from __future__ import annotations
@@ -310,10 +305,16 @@ class Reports(Group):
                                        "QRELS'.")
     judged_at: int = option(10, kind=INTEGER, low=1, flags=("--judged-at",), metavar="K", show_default=True,
                             keyword=False, help="The judges report's depth for each run's share of judged documents.")
+    top_runs: int = option(10, kind=INTEGER, low=1, flags=("--top-runs",), metavar="K", show_default=True,
+                           keyword=False, help="The judges report's correlations over the first set's top K too.")
+    run_groups: str | None = option(None, kind=TEXT, optional=True, flags=("--run-groups",), metavar="FILE",
+                                    keyword=False, help="The judges report's run groups: lines 'run<TAB>group' "
+                                                        "(changes per group, permutation tests between them).")
     group_by: str | None = option(None, kind=TEXT, optional=True, flags=("--group-by",), metavar="SEPARATOR",
                                   keyword=False, empty=True,
-                                  help="The reusability report takes runs out by group: the run name up to "
-                                       "SEPARATOR (a team's runs, as TREC does); default: each run alone.")
+                                  help="Group runs by name, up to SEPARATOR (a team's runs, as TREC does): the "
+                                       "reusability report takes them out by group, the judges report compares "
+                                       "groups (as --run-groups); default: each run alone.")
     pool_depth: int = option(100, kind=INTEGER, low=1, flags=("--pool-depth",), metavar="K", show_default=True,
                              keyword=False, help="The depth the reusability report's pool was made to.")
 

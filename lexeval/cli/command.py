@@ -40,7 +40,8 @@ HELP_ORDER = (
     (G.Reports, "trials"), (G.Reports, "fractions"), (G.Reports, "samples"), (G.Reports, "label_policy"),
     (G.Reports, "deltas"), (G.Reports, "power"), (G.Reports, "original"), (G.Reports, "reproduced"),
     (G.Reports, "replication_qrels"), (G.Reports, "cutoffs"), (G.Reports, "rbo_p"), (G.Reports, "compare_qrels"),
-    (G.Reports, "judged_at"), (G.Reports, "group_by"), (G.Reports, "pool_depth"), (G.Actions, "list_reports"),
+    (G.Reports, "judged_at"), (G.Reports, "top_runs"),
+    (G.Reports, "run_groups"), (G.Reports, "group_by"), (G.Reports, "pool_depth"), (G.Actions, "list_reports"),
     (G.Output, "plot_dir"), (G.Measuring, "rarity_weight"), (G.Reading, "jobs"), (G.Cluster, "cluster"),
     (G.Cluster, "output_dir"), (G.Reading, "verbose"), (G.Output, "timings"), (G.Output, "provenance"),
     (G.Actions, "list_measures"), (G.Actions, "cite"), (G.Actions, "version"),
@@ -123,6 +124,7 @@ def run(call: Call, command_line: str | None = None) -> None:
                                        reproduced=reports.reproduced, replication_qrels=reports.replication_qrels,
                                        cutoffs=reports.cutoffs, rbo_p=reports.rbo_p,
                                        compare_qrels=reports.compare_qrels, judged_at=reports.judged_at,
+                                       top_runs=reports.top_runs, run_groups=reports.run_groups,
                                        group_by=reports.group_by, pool_depth=reports.pool_depth,
                                        per_query=printing.per_query, runs=call.runs, reading=reading, warn=_note)
     # what one machine and a cluster both read and compute

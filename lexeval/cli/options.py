@@ -279,8 +279,13 @@ def check(call: Call) -> None:
         raise UsageError("--compare-qrels names the judgement sets the judges report compares: add --report judges")
     if "judges" in reports.reports and not reports.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE (another qrels)")
-    if reports.group_by is not None and "reusability" not in reports.reports:
-        raise UsageError("--group-by groups runs for the reusability report: add --report reusability")
+    if reports.group_by is not None and not {"reusability", "judges"} & set(reports.reports):
+        raise UsageError("--group-by groups runs for the reusability and judges reports: add --report reusability "
+                         "or --report judges")
+    if reports.run_groups is not None and "judges" not in reports.reports:
+        raise UsageError("--run-groups groups runs for the judges report: add --report judges")
+    if reports.run_groups is not None and reports.group_by is not None:
+        raise UsageError("--run-groups and --group-by both group the runs: give one")
     if reports.group_by == "":
         raise UsageError("--group-by needs a separator (e.g. - or _)")
     if reports.reports and len(runs) < 2:

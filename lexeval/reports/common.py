@@ -35,7 +35,9 @@ class ReportOptions:
     rbo_p: float | None = None      # RBO's persistence (default: each report's own)
     compare_qrels: tuple = ()       # judges: the other judgement sets
     judged_at: int = 10             # judges: the top k whose judged share is counted
-    group_by: str | None = None     # reusability: runs are grouped by their name up to this separator
+    top_runs: int = 10              # judges: the correlations over the first set's top K runs (<corr>@K)
+    run_groups: str | None = None   # judges: a run<TAB>group file
+    group_by: str | None = None     # reusability, judges: runs are grouped by their name up to this separator
     pool_depth: int = 100           # reusability: the depth the pool was made to
     per_query: bool = False         # -q: per-query lines where a report has them
     runs: tuple = ()                # the run inputs in the evaluation's order, for reports that read them again

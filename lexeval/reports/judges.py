@@ -1,5 +1,8 @@
 """judges: would other judgements (``--compare-qrels FILE``: a language
-model's, another assessor's) rank the systems as the first ones do?
+model's, another assessor's) rank the systems as the first ones do? The
+figures of TREC AutoJudge's meta-evaluation (``autojudge-evaluate``'s
+``meta-evaluate`` and ``qrel-evaluate``), and what studies of machine
+judgements add to them.
 
 For each compared judgement set, on the queries both sets judge, per measure
 (metrics by their mean, preferences by each run's mean preference against
@@ -7,24 +10,39 @@ the others):
 
 - the leaderboards' correlation: Kendall's ``tau_b``, ``tau_ap`` (Yilmaz,
   Aslam and Robertson, SIGIR 2008: the compared leaderboard against the
-  first, top-weighted), Spearman's ``spearman``, Pearson's ``pearson`` of the
-  scores, and ``rbo`` (Webber, Moffat and Zobel, TOIS 2010: extrapolated
-  rank-biased overlap, persistence ``--rbo-p``, default 0.9); with --ci a
+  first, top-weighted), ``tau_ap_b`` (Urbano and Marrero, ICTIR 2017:
+  symmetric, tie-aware), ``tau_gap`` (Gao and Oard, SIGIR 2015: the first
+  set's scores as the gaps, head-weighted; ties in the compared scores
+  broken by run name, as AutoJudge), Spearman's ``spearman``, Pearson's
+  ``pearson`` of the scores, and ``rbo`` (Webber, Moffat and Zobel, TOIS
+  2010: extrapolated rank-biased overlap, persistence ``--rbo-p``, default
+  0.9); each also over the first set's top K runs (``<corr>@K``,
+  ``--top-runs``, 10; ties at the cut kept in the runs' order); with --ci a
   percentile bootstrap interval over queries for each (``_low``, ``_high``);
+- per query, ``tau_b`` and ``spearman`` between the runs' values under the
+  two sets (with -q), their means and the share of queries with tau_b < 0.5;
 - ``largest_rank_change``: the largest move of a run between the two
   leaderboards, signed (positive: down under the compared set), and the run;
 - significance agreement over the tested pairs at alpha, with the test and
   correction chosen: ``same_significant``, ``opposite_significant`` (with -q,
-  each such pair), ``only_first``, ``only_compared``, ``neither``;
+  each such pair), ``only_first``, ``only_compared``, ``neither``; and as
+  rates with the first set as the reference: ``false_positive_rate``
+  (significant only under the compared set, of the pairs not significant
+  under the first), ``false_negative_rate`` (significant only under the
+  first, of those significant under it) and ``reversal_rate`` (significant
+  under both in opposite directions, of those significant under the first);
 - ``judged@k``: each run's share of its top k (``--judged-at``, 10)
   documents judged, under each set;
-- ``documents``: for the (qid, docno) judged (grade >= 0) in both sets, the
-  confusion matrix of grades, Cohen's kappa at the relevance level -l,
-  weighted kappa (linear, quadratic) and Krippendorff's ordinal alpha; per
-  query with -q.
+- the grades of the documents (:mod:`lexeval.reports.judges_grades`):
+  pooled agreement, leniency, each threshold's confusion, and AutoJudge's
+  per-query agreement and its means;
+- with run groups (``--run-groups FILE`` or ``--group-by SEP``), each
+  group's mean rank and score change and a permutation test between groups
+  (:mod:`lexeval.reports.judges_groups`).
 
 Records: report ``judges``, the measure, a parameter ``what:set[:run]``
-(sets named by their file names), the value.
+(sets named by their file names), the value. Every figure costs time linear
+in the queries and in the pairs of runs.
 """
 
 from __future__ import annotations
@@ -41,12 +59,9 @@ from ..stats.pairs import testable
 from .common import COUNT, RANK, ReportLine, ReportOptions, run_inputs
 
 DEFAULT_RBO_P = 0.9
-COEFFICIENTS = {
-    "tau_b": sim.kendall_tau_b,
-    "tau_ap": sim.tau_ap,
-    "spearman": sim.spearman_rho,
-    "pearson": sim.pearson_r,
-}
+DEFAULT_TOP_RUNS = 10
+COEFFICIENTS = ("tau_b", "tau_ap", "tau_ap_b", "tau_gap", "spearman", "pearson", "rbo")
+WEAK_QUERY_TAU = 0.5        # a query whose leaderboards agree less (tau_b below it) is counted
 
 
 def set_names(paths: list) -> list[str]:
@@ -98,19 +113,21 @@ def on_common_queries(first, second, first_path: str, second_path: str, warn):
     return restricted(first), restricted(second)
 
 
-def score_matrices(first, second) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{measure: ((R, Q) first, (R, Q) second)} per-query scores over the same
-    queries; a run's leaderboard score is its row's mean (NaN: a query the
-    run leaves out)."""
+def score_matrices(first, second) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
+    """{measure: ((R, Q) first, (R, Q) second, the Q qids)} per-query scores
+    over the same queries; a run's leaderboard score is its row's mean
+    (NaN: a query the run leaves out)."""
     out = {}
     for column in first.columns:
         if testable(column.measure):
-            out[column.name] = (first.values(column.name), second.values(column.name))
-    shared = [qid for qid in first.compared_qids if qid in set(second.compared_qids)]
+            out[column.name] = (first.values(column.name), second.values(column.name), list(first.qids))
+    compared = set(second.compared_qids)
+    shared = [qid for qid in first.compared_qids if qid in compared]
     where = [{qid: q for q, qid in enumerate(ev.compared_qids)} for ev in (first, second)]
     for name in first.preference_names():
-        out[name] = tuple(ev.run_preference_scores(name)[:, [index[qid] for qid in shared]]
-                          for ev, index in zip((first, second), where))
+        a, b = (ev.run_preference_scores(name)[:, [index[qid] for qid in shared]]
+                for ev, index in zip((first, second), where))
+        out[name] = (a, b, shared)
     return out
 
 
@@ -122,53 +139,79 @@ def leaderboards(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (weights @ np.where(known, scores, 0.0).T) / (weights @ known.T.astype(np.float64))
 
 
+def correlations(x: np.ndarray, y: np.ndarray, by_name: np.ndarray, p: float) -> dict[str, np.ndarray]:
+    """{coefficient: (B,)} of leaderboards x (the first set's) and y, (B, R)
+    each; ``by_name`` (R,) the runs sorted by name (tau_gap's tie order)."""
+    return {"tau_b": sim.kendall_tau_b(x, y), "tau_ap": sim.tau_ap(x, y), "tau_ap_b": sim.tau_ap_b(x, y),
+            "tau_gap": sim.tau_gap(x[:, by_name], y[:, by_name]), "spearman": sim.spearman_rho(x, y),
+            "pearson": sim.pearson_r(x, y), "rbo": sim.rbo_extrapolated(x, y, p)}
+
+
 def judges(evaluation, data, options: ReportOptions, progress=None) -> list[ReportLine]:
+    from .judges_grades import grade_lines
+    from .judges_groups import group_lines, run_groups
     if not options.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE")
     first_path = evaluation.rankings.qrels.path
     compared = list(options.compare_qrels.items()) if isinstance(options.compare_qrels, dict) else \
         [(None, given) for given in options.compare_qrels]
     names = set_names([first_path, *(given if name is None else _Named(name) for name, given in compared)])
+    groups = run_groups(evaluation.run_names, options)
+    top = options.top_runs
+    if min(top, len(evaluation.run_names)) < 3:
+        (options.warn or (lambda _: None))(
+            f"--report judges: the first judgements' top {top} holds {min(top, len(evaluation.run_names))} runs, "
+            f"fewer than 3: the correlations @{top} are left out")
     lines: list[ReportLine] = []
     for set_name, (_, given) in zip(names[1:], compared):
         where = getattr(given, "path", given) if not isinstance(given, (str, os.PathLike)) else os.fspath(given)
         other = other_judgements(evaluation, given, options, "--report judges")
         first, second = on_common_queries(evaluation, other, first_path, str(where), options.warn)
-        lines += leaderboard_lines(first, second, names[0], set_name, options)
+        scores = score_matrices(first, second)
+        lines += leaderboard_lines(first, scores, names[0], set_name, options)
+        lines += query_leaderboard_lines(first, scores, set_name, options)
         lines += significance_lines(first, second, set_name, options)
         lines += judged_lines(first, second, names[0], set_name, options)
-        lines += document_lines(first, second, set_name, options, str(where))
+        lines += grade_lines(first, second, set_name, options, str(where))
+        if groups is not None:
+            lines += group_lines(first, scores, groups, set_name, options)
     return lines
 
 
-def leaderboard_lines(first, second, first_name: str, set_name: str, options: ReportOptions) -> list[ReportLine]:
+def leaderboard_lines(first, scores: dict, first_name: str, set_name: str, options: ReportOptions
+                      ) -> list[ReportLine]:
     runs = first.run_names
     significance = first.options
     p = options.rbo_p if options.rbo_p is not None else DEFAULT_RBO_P
+    top = options.top_runs
     lines = []
-    for measure, (a, b) in score_matrices(first, second).items():
+    for measure, (a, b, _) in scores.items():
         queries = a.shape[1]
         ones = np.ones((1, queries))
         x, y = leaderboards(a, ones), leaderboards(b, ones)
-        values = {name: function(x, y)[0] for name, function in COEFFICIENTS.items()}
-        values["rbo"] = sim.rbo_extrapolated(x, y, p)[0]
+        leading = np.sort(np.argsort(-x[0], kind="stable")[:top])      # the first set's top K, in the runs' order
+        subsets = {"": np.arange(len(runs))}
+        if len(leading) >= 3:
+            subsets[f"@{top}"] = leading
         board = {"table": "judges: leaderboards", "row": set_name, "row_name": "judgements"}
-        for name, value in values.items():
-            lines.append(ReportLine("judges", measure, f"{name}:{set_name}", float(value), column=name, **board))
+        for suffix, chosen in subsets.items():
+            values = correlations(x[:, chosen], y[:, chosen], _name_order(runs, chosen), p)
+            lines += [ReportLine("judges", measure, f"{name}{suffix}:{set_name}", float(value[0]),
+                                 column=f"{name}{suffix}", **board) for name, value in values.items()]
         if significance.ci and queries > 1:
             draws = np.random.default_rng(significance.seed).multinomial(
                 queries, np.full(queries, 1.0 / queries), size=significance.resamples).astype(np.float64)
             bx, by = leaderboards(a, draws), leaderboards(b, draws)
             tail = 100 * (1 - significance.confidence) / 2
-            drawn = {name: function(bx, by) for name, function in COEFFICIENTS.items()}
-            drawn["rbo"] = sim.rbo_extrapolated(bx, by, p)
-            for name, values_drawn in drawn.items():
-                low, high = np.nanpercentile(values_drawn, [tail, 100 - tail]) if np.isfinite(values_drawn).any() \
-                    else (np.nan, np.nan)
-                lines += [ReportLine("judges", measure, f"{name}_low:{set_name}", float(low), column=f"{name}_low",
-                                     **board),
-                          ReportLine("judges", measure, f"{name}_high:{set_name}", float(high),
-                                     column=f"{name}_high", **board)]
+            for suffix, chosen in subsets.items():
+                drawn = correlations(bx[:, chosen], by[:, chosen], _name_order(runs, chosen), p)
+                for name, values_drawn in drawn.items():
+                    low, high = np.nanpercentile(values_drawn, [tail, 100 - tail]) \
+                        if np.isfinite(values_drawn).any() else (np.nan, np.nan)
+                    lines += [ReportLine("judges", measure, f"{name}{suffix}_low:{set_name}", float(low),
+                                         column=f"{name}{suffix}_low", **board),
+                              ReportLine("judges", measure, f"{name}{suffix}_high:{set_name}", float(high),
+                                         column=f"{name}{suffix}_high", **board)]
         before, after = sim.strict_positions(x)[0], sim.strict_positions(y)[0]
         change = after - before
         moved = int(np.argmax(np.abs(change)))
@@ -176,14 +219,49 @@ def leaderboard_lines(first, second, first_name: str, set_name: str, options: Re
                                 float(change[moved]), RANK, column="largest_rank_change", **board))
         # every run's score and rank under each set, and its move (positive: down under the compared set)
         each = {"table": "judges: runs", "row_name": "run"}
-        for name, scores, ranks in ((first_name, x[0], before + 1), (set_name, y[0], after + 1)):
+        for name, board_scores, ranks in ((first_name, x[0], before + 1), (set_name, y[0], after + 1)):
             for r, run in enumerate(runs):
-                lines += [ReportLine("judges", measure, f"score:{name}:{run}", float(scores[r]), row=run,
+                lines += [ReportLine("judges", measure, f"score:{name}:{run}", float(board_scores[r]), row=run,
                                      column=f"score:{name}", **each),
                           ReportLine("judges", measure, f"rank:{name}:{run}", float(ranks[r]), RANK, row=run,
                                      column=f"rank:{name}", **each)]
         lines += [ReportLine("judges", measure, f"rank_change:{set_name}:{run}", float(change[r]), RANK, row=run,
                              column=f"rank_change:{set_name}", **each) for r, run in enumerate(runs)]
+    return lines
+
+
+def _name_order(runs: list[str], chosen: np.ndarray) -> np.ndarray:
+    """(len(chosen),) places 0.. of the chosen runs, sorted by name."""
+    return np.array(sorted(range(len(chosen)), key=lambda i: runs[chosen[i]]), dtype=np.int64)
+
+
+def query_leaderboard_lines(first, scores: dict, set_name: str, options: ReportOptions) -> list[ReportLine]:
+    """Per query, how the runs' values under the two sets correlate: Kendall's
+    tau_b and Spearman's rho over the runs (NaN where one set's values are
+    constant, left out); their means, and the share of queries with tau_b
+    below 0.5."""
+    lines = []
+    board = {"table": "judges: leaderboards", "row": set_name, "row_name": "judgements"}
+    for measure, (a, b, qids) in scores.items():
+        if a.shape[0] < 2:
+            continue
+        per_query = {"tau_b": sim.kendall_tau_b(a.T, b.T), "spearman": sim.spearman_rho(a.T, b.T)}
+        for name, values in per_query.items():
+            known = np.isfinite(values)
+            if known.any():
+                lines.append(ReportLine("judges", measure, f"query_{name}_mean:{set_name}",
+                                        float(values[known].mean()), column=f"query_{name}_mean", **board))
+        tau = per_query["tau_b"]
+        if np.isfinite(tau).any():
+            lines.append(ReportLine("judges", measure, f"query_tau_b_below_{WEAK_QUERY_TAU}:{set_name}",
+                                    float((tau[np.isfinite(tau)] < WEAK_QUERY_TAU).mean()),
+                                    column=f"query_tau_b_below_{WEAK_QUERY_TAU}", **board))
+        if options.per_query:
+            each = {"table": f"judges: leaderboards per query, {measure}", "row_name": "qid"}
+            for q, qid in enumerate(qids):
+                lines += [ReportLine("judges", measure, f"query_{name}:{set_name}:{qid}", float(values[q]), row=qid,
+                                     column=f"{name}:{set_name}", **each)
+                          for name, values in per_query.items() if np.isfinite(values[q])]
     return lines
 
 
@@ -207,6 +285,13 @@ def significance_lines(first, second, set_name: str, options: ReportOptions) -> 
         lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum()), COUNT,
                              "judges: significance", set_name, "judgements", name)
                   for name, mask in counts.items()]
+        # the same as rates, the first set the reference (a rate of no pair is left out)
+        rates = {"false_positive_rate": (counts["only_compared"], ~significant[0]),
+                 "false_negative_rate": (counts["only_first"], significant[0]),
+                 "reversal_rate": (counts["opposite_significant"], significant[0])}
+        lines += [ReportLine("judges", measure, f"{name}:{set_name}", float(mask.sum() / among.sum()), "",
+                             "judges: significance", set_name, "judgements", name)
+                  for name, (mask, among) in rates.items() if among.any()]
         if options.per_query:
             for row in np.flatnonzero(counts["opposite_significant"]).tolist():
                 a, b = first.pairs[row]
@@ -234,46 +319,3 @@ def judged_lines(first, second, first_name: str, set_name: str, options: ReportO
                        row=run, row_name="run", column=f"share:{name}")
             for name, evaluation in ((first_name, first), (set_name, second))
             for run, value in zip(first.run_names, judged_share(evaluation, depth))]
-
-
-def document_lines(first, second, set_name: str, options: ReportOptions, second_path: str) -> list[ReportLine]:
-    """Agreement on the grades of the documents both sets judge."""
-    qrels_a, qrels_b = first.rankings.qrels, second.rankings.qrels
-    rows_b = qrels_a.rows_in(qrels_b)
-    shared_queries = set(first.qids)
-    query_shared = np.array([qid in shared_queries for qid in qrels_a.qids])[qrels_a.query_index]
-    both = (rows_b >= 0) & query_shared
-    grades_a = qrels_a.grades.astype(np.int64)
-    grades_b = np.where(rows_b >= 0, qrels_b.grades[np.maximum(rows_b, 0)], -1).astype(np.int64)
-    both &= (grades_a >= 0) & (grades_b >= 0)
-    if not both.any():
-        raise UsageError(f"--compare-qrels {second_path}: no document judged in both it and {qrels_a.path}")
-    a, b = grades_a[both], grades_b[both]
-    level = first.level
-    where = {"table": "judges: documents judged in both", "row": set_name, "row_name": "judgements"}
-    lines = [ReportLine("judges", "documents", f"shared:{set_name}", float(both.sum()), COUNT, column="shared",
-                        **where),
-             ReportLine("judges", "documents", f"cohen_kappa:{set_name}", sim.cohen_kappa(a >= level, b >= level),
-                        column="cohen_kappa", **where),
-             ReportLine("judges", "documents", f"kappa_linear:{set_name}", sim.cohen_kappa(a, b, "linear"),
-                        column="kappa_linear", **where),
-             ReportLine("judges", "documents", f"kappa_quadratic:{set_name}", sim.cohen_kappa(a, b, "quadratic"),
-                        column="kappa_quadratic", **where),
-             ReportLine("judges", "documents", f"krippendorff_alpha:{set_name}",
-                        sim.krippendorff_alpha_ordinal(a, b), column="krippendorff_alpha", **where)]
-    grades = np.unique(np.concatenate([a, b])).tolist()
-    confusion = {"table": f"judges: grades, first judgements (rows) against {set_name} (columns)",
-                 "row_name": "grade"}
-    for g in grades:
-        for h in grades:
-            lines.append(ReportLine("judges", "documents", f"grades_{g}_{h}:{set_name}",
-                                    float(((a == g) & (b == h)).sum()), COUNT, row=str(g), column=str(h), **confusion))
-    if options.per_query:
-        query = qrels_a.query_index[both]
-        for q in np.unique(query).tolist():
-            chosen = query == q
-            lines.append(ReportLine("judges", "documents", f"cohen_kappa:{set_name}:{qrels_a.qids[q]}",
-                                    sim.cohen_kappa(a[chosen] >= level, b[chosen] >= level),
-                                    table="judges: documents per query", row=qrels_a.qids[q], row_name="qid",
-                                    column=f"cohen_kappa:{set_name}"))
-    return lines

@@ -66,16 +66,23 @@ def strict_positions(scores: np.ndarray) -> np.ndarray:
     return positions
 
 
+def _row_chunks(rows: int, width: int, cells: int = 1 << 22):
+    """Slices of ``rows`` rows whose (chunk, width) arrays hold about ``cells``
+    cells: whole-array work at a bounded memory."""
+    step = max(1, cells // max(width, 1))
+    return (slice(start, min(start + step, rows)) for start in range(0, rows, step))
+
+
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of each row pair (ties in either leaderboard count as
-    in scipy's kendalltau)."""
-    upper = np.triu(np.ones((x.shape[1], x.shape[1]), dtype=bool), 1)
+    in scipy's kendalltau); NaN where a row is constant or holds a NaN."""
+    first, second = np.triu_indices(x.shape[1], 1)
     out = np.empty(len(x))
-    for row in range(len(x)):               # R x R each: a row at a time keeps memory at R^2
-        sx = np.sign(x[row][:, None] - x[row][None, :])[upper]
-        sy = np.sign(y[row][:, None] - y[row][None, :])[upper]
+    for rows in _row_chunks(len(x), len(first)):
+        sx = np.sign(x[rows][:, first] - x[rows][:, second])
+        sy = np.sign(y[rows][:, first] - y[rows][:, second])
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[row] = (sx * sy).sum() / np.sqrt(float(np.abs(sx).sum()) * float(np.abs(sy).sum()))
+            out[rows] = (sx * sy).sum(axis=1) / np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
     return out
 
 
@@ -113,6 +120,61 @@ def rbo_extrapolated(x: np.ndarray, y: np.ndarray, p: float) -> np.ndarray:
     return overlap[:, -1] / runs * p ** runs + (1 - p) / p * (overlap / depth * weights).sum(axis=1)
 
 
+def tau_ap_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Symmetric, tie-aware AP correlation tau_AP,b (Urbano and Marrero,
+    "The Treatment of Ties in AP Correlation", ICTIR 2017), as AutoJudge's
+    meta-evaluation computes it: the mean of tau_AP,b(x | y) and
+    tau_AP,b(y | x). In tau_AP,b(x | y) each run i with p_i > 0 runs
+    strictly above it in y scores c_i / p_i, c_i those of the p_i also
+    strictly above it in x; the result is 2 / n sum_i c_i / p_i - 1 over the
+    n such runs (0 where every run ties at the top of y). (B, R) -> (B,)."""
+    return (_tau_ap_b_given(x, y) + _tau_ap_b_given(y, x)) / 2
+
+
+def _tau_ap_b_given(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    runs = x.shape[1]
+    out = np.empty(len(x))
+    for rows in _row_chunks(len(x), runs * runs):
+        above_y = y[rows][:, None, :] > y[rows][:, :, None]              # [b, i, j]: j strictly above i in y
+        above_x = x[rows][:, None, :] > x[rows][:, :, None]
+        above = above_y.sum(axis=2)
+        concordant = (above_y & above_x).sum(axis=2)
+        counted = above > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.where(counted, concordant / np.maximum(above, 1), 0.0).sum(axis=1)
+            used = counted.sum(axis=1)
+            out[rows] = np.where(used > 0, 2.0 * total / np.maximum(used, 1) - 1.0, 0.0)
+    return out
+
+
+def tau_gap(truth: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """tau_GAP (Gao and Oard, "A Head-Weighted Gap-Sensitive Correlation
+    Coefficient", SIGIR 2015), as AutoJudge's meta-evaluation computes it:
+    down ``predicted``'s order (ties broken by the runs' order), each run i
+    after the first scores the share of the gap mass |t_j - t_i| of the runs
+    j above it that ``predicted`` orders as ``truth`` does (t_j > t_i);
+    positions whose gaps are all zero are left out; 2 / n sum - 1 over the n
+    others (NaN where there is none). Head-weighted and asymmetric: ``truth``
+    gives the gaps. (B, R) -> (B,)."""
+    runs = truth.shape[1]
+    out = np.full(len(truth), np.nan)
+    if runs < 2:
+        return out
+    order = np.argsort(-predicted, axis=1, kind="stable")
+    ordered = np.take_along_axis(truth, order, axis=1)
+    before = np.tril(np.ones((runs, runs), dtype=bool), -1)          # [i, j]: j before i
+    for rows in _row_chunks(len(truth), runs * runs):
+        gap = ordered[rows][:, None, :] - ordered[rows][:, :, None]    # [b, i, j] = t_j - t_i
+        gaps = np.where(before, np.abs(gap), 0.0).sum(axis=2)
+        correct = np.where(before, np.maximum(gap, 0.0), 0.0).sum(axis=2)
+        counted = gaps > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.where(counted, correct / np.where(counted, gaps, 1.0), 0.0).sum(axis=1)
+            used = counted.sum(axis=1)
+            out[rows] = np.where(used > 0, 2.0 * total / np.maximum(used, 1) - 1.0, np.nan)
+    return out
+
+
 def spearman_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's rho: Pearson's r of the ranks (ties averaged, as scipy)."""
     from scipy.stats import rankdata
@@ -139,12 +201,30 @@ def cohen_kappa(first: np.ndarray, second: np.ndarray, weights: str | None = Non
         return float("nan")
     a, b = np.searchsorted(labels, first), np.searchsorted(labels, second)
     k = len(labels)
-    observed = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(np.float64)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    table = np.bincount(a * k + b, minlength=k * k).reshape(1, k, k)
+    return float(kappa_of_tables(table, weights, undefined_when_constant=False)[0])
+
+
+def kappa_of_tables(tables: np.ndarray, weights: str | None = None, undefined_when_constant: bool = True
+                    ) -> np.ndarray:
+    """Cohen's kappa of each (K, K) table of label counts (rows the first
+    rater's labels in order, columns the second's): (T, K, K) -> (T,).
+    ``weights``: None (exact agreement), "linear" or "quadratic" in the
+    labels' places. NaN where both raters give one label throughout, as
+    AutoJudge's qrel-evaluate, when ``undefined_when_constant``."""
+    tables = tables.astype(np.float64)
+    k = tables.shape[1]
     distance = np.abs(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(np.float64)
     penalty = {None: (distance > 0).astype(np.float64), "linear": distance, "quadratic": distance ** 2}[weights]
+    rows, columns, total = tables.sum(axis=2), tables.sum(axis=1), tables.sum(axis=(1, 2))
+    observed = (tables * penalty).sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return float(1.0 - (penalty * observed).sum() / (penalty * expected).sum())
+        expected = ((rows @ penalty) * columns).sum(axis=1) / total
+        kappa = 1.0 - observed / expected
+    if undefined_when_constant:
+        constant = ((rows > 0).sum(axis=1) < 2) & ((columns > 0).sum(axis=1) < 2)
+        kappa = np.where(constant, np.nan, kappa)
+    return kappa
 
 
 def krippendorff_alpha_ordinal(first: np.ndarray, second: np.ndarray) -> float:
@@ -157,12 +237,62 @@ def krippendorff_alpha_ordinal(first: np.ndarray, second: np.ndarray) -> float:
         return float("nan")
     a, b = np.searchsorted(values, first), np.searchsorted(values, second)
     k = len(values)
-    coincidences = (np.bincount(a * k + b, minlength=k * k) + np.bincount(b * k + a, minlength=k * k)) \
-        .reshape(k, k).astype(np.float64)
-    margins = coincidences.sum(axis=1)
-    total = margins.sum()
-    cumulative = np.concatenate(([0.0], np.cumsum(margins)))
+    table = np.bincount(a * k + b, minlength=k * k).reshape(1, k, k)
+    return float(alpha_of_tables(table)[0])
+
+
+def alpha_of_tables(tables: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal alpha of each (K, K) table of two raters'
+    label counts (labels in order; a label no one gives adds nothing):
+    (T, K, K) -> (T,), NaN where a table holds one label only."""
+    tables = tables.astype(np.float64)
+    k = tables.shape[1]
+    coincidences = tables + tables.transpose(0, 2, 1)
+    margins = coincidences.sum(axis=2)                                   # (T, K)
+    total = margins.sum(axis=1)
+    cumulative = np.concatenate([np.zeros((len(tables), 1)), np.cumsum(margins, axis=1)], axis=1)
     low, high = np.minimum.outer(np.arange(k), np.arange(k)), np.maximum.outer(np.arange(k), np.arange(k))
-    distance = (cumulative[high + 1] - cumulative[low] - (margins[low] + margins[high]) / 2) ** 2
-    expected = (np.outer(margins, margins) * distance).sum()
-    return float(1.0 - (total - 1) * (coincidences * distance).sum() / expected)
+    distance = (cumulative[:, high + 1] - cumulative[:, low] - (margins[:, low] + margins[:, high]) / 2) ** 2
+    expected = (margins[:, :, None] * margins[:, None, :] * distance).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha = 1.0 - (total - 1) * (coincidences * distance).sum(axis=(1, 2)) / expected
+    return np.where((margins > 0).sum(axis=1) < 2, np.nan, alpha)
+
+
+def binary_agreement(both: np.ndarray, only_first: np.ndarray, only_second: np.ndarray, neither: np.ndarray
+                     ) -> dict[str, np.ndarray]:
+    """Agreement of two raters' binary labels from the counts of items
+    labelled 1 by both, by the first only, by the second only, by neither,
+    (T,) each (as AutoJudge's qrel-evaluate): the second set's precision
+    and recall against the first and their F1 (0 where undefined), Jaccard
+    (NaN with no positive), Cohen's kappa (NaN where both raters are
+    constant) and the adjusted Rand index of the two partitions (1 where
+    every pair of items is split alike, as scikit-learn)."""
+    tp, fp, fn, tn = (np.asarray(count, dtype=np.float64) for count in (both, only_second, only_first, neither))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / (tp + fp), 0.0)
+        recall = np.where(tp + fn > 0, tp / (tp + fn), 0.0)
+        f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
+        jaccard = np.where(tp + fp + fn > 0, tp / (tp + fp + fn), np.nan)
+    tables = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)   # [first][second]
+    return {"precision": precision, "recall": recall, "f1": f1, "jaccard": jaccard,
+            "cohen_kappa": kappa_of_tables(tables), "ari": adjusted_rand_of_tables(tables)}
+
+
+def adjusted_rand_of_tables(tables: np.ndarray) -> np.ndarray:
+    """The adjusted Rand index (Hubert and Arabie, 1985) of two partitions
+    of the same items from their contingency tables (T, K, K), through the
+    pair confusion matrix as scikit-learn computes it: 1 where no pair is
+    split by one and joined by the other."""
+    tables = tables.astype(np.float64)
+    n = tables.sum(axis=(1, 2))
+    squares = (tables ** 2).sum(axis=(1, 2))
+    joined_both = squares - n
+    joined_second = (tables * tables.sum(axis=1)[:, None, :]).sum(axis=(1, 2)) - squares
+    joined_first = (tables * tables.sum(axis=2)[:, :, None]).sum(axis=(1, 2)) - squares
+    neither = n ** 2 - joined_second - joined_first - squares
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ari = 2.0 * (joined_both * neither - joined_first * joined_second) / (
+            (joined_both + joined_first) * (joined_first + neither) +
+            (joined_both + joined_second) * (joined_second + neither))
+    return np.where((joined_first == 0) & (joined_second == 0), 1.0, ari)
