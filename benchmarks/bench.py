@@ -39,7 +39,9 @@ reference measured in the same run:
   ``-m map``, the page), baseline10k (``--baseline`` on 10,000 runs), each
   taken in turns with the trec_eval loop; scale: the default call at three
   sizes per axis, each axis's exponent, and what they say of 10,000 runs
-  with every pair (issue 36). Not in the default set: they take a while.
+  with every pair (issue 36); judges: ``--report judges`` beside the default
+  call with the same measures at 20,000 and 100,000 queries (issue 51). Not
+  in the default set: they take a while.
 
 Bytecode is compiled first, as an installed package has it. Data sets are
 made with benchmarks/gen_trec.py into benchmarks/data/ (ignored by git).
@@ -546,11 +548,32 @@ def growth(repeat: int) -> None:
             f"{megabytes(runs):.0f} MB of runs")
 
 
+def judges(repeat: int) -> None:
+    """--report judges (a perturbed second qrels, 20% of grades redrawn, 10%
+    dropped, by examples/perturb_qrels.py) beside the default call with the
+    same measures, at 20,000 and 100,000 queries x 10 runs (issue 51:
+    within 3x, linear in queries)."""
+    for shape, label in (("recsys20k", "20,000 queries x 10 runs x 100"), ("recsys", "100,000 queries x 10 runs")):
+        qrels, runs = dataset(shape)
+        other = DATA / shape / "qrels-perturbed.txt"
+        if not other.exists():
+            made = subprocess.run([sys.executable, str(ROOT / "examples" / "perturb_qrels.py"), qrels, "--seed", "1",
+                                   "--flip", "0.2", "--drop", "0.1"], check=True, capture_output=True).stdout
+            other.write_bytes(made)
+        measures = ["-m", "map", "-m", "LP"]
+        plain = [*LEXEVAL, *measures, qrels, *runs]
+        report = [*LEXEVAL, "--report", "judges", "--compare-qrels", str(other), *measures, qrels, *runs]
+        (seconds, peak), reference = measure_side_by_side(report, plain, repeat)
+        row(f"--report judges -m map -m LP, {label}", f"{seconds:.2f} s, {peak:.0f} MB",
+            f"the same call without the report {reference:.2f} s: {seconds / reference:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
                                                   "cluster20k cluster cluster20kgz q5000 deep docno growth library "
-                                                  "thousand baseline10k scale (default: all but the last three)")
+                                                  "thousand baseline10k scale judges (default: all but the last "
+                                                  "four)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
@@ -584,6 +607,7 @@ def main() -> None:
         "thousand": lambda: thousand(repeat, options.trec_eval_source),
         "baseline10k": lambda: baseline10k(repeat, options.trec_eval_source),
         "scale": lambda: scale(repeat),
+        "judges": lambda: judges(repeat),
     }
     for shape in chosen:
         if shape not in runners:

@@ -101,6 +101,16 @@ def records(output: str) -> dict[tuple[str, str], float]:
 # ---------------------------------------------------------------- the coefficients
 
 
+def test_the_bundled_machine_judgements_are_the_scripts_output():
+    import gzip
+    import subprocess
+    import sys
+    made = subprocess.run([sys.executable, str(EXAMPLES / "perturb_qrels.py"), str(CRANFIELD / "qrels.txt.gz"),
+                           "--seed", "2", "--flip", "0.1", "--drop", "0.05", "--lenient", "0.3"],
+                          capture_output=True, check=True).stdout
+    assert made == gzip.decompress((CRANFIELD / "qrels-llm.txt.gz").read_bytes())
+
+
 def test_tau_ap_b_and_tau_gap_equal_their_definitions_with_ties():
     rng = np.random.default_rng(7)
     for trial in range(300):
@@ -306,6 +316,7 @@ def test_group_by_equals_the_same_groups_in_a_file(tmp_path):
     by_file = run_cli([*common, "--run-groups", tmp_path / "groups"])
     assert by_name.code == by_file.code == 0, by_name.err + by_file.err
     assert by_name.out == by_file.out and "group_score_change_p" in by_name.out
+    assert "-0.0000" not in by_name.out and "\t0.0000" in by_name.out     # a difference of nothing is not negative
 
 
 def test_bad_run_groups_and_a_short_top(tmp_path):

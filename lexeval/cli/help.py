@@ -62,7 +62,7 @@ REPORT_LINES = {
     "degradation": "ties and agreement as relevant labels are removed (--fractions, --samples)",
     "power": "queries a paired t-test or ANOVA needs to see --delta with --power (Sakai 2016)",
     "reproduction": "repro_eval's KTU, RBO, RMSE, ER, DeltaRI of --original against --reproduced",
-    "judges": "leaderboards, significance and grades under --compare-qrels (tau, tau_ap, RBO, kappa)",
+    "judges": "leaderboards, significance and grades under --compare-qrels (AutoJudge's figures, leniency, groups)",
     "reusability": "each run (--group-by) scored without the relevant documents only it pooled",
     "score-ties": "each run's measures with its tied scores in their worst and best orders",
 }

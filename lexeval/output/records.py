@@ -202,11 +202,12 @@ def records(blocks: Iterable[Block]) -> Iterator[Record]:
 def report_blocks(lines) -> Iterator[Block]:
     """Report lines (report, measure, parameter, value) as blocks: counts
     and ranks as integers (text ``379``, JSON and CSV numbers), the rest as
-    ``%6.4f``."""
+    ``%6.4f`` (a value that would print as -0.0000 is 0)."""
+    from .lines import without_negative_zero
     for line in lines:
         integer = getattr(line, "integer", False)
-        yield Block([line.report], [line.parameter], [line.measure], [[int(line.value) if integer else line.value]],
-                    [INTEGER if integer else FLOAT])
+        value = int(line.value) if integer else float(without_negative_zero(line.value))
+        yield Block([line.report], [line.parameter], [line.measure], [[value]], [INTEGER if integer else FLOAT])
 
 
 def _number(value, style: str) -> str | None:
