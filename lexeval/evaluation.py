@@ -207,9 +207,10 @@ class Evaluation(ResultCore):
         return self.rankings.qids
 
     @property
-    def level(self) -> int:
-        """The relevance level (-l)."""
-        return self.rankings.level
+    def level(self) -> float:
+        """The relevance level (-l), as given."""
+        given = self.rankings.relevance_level
+        return self.rankings.level if given is None else given
 
     def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """LP's ties per recall level over the compared queries, as counts
@@ -296,6 +297,8 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     tested = given.significance
     if tested.baseline is not None and tested.baseline not in rankings.run_names:
         raise UsageError(f"--baseline '{tested.baseline}' is not one of the runs: {', '.join(rankings.run_names)}")
+    if rankings.grade_values is not None:
+        m.check_fractional(requests, bounds, rankings.qrels.path if rankings.qrels is not None else "the qrels")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     with timed(timings, "measures"):

@@ -1,10 +1,7 @@
-"""Every option lexeval takes, declared once: its name (a field of its
-group), type and bounds, default, command-line flags, help, and the layer
-that reads it (its group). From these declarations come click's options
-(:mod:`lexeval.cli.command`), the library's keyword checks
-(:func:`check`, run when a group is made), the flags notes and errors name
-(:data:`FLAG_OF_KEYWORD`), and the test that ``--help``, the man page and
-``help(lexeval.evaluate)`` agree.
+"""Every option lexeval takes, declared once: name (a field of its group), type, bounds, default, flags,
+help and the layer that reads it (its group). From them come click's options (:mod:`lexeval.cli.command`),
+the library's keyword checks (:func:`check`), the flags that notes and errors name (:data:`FLAG_OF_KEYWORD`),
+and the test that ``--help``, the man page and ``help(lexeval.evaluate)`` agree.
 
 The groups, and who reads them: :class:`Reading` (``io``, ``rankings``),
 :class:`Measuring` (``measures``, ``preferences``), :class:`Significance`
@@ -50,6 +47,7 @@ class Spec:
     cli: str | None = None           # a command-line type or parser of its own (see lexeval.cli.options.CLI_KINDS)
     folder: bool = False             # a PATH that names a folder, not a file
     empty: bool = False              # an empty TEXT is a value (the command says what it lacks)
+    whole: bool = False              # a REAL that is a whole number is kept as an int (-l 1 stays 1)
 
 
 def option(default, **spec) -> field:
@@ -92,8 +90,9 @@ def check(name: str, spec: Spec, value):
     if kind == INTEGER:
         return integer(name, value, spec.low, spec.optional)
     if kind == REAL:
-        return real(name, value, spec.low if spec.low is not None else -math.inf, spec.high, spec.closed,
-                    spec.optional)
+        number = real(name, value, spec.low if spec.low is not None else -math.inf, spec.high, spec.closed,
+                      spec.optional)
+        return int(number) if spec.whole and number is not None and float(number).is_integer() else number
     if kind == CHOICE:
         return choice(name, value, spec.choices, spec.optional)
     if kind == PATH:
@@ -120,8 +119,8 @@ def check(name: str, spec: Spec, value):
 class Reading(Group):
     """How qrels and runs are read into rankings (-l, -M, -c, -J, -R, -Z, -N, --subtopics, --jobs, -v)."""
 
-    level: int = option(1, kind=INTEGER, low=0, flags=("-l",), metavar="LEVEL", show_default=True,
-                        bounded_by_click=False, help="A document is relevant iff its grade >= LEVEL.")
+    level: float = option(1, kind=REAL, low=0, whole=True, flags=("-l",), metavar="LEVEL", show_default=True,
+                          bounded_by_click=False, help="A document is relevant iff its grade >= LEVEL (0.5 too).")
     depth: int | None = option(None, kind=INTEGER, low=1, optional=True, flags=("-M",), metavar="DEPTH",
                                cli="depth", help="Use only the top DEPTH documents of every ranking.")
     complete: bool = option(False, kind=FLAG, flags=("-c",),

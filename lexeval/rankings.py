@@ -43,6 +43,19 @@ class Rankings:
     tie_groups: np.ndarray | None = field(repr=False, default=None)  # (N,) equal within a segment iff scores tie
     hole_ids: np.ndarray | None = field(repr=False, default=None)    # (N,) an unjudged document's number in its
     hole_counts: np.ndarray | None = field(repr=False, default=None)  # query (-1 judged); (Q,) how many per query
+    grade_values: np.ndarray | None = field(repr=False, default=None)  # fractional grades: each code's grade
+    relevance_level: float | None = None    # -l as given (``level`` is its code); None: the same as ``level``
+
+    def level_code(self, level: float) -> int:
+        """The least relevance code whose grade reaches ``level`` (integer
+        grades: the level rounded up; see lexeval.io.fractional)."""
+        from .io.inputs import level_code
+        return level_code(level, self.grade_values)
+
+    def grades(self, codes: np.ndarray) -> np.ndarray:
+        """(n,) float64 the grades of relevance codes (negative ones kept)."""
+        from .io.inputs import grades_of_codes
+        return grades_of_codes(codes, self.grade_values)
 
     # ------------------------------------------------------------ shape
     @property
@@ -324,7 +337,7 @@ def suffix_max(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     return out
 
 
-def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Rankings:
+def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Rankings:
     """Assemble parsed runs into one Rankings over every qrels query (as
     trec_eval evaluates them, those with no relevant document included).
     Queries a run lacks become empty rankings (``present`` says which)."""
@@ -332,7 +345,9 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Ranki
         qids=list(qrels.qids),
         run_names=[run.name for run in runs],
         run_tags=[run.tag for run in runs],
-        level=level,
+        level=qrels.level_code(level),
+        relevance_level=level,
+        grade_values=qrels.grade_values,
         codes=np.concatenate([run.codes for run in runs]) if runs else np.zeros(0, np.int16),
         lengths=np.concatenate([run.counts for run in runs]).astype(np.int64) if runs else np.zeros(0, np.int64),
         present=np.array([run.present for run in runs], dtype=bool).reshape(len(runs), len(qrels.qids)),

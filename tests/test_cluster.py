@@ -585,3 +585,16 @@ def test_a_file_changed_after_its_split_is_bad_input(tmp_path, change):
     assert raised.value.path == files[1]
     assert ("no such file" if change == "removed" else "changed while it was read") in raised.value.message
 
+
+
+def test_fractional_grades_print_the_same(cluster, tmp_path):
+    """Probabilities as grades (io.fractional): the workers read the codes and the grades they stand for."""
+    lines = gzip.decompress(CRAN_QRELS.read_bytes()).decode().splitlines()
+    rng = np.random.default_rng(11)
+    fractional = tmp_path / "probabilities.qrels"
+    fractional.write_text("".join(f"{q} {i} {d} {0 if g == '0' else round(int(g) * rng.random(), 2)}\n"
+                                  for q, i, d, g in (line.split() for line in lines)))
+    same_on_cluster(cluster.scheduler_address, ["-q", "-l", "0.5", "-m", "ndcg_cut.10", "-m", "map", "-m", "LP",
+                                                "-m", "P.10", fractional, *CRAN[:3]])
+    same_on_cluster(cluster.scheduler_address, ["--report", "judges", "--compare-qrels", fractional, "-m", "map",
+                                                CRAN_QRELS, *CRAN[:4]])

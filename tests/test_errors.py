@@ -42,9 +42,10 @@ def test_bad_run_line_names_file_and_line(tmp_path, bad_line, message):
 @pytest.mark.parametrize("bad_line,message", [
     ("1 0 x", "expected 4 columns, found 3 (qid iter docno grade)"),
     ("1 0 x 1 extra", "expected 4 columns, found 5 (qid iter docno grade)"),
-    ("1 0 x 1.5", "grade '1.5' is not an integer"),
-    ("1 0 x 1_0", "grade '1_0' is not an integer"),
-    ("1 0 x high", "grade 'high' is not an integer"),
+    ("1 0 x 1_0", "grade '1_0' is not a number"),
+    ("1 0 x high", "grade 'high' is not a number"),
+    ("1 0 x nan", "grade 'nan' is not a finite number"),
+    ("1 0 x -inf", "grade '-inf' is not a finite number"),
     ("1 0 a 0", "document 'a' is judged twice for query '1' (first on line 1)"),
 ])
 def test_bad_qrels_line_names_file_and_line(tmp_path, bad_line, message):

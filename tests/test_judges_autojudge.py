@@ -150,6 +150,15 @@ def test_the_coefficients_equal_autojudge_evaluate_where_installed():
                                                                  nan_ok=True)
 
 
+def test_average_ranks_equal_scipy():
+    rng = np.random.default_rng(10)
+    for trial in range(100):
+        x = rng.integers(0, 4, (6, int(rng.integers(1, 9)))).astype(float)
+        if trial % 4 == 0:
+            x[2, 0] = np.nan
+        np.testing.assert_allclose(sim.average_ranks(x), stats.rankdata(x, axis=1), equal_nan=True)
+
+
 def test_bootstrap_rows_equal_row_by_row():
     """Whole-array coefficients over many leaderboards (bootstrap draws, or
     queries) equal each row alone, chunked or not."""

@@ -73,8 +73,8 @@ def test_the_errors_are_exported_value_errors():
 
 @pytest.mark.parametrize("keywords,message", [
     ({"level": -1}, "level must be 0 or more, got -1"),
-    ({"level": "x"}, "level must be an integer"),
-    ({"level": 2.5}, "level must be an integer"),
+    ({"level": "x"}, "level must be a number"),
+    ({"level": float("nan")}, "level must be a number"),
     ({"depth": "10"}, "depth must be an integer"),
     ({"alpha": 2}, "alpha must be in [0, 1]"),
     ({"correction": "holmes"}, "correction must be one of none, holm"),

@@ -97,8 +97,8 @@ def test_bad_python_inputs_are_input_errors():
         evaluate({"1": {"a": 1}, "2": {"b": 1}}, {"1": [("a", 1.0)]}, ["map"])
     with pytest.raises(InputError, match="query 'q' holds a list"):
         evaluate({"q": {"a": 1}}, {"p": {"a": 1.0}, "q": [1.0]}, ["map"])
-    with pytest.raises(InputError, match="does not hold integer grades"):
-        evaluate({"1": {"a": 0.5}}, {"1": {"a": 1.0}}, ["map"])
+    with pytest.raises(InputError, match="is not a finite number"):
+        evaluate({"1": {"a": float("nan")}}, {"1": {"a": 1.0}}, ["map"])
 
 
 def test_measures_are_found_by_any_accepted_name(from_files):

@@ -212,7 +212,7 @@ def click_option(name: str, spec: options.Spec):
             settings["type"] = click.IntRange(min=int(spec.low)) if spec.low is not None and spec.bounded_by_click \
                 else int
         elif kind == options.REAL:
-            settings["type"] = Real(spec.low, spec.high)
+            settings["type"] = Real(spec.low, spec.high) if spec.bounded_by_click else Real(None, None)
         elif kind == options.CHOICE:
             settings["type"] = click.Choice(spec.choices)
         elif kind == options.PATH:

@@ -11,6 +11,7 @@ its qid and its docno are byte for byte those of the judgement. Hashes of the
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -114,10 +115,19 @@ class Qrels:
     line_of_row: np.ndarray             # (J,) int32 (int64 from 2**31 lines)
     index: JudgementIndex
     level_counts: np.ndarray            # (Q, max_grade + 1) int64
+    grade_values: np.ndarray | None = None   # fractional grades: each code's grade (io.fractional); None: code = grade
 
-    def num_relevant(self, level: int) -> np.ndarray:
+    def num_relevant(self, level: float) -> np.ndarray:
         """Relevant documents per query at relevance level ``level``: (Q,)."""
-        return self.level_counts[:, max(level, 0):].sum(axis=1)
+        return self.level_counts[:, max(self.level_code(level), 0):].sum(axis=1)
+
+    def level_code(self, level: float) -> int:
+        """The least relevance code whose grade reaches ``level``."""
+        return level_code(level, self.grade_values)
+
+    def grade_of(self, codes: np.ndarray) -> np.ndarray:
+        """(n,) float64 the grades of relevance codes (negative ones as they are)."""
+        return grades_of_codes(codes, self.grade_values)
 
     def rows_of(self, query: np.ndarray, docnos: ByteStrings, docno_hash: np.ndarray) -> np.ndarray:
         """(n,) int32 judgement row of each line, -1 if not judged: line i
@@ -159,10 +169,49 @@ class Qrels:
                              self.docnos.take(self.line_of_row), self.row_codes)
 
 
+def level_code(level: float, grade_values: np.ndarray | None) -> int:
+    """The least relevance code whose grade is ``level`` or more (integer
+    grades: the code is the grade, so the level rounded up)."""
+    if grade_values is None:
+        return int(math.ceil(level))
+    return int(np.searchsorted(grade_values, level, side="left")) if level > 0 else int(math.ceil(level))
+
+
+def grades_of_codes(codes: np.ndarray, grade_values: np.ndarray | None) -> np.ndarray:
+    """(n,) float64 each relevance code's grade; negative codes as they are."""
+    codes = np.asarray(codes)
+    if grade_values is None:
+        return codes.astype(np.float64)
+    return np.where(codes >= 0, grade_values[np.clip(codes, 0, len(grade_values) - 1)], codes.astype(np.float64))
+
+
 def read_qrels(given) -> Qrels:
     """Parse qrels: a file (``qid iter docno grade``, exactly four columns)
-    or a table (columns qid, docno, relevance or grade)."""
+    or a table (columns qid, docno, relevance or grade). Fractional grades
+    (0.5, 1.25) are read as relevance codes with their grades kept
+    (:mod:`lexeval.io.fractional`)."""
+    from .fractional import read_fractional
+    from .grades import FractionalGrade
     source = given if isinstance(given, Source) else Source(given, kind="qrels")
+    try:
+        return _read_qrels(source)
+    except FractionalGrade:
+        pass
+    table, grade_values, lines = read_fractional(source)
+    try:
+        qrels = _read_qrels(Source(table, name=source.path, kind="qrels"))
+    except InputError as error:             # a table's row is a line of the file
+        if lines is None or error.line is None:
+            raise
+        raise InputError(source.path, error.message, lines[error.line - 1],
+                         first_line=lines[error.first_line - 1] if error.first_line else None,
+                         hint=error.hint) from None
+    qrels.path = source.path
+    qrels.grade_values = grade_values
+    return qrels
+
+
+def _read_qrels(source: Source) -> Qrels:
     path = source.path
     seen: dict[bytes, int] = {}
     # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost

@@ -257,14 +257,12 @@ def table_column(table, name: str, where: str):
     return column, data
 
 
-def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
-    """A pandas or polars DataFrame, or a pyarrow Table, as Columns: qid
-    and docno as byte strings (UTF-8), score (runs) or grade (qrels)."""
+def arrow_table(table, kind: str, where: str):
+    """A pandas or polars DataFrame, or a pyarrow Table, as a pyarrow Table."""
     if not have_arrow():
         raise UsageError(f"{where}: tables in memory are read through pyarrow, which is not installed "
                          "(pip install pyarrow)")
     import pyarrow as pa
-    import pyarrow.compute as pc
     if not isinstance(table, pa.Table):
         if hasattr(table, "to_arrow"):                       # polars
             table = table.to_arrow()
@@ -276,6 +274,15 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
                              ("score" if kind == "run" else "grade") + "}} dict, a ranx " +
                              ("Run" if kind == "run" else "Qrels") + " or ir_measures " +
                              ("ScoredDocs" if kind == "run" else "Qrels"))
+    return table
+
+
+def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
+    """A pandas or polars DataFrame, or a pyarrow Table, as Columns: qid
+    and docno as byte strings (UTF-8), score (runs) or grade (qrels)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    table = arrow_table(table, kind, where)
     wanted = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "grade")
     values = {}
     for name in wanted:
@@ -294,7 +301,16 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
             try:
                 values[name] = numbers(pc.cast(data, pa.int64()))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                raise InputError(where, f"column '{column}' does not hold integer grades") from None
+                from .grades import FractionalGrade
+                try:
+                    grades = numbers(pc.cast(data, pa.float64()))
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    raise InputError(where, f"column '{column}' does not hold numbers") from None
+                bad = np.flatnonzero(~np.isfinite(grades))
+                if len(bad):
+                    raise InputError(where, f"grade {grades[bad[0]]!r} is not a finite number", int(bad[0]) + 1,
+                                     unit="row") from None
+                raise FractionalGrade(where, f"column '{column}' holds fractional grades") from None
     return Columns(where, layout, values, table.num_rows)
 
 

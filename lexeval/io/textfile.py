@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import InputError
 from . import kernel
 from .blocks import decompressed, iter_blocks, read_error
+from .grades import FractionalGrade
 from .strings import (
     ByteStrings,
     have_arrow,
@@ -114,6 +115,17 @@ def parse_integer(text: bytes) -> int | None:
 # ---------------------------------------------------------------- the slow, exact path
 
 
+def grade_problem(path: str, line: int | None, text: bytes, unit: str = "line") -> InputError:
+    """The error for a grade that is not an integer: :class:`FractionalGrade`
+    where it is a finite number (the caller reads the file as fractional),
+    else bad input naming it."""
+    value = parse_float(text)
+    if value is not None and math.isfinite(value):
+        return FractionalGrade(path, f"grade '{shown(text)}' is not an integer", line, unit=unit)
+    what = "not a finite number" if value is not None else "not a number"
+    return InputError(path, f"grade '{shown(text)}' is {what}", line, unit=unit)
+
+
 def _problem(path: str, line: int, message: str) -> InputError:
     return InputError(path, message, line)
 
@@ -159,6 +171,8 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
                 value = text
             elif kind == INTEGER:
                 value = parse_integer(text)
+                if value is None and name == "grade":
+                    raise grade_problem(path, number, text)
                 if value is None:
                     raise _problem(path, number, f"{name} '{shown(text)}' is not an integer")
                 if name == "grade" and abs(value) > MAX_GRADE:

@@ -244,7 +244,7 @@ def map_cut(r: Rankings, cutoffs) -> np.ndarray:
 
 def _expected_dcg(r: Rankings, gains: Gains, positive_only: bool) -> np.ndarray:
     """(N,) each place's expected gain / log2(rank + 1)."""
-    gain = gains.of_codes(r.codes)
+    gain = gains.of_codes(r.codes, r.grade_values)
     if positive_only:
         gain = np.where(gain > 0, gain, 0.0)
     return Ties.of(r).mean(gain) / np.log2(r.rank + 1.0)

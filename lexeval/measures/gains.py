@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.inputs import grades_of_codes
 from ..rankings import Rankings, running_sum
 from .base import gather, per_cutoff, ratio
 
@@ -15,35 +16,48 @@ from .base import gather, per_cutoff, ratio
 @dataclass(frozen=True)
 class Gains:
     """Gain per relevance code: the grade, unless ``level=gain`` pairs say
-    otherwise; documents not in the qrels (or unjudged) gain 0."""
+    otherwise; documents not in the qrels (or unjudged) gain 0. ``values``
+    (fractional qrels: each code's grade, see lexeval.io.fractional) turns
+    codes into grades; without it the code is the grade."""
 
     pairs: tuple = ()
 
     @property
-    def levels(self) -> dict[int, float]:
-        table: dict[int, float] = {}
+    def levels(self) -> dict[float, float]:
+        table: dict[float, float] = {}
         for name, value in self.pairs:
-            if _is_int(name) and int(name) not in table:
-                table[int(name)] = float(value)
+            level = _number(name)
+            if level is not None and level not in table:
+                table[level] = float(value)
         return table
 
-    def of_codes(self, codes: np.ndarray) -> np.ndarray:
-        gain = np.where(codes >= 0, codes, 0).astype(np.float64)
+    def of_codes(self, codes: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+        grade = grades_of_codes(codes, values)
+        gain = np.where(codes >= 0, grade, 0.0)
         for level, value in self.levels.items():
-            gain[codes == level] = value
+            gain[grade == level] = value
         return gain
 
-    def of_grades(self, num_grades: int) -> np.ndarray:
-        gain = np.arange(num_grades, dtype=np.float64)
+    def of_grades(self, num_grades: int, values: np.ndarray | None = None) -> np.ndarray:
+        grade = np.arange(num_grades, dtype=np.float64) if values is None else values[:num_grades].astype(np.float64)
+        gain = grade.copy()
         for level, value in self.levels.items():
-            if 0 <= level < num_grades:
-                gain[level] = value
+            if level >= 0:
+                gain[grade == level] = value
         return gain
 
 
-def _is_int(text: str) -> bool:
+def _number(text: str) -> float | None:
+    """A gain level's grade: an integer (trec_eval's ``ndcg.1=3``), or a
+    fractional grade's decimal."""
     body = text[1:] if text[:1] in "+-" else text
-    return body.isdigit()
+    if body.isdigit():
+        return float(int(text))
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if "." in text and np.isfinite(value) else None
 
 
 @dataclass
@@ -58,7 +72,7 @@ class Ideal:
 
     @classmethod
     def of(cls, r: Rankings, gains: Gains) -> Ideal:
-        grade_gain = gains.of_grades(r.level_counts.shape[1])
+        grade_gain = gains.of_grades(r.level_counts.shape[1], r.grade_values)
         order = np.argsort(-grade_gain, kind="stable")
         counts = r.level_counts[:, order] * (grade_gain[order] > 0)
         flat = np.repeat(np.tile(grade_gain[order], r.num_queries), counts.ravel())
@@ -83,14 +97,14 @@ class Ideal:
 
 def _discounted_gain(r: Rankings, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
     """(N,) gain and gain / log2(rank + 1) of every ranked document."""
-    gain = gains.of_codes(r.codes)
+    gain = gains.of_codes(r.codes, r.grade_values)
     return gain, np.where(gain != 0, gain / np.log2(r.rank + 1.0), 0.0)
 
 
 def gaining(r: Rankings, gains: Gains, positive_only: bool = False):
     """(segment, rank, gain, gain / log2(rank + 1)) of the documents whose
     gain is non-zero (positive only, if asked), in segment and rank order."""
-    gain = gains.of_codes(r.codes)
+    gain = gains.of_codes(r.codes, r.grade_values)
     index, segment, rank = r.locate(gain > 0 if positive_only else gain != 0)
     gain = gain[index]
     return segment, rank, gain, gain / np.log2(rank + 1.0)
@@ -212,7 +226,7 @@ def g_measure(r: Rankings, pairs) -> np.ndarray:
     behind the ideal so far, normalised by the total ideal gain."""
     gains = Gains(pairs)
     ideal = Ideal.of(r, gains)
-    gain = gains.of_codes(r.codes)
+    gain = gains.of_codes(r.codes, r.grade_values)
     size = ideal.lengths[r.segment_query][r.segment]
     query = r.segment_query[r.segment]
     inside = r.rank - 1 < size
@@ -260,27 +274,27 @@ def rank_biased_precision(r: Rankings, pairs) -> np.ndarray:
     if names & {BINARY, GRADES}:
         power = _powers(persistence, int(r.lengths.max(initial=0)))
         index, segment, rank = r.rel_index, r.rel_segment, r.rel_rank
-        gain = np.ones(len(index)) if BINARY in names else r.codes[index].astype(np.float64)
+        gain = np.ones(len(index)) if BINARY in names else r.grades(r.codes[index])
         if depth is not None:
             within = rank <= depth
             segment, rank, gain = segment[within], rank[within], gain[within]
         return (1.0 - persistence) * np.bincount(segment, weights=gain * power[rank - 1], minlength=r.num_segments)
     gains = Gains(pairs)
     num_grades = r.level_counts.shape[1]
-    grade_gain = gains.of_grades(num_grades)
+    grade_gain = gains.of_grades(num_grades, r.grade_values)
     # each query's gain table: its grades 0..highest judged, plus parameter levels
     highest = num_grades - 1 - np.argmax(r.level_counts[:, ::-1] > 0, axis=1)
     in_table = np.arange(num_grades)[None, :] <= highest[:, None]
+    grade_of_code = r.grades(np.arange(num_grades))
     for level in gains.levels:
-        if 0 <= level < num_grades:
-            in_table[:, level] = True
-    extra = [value for level, value in gains.levels.items() if not 0 <= level < num_grades]
+        in_table[:, grade_of_code == level] = True
+    extra = [value for level, value in gains.levels.items() if not (grade_of_code == level).any()]
     low = np.where(in_table, grade_gain, np.inf).min(axis=1)
     high = np.where(in_table, grade_gain, -np.inf).max(axis=1)
     if extra:
         low, high = np.minimum(low, min(extra)), np.maximum(high, max(extra))
     rescale = (low < 0) | (high > 1)
-    gain = gains.of_codes(r.codes)
+    gain = gains.of_codes(r.codes, r.grade_values)
     in_qrels = (r.codes >= 0) | np.isin(r.codes, list(gains.levels))
     query = r.segment_query[r.segment]
     scaled = rescale[query] & in_qrels

@@ -24,7 +24,7 @@ def expected_reciprocal_rank(r: Rankings, cutoffs) -> np.ndarray:
     R_i / i times the chance the user was not satisfied above i, with
     R = (2^grade - 1) / 2^4 (grades above 4 count as 4, where gdeval stops)."""
     index, segment, rank = r.locate(r.codes > 0)
-    grade = np.minimum(r.codes[index], MAX_GRADE).astype(np.float64)
+    grade = np.minimum(r.grades(r.codes[index]), MAX_GRADE)
     stop = (2.0 ** grade - 1.0) / 2.0 ** MAX_GRADE
     counts = np.bincount(segment, minlength=r.num_segments)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
@@ -40,7 +40,10 @@ def expected_reciprocal_rank(r: Rankings, cutoffs) -> np.ndarray:
 
 def exponential_gains(r: Rankings) -> Gains:
     """Gain 2^g - 1 for every grade g in the qrels."""
-    return Gains(tuple((str(grade), 2.0 ** grade - 1.0) for grade in range(r.level_counts.shape[1])))
+    grades = r.grades(np.arange(r.level_counts.shape[1])) if r.grade_values is not None else \
+        range(r.level_counts.shape[1])
+    return Gains(tuple((repr(float(grade)) if r.grade_values is not None else str(grade), 2.0 ** grade - 1.0)
+                       for grade in grades))
 
 
 def dcg_exponential(r: Rankings, cutoffs) -> np.ndarray:

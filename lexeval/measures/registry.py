@@ -99,6 +99,24 @@ REAL, COUNT, TEXT = "real", "count", "text"     # what a measure's values are
 BOUND = "bound"       # a real measure's bound (--bounds): printed as the measure, never tested
 QRELS, PREFS, QRELS_JG = "qrels", "prefs", "qrels_jg"   # judgements a measure reads (-R)
 
+#: The C/W/L family (cwl_eval's measures), each a row below
+CWL_NAMES = tuple(CONTINUATIONS)
+
+#: Measures that read a grade as an integer (its digit, a user model's grade scale): refused with fractional grades
+INTEGER_GRADES = frozenset({"relstring", *CWL_NAMES})
+
+
+def check_fractional(requests, bounds: bool, path: str) -> None:
+    """Fractional grades (io.fractional) reach every measure but those of
+    :data:`INTEGER_GRADES`, and not --bounds: a UsageError says so."""
+    if bounds:
+        raise UsageError(f"--bounds with fractional grades ({path}): the bounds give the unjudged documents each "
+                         "integer grade up to the highest; evaluate fractional grades without --bounds")
+    refused = sorted({req.output_names()[0] for req in requests if req.measure.name in INTEGER_GRADES})
+    if refused:
+        raise UsageError(f"{', '.join(refused)}: read integer grades, and {path} holds fractional ones (such as "
+                         "0.5); ask for gain-based or binary measures (ndcg, map, P, ...)")
+
 # How --bounds finds a measure's least and greatest value over the unjudged documents' grades
 # (lexeval.bounds.sweeps and .gains say why each is exact); "" where lexeval has no exact bounds.
 BOUNDS_UNIFORM = "uniform"        # every unjudged document given one grade, each grade tried

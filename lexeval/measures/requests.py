@@ -61,9 +61,9 @@ class MeasureRequest:
         if self.judged_only:
             rankings = rankings.judged_only()
         if self.floor:
-            rankings = floored(rankings, self.level)
-        elif self.level is not None and self.level != rankings.level:
-            rankings = replace(rankings, level=self.level)
+            rankings = floored(rankings, rankings.level_code(self.level))
+        elif self.level is not None and rankings.level_code(self.level) != rankings.level:
+            rankings = replace(rankings, level=rankings.level_code(self.level))
         # one calling convention: kernel(rankings, parameter values, **keyword options)
         options = dict(self.options)
         if self.measure.needs_documents:
@@ -82,8 +82,8 @@ def _shown(value) -> str:
 
 
 def floored(rankings: Rankings, level: int) -> Rankings:
-    """The rankings with every grade below ``level`` read as 0 (judged, no
-    gain) and relevance at ``level``: ranx's ``-lN``."""
+    """The rankings with every grade below ``level`` (a relevance code) read
+    as 0 (judged, no gain) and relevance at ``level``: ranx's ``-lN``."""
     codes = np.where((rankings.codes >= 0) & (rankings.codes < level), 0, rankings.codes).astype(rankings.codes.dtype)
     counts = rankings.level_counts.copy()
     counts[:, 0] += counts[:, 1:level].sum(axis=1)

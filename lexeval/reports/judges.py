@@ -57,6 +57,8 @@ from ..io.source import run_name
 from ..stats import similarity as sim
 from ..stats.pairs import testable
 from .common import COUNT, RANK, ReportLine, ReportOptions, run_inputs
+from .judges_grades import grade_lines
+from .judges_groups import group_lines, leaderboards, run_groups
 
 DEFAULT_RBO_P = 0.9
 DEFAULT_TOP_RUNS = 10
@@ -131,14 +133,6 @@ def score_matrices(first, second) -> dict[str, tuple[np.ndarray, np.ndarray, lis
     return out
 
 
-def leaderboards(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(B, R) mean scores under query weights (B, Q) (counts of a bootstrap
-    draw, or ones), NaN values left out."""
-    known = np.isfinite(scores)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights @ np.where(known, scores, 0.0).T) / (weights @ known.T.astype(np.float64))
-
-
 def correlations(x: np.ndarray, y: np.ndarray, by_name: np.ndarray, p: float) -> dict[str, np.ndarray]:
     """{coefficient: (B,)} of leaderboards x (the first set's) and y, (B, R)
     each; ``by_name`` (R,) the runs sorted by name (tau_gap's tie order)."""
@@ -148,8 +142,6 @@ def correlations(x: np.ndarray, y: np.ndarray, by_name: np.ndarray, p: float) ->
 
 
 def judges(evaluation, data, options: ReportOptions, progress=None) -> list[ReportLine]:
-    from .judges_grades import grade_lines
-    from .judges_groups import group_lines, run_groups
     if not options.compare_qrels:
         raise UsageError("--report judges compares judgement sets: add --compare-qrels FILE")
     first_path = evaluation.rankings.qrels.path

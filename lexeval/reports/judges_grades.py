@@ -15,7 +15,8 @@ sets grade the same documents.
   recall and F1 against the first's relevant documents (grade >= -l; only
   for queries where either set has one, as AutoJudge), Jaccard, Cohen's
   kappa at -l, linear weighted kappa on the grades 0..G (G the highest
-  either set gives), Krippendorff's ordinal alpha and the adjusted Rand
+  either set gives; fractional grades: the grades given, in order),
+  Krippendorff's ordinal alpha and the adjusted Rand
   index; with -q each query's, always their means (``<figure>_mean``) over
   the queries where the figure is defined.
 
@@ -40,9 +41,9 @@ QUERY_FIGURES = ("precision", "recall", "f1", "jaccard", "cohen_kappa", "kappa_l
 @dataclass
 class GradePairs:
     """Every (query, document) either set judges on the queries both judge,
-    (n,) each: the query's place in ``qids``, each set's grade (0 where that
-    set leaves the document out or grades it below 0), and whether both
-    judge it (grade >= 0 in each)."""
+    (n,) each: the query's place in ``qids``, each set's grade (float64; 0
+    where that set leaves the document out or grades it below 0), and
+    whether both judge it (grade >= 0 in each)."""
 
     qids: list[str]
     query: np.ndarray
@@ -59,13 +60,13 @@ def grade_pairs(qrels_a, qrels_b, shared_qids) -> GradePairs:
     query_a = np.array([place.get(qid, -1) for qid in qrels_a.qids], dtype=np.int64)[qrels_a.query_index]
     query_b = np.array([place.get(qid, -1) for qid in qrels_b.qids], dtype=np.int64)[qrels_b.query_index]
     match_a, match_b = qrels_a.rows_in(qrels_b), qrels_b.rows_in(qrels_a)
-    grades_a, grades_b = qrels_a.grades.astype(np.int64), qrels_b.grades.astype(np.int64)
+    grades_a, grades_b = qrels_a.grade_of(qrels_a.grades), qrels_b.grade_of(qrels_b.grades)
     from_a = query_a >= 0
     from_b = (query_b >= 0) & (match_b < 0)                  # the compared set's documents the first leaves out
     second_of_a = np.where(match_a >= 0, grades_b[np.maximum(match_a, 0)], -1)
     both = (match_a >= 0) & (grades_a >= 0) & (second_of_a >= 0)
     return GradePairs(qids, np.concatenate([query_a[from_a], query_b[from_b]]),
-                      np.maximum(np.concatenate([grades_a[from_a], np.zeros(from_b.sum(), np.int64)]), 0),
+                      np.maximum(np.concatenate([grades_a[from_a], np.zeros(from_b.sum())]), 0),
                       np.maximum(np.concatenate([second_of_a[from_a], grades_b[from_b]]), 0),
                       np.concatenate([both[from_a], np.zeros(from_b.sum(), bool)]))
 
@@ -82,7 +83,7 @@ def grade_lines(first, second, set_name: str, options: ReportOptions, second_pat
             *query_lines(pairs, level, set_name, options.per_query)]
 
 
-def pooled_lines(a: np.ndarray, b: np.ndarray, level: int, set_name: str) -> list[ReportLine]:
+def pooled_lines(a: np.ndarray, b: np.ndarray, level: float, set_name: str) -> list[ReportLine]:
     where = {"table": "judges: documents judged in both", "row": set_name, "row_name": "judgements"}
     lines = [ReportLine("judges", "documents", f"shared:{set_name}", float(len(a)), COUNT, column="shared", **where),
              ReportLine("judges", "documents", f"cohen_kappa:{set_name}", sim.cohen_kappa(a >= level, b >= level),
@@ -98,9 +99,10 @@ def pooled_lines(a: np.ndarray, b: np.ndarray, level: int, set_name: str) -> lis
     counts = np.bincount(np.searchsorted(grades, a) * k + np.searchsorted(grades, b), minlength=k * k)
     confusion = {"table": f"judges: grades, first judgements (rows) against {set_name} (columns)",
                  "row_name": "grade"}
+    names = [grade_text(g) for g in grades.tolist()]
     lines += [ReportLine("judges", "documents", f"grades_{g}_{h}:{set_name}", float(counts[i * k + j]), COUNT,
-                         row=str(g), column=str(h), **confusion)
-              for i, g in enumerate(grades.tolist()) for j, h in enumerate(grades.tolist())]
+                         row=g, column=h, **confusion)
+              for i, g in enumerate(names) for j, h in enumerate(names)]
     return lines
 
 
@@ -113,12 +115,13 @@ def leniency_lines(a: np.ndarray, b: np.ndarray, set_name: str) -> list[ReportLi
                         **where),
              ReportLine("judges", "documents", f"graded_down:{set_name}", float((b < a).mean()),
                         column="graded_down", **where)]
-    given = np.bincount(a, weights=b)
-    counted = np.bincount(a)
+    grades, place = np.unique(a, return_inverse=True)
+    given, counted = np.bincount(place, weights=b), np.bincount(place)
     each = {"table": f"judges: mean grade {set_name} gives, per grade of the first judgements",
             "row_name": "grade"}
-    lines += [ReportLine("judges", "documents", f"mean_grade_given_{g}:{set_name}", float(given[g] / counted[g]),
-                         row=str(g), column=f"mean_grade:{set_name}", **each) for g in np.flatnonzero(counted).tolist()]
+    lines += [ReportLine("judges", "documents", f"mean_grade_given_{grade_text(g)}:{set_name}",
+                         float(given[i] / counted[i]), row=grade_text(g), column=f"mean_grade:{set_name}", **each)
+              for i, g in enumerate(grades.tolist())]
     return lines
 
 
@@ -130,13 +133,19 @@ def threshold_lines(a: np.ndarray, b: np.ndarray, set_name: str) -> list[ReportL
     for threshold in np.unique(np.concatenate([a, b])[np.concatenate([a, b]) > 0]).tolist():
         x, y = a >= threshold, b >= threshold
         counts = {"both_relevant": x & y, "only_first": x & ~y, "only_compared": ~x & y, "neither": ~x & ~y}
-        lines += [ReportLine("judges", "documents", f"relevant_{name}_at_{threshold}:{set_name}", float(mask.sum()),
-                             COUNT, table=f"judges: relevant at each threshold, {set_name}", row=str(threshold),
+        shown = grade_text(threshold)
+        lines += [ReportLine("judges", "documents", f"relevant_{name}_at_{shown}:{set_name}", float(mask.sum()),
+                             COUNT, table=f"judges: relevant at each threshold, {set_name}", row=shown,
                              row_name="threshold", column=name) for name, mask in counts.items()]
     return lines
 
 
-def query_figures(pairs: GradePairs, level: int) -> dict[str, np.ndarray]:
+def grade_text(grade: float) -> str:
+    """A grade as a name shows it: 2, or 0.5."""
+    return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
+
+
+def query_figures(pairs: GradePairs, level: float) -> dict[str, np.ndarray]:
     """(Q,) each query's figures (NaN where undefined) over ``pairs.qids``."""
     queries = len(pairs.qids)
     x, y = pairs.first >= level, pairs.second >= level
@@ -145,9 +154,11 @@ def query_figures(pairs: GradePairs, level: int) -> dict[str, np.ndarray]:
     anyone = counts[0] + counts[1] + counts[2] > 0          # AutoJudge's set overlap knows only these queries
     for name in ("precision", "recall", "f1"):
         figures[name] = np.where(anyone, figures[name], np.nan)
-    top = int(max(pairs.first.max(initial=0), pairs.second.max(initial=0)))
-    width = top + 1
-    cells = (pairs.query * width + pairs.first) * width + pairs.second
+    both = np.concatenate([pairs.first, pairs.second])
+    # integer grades: AutoJudge's labels 0..G (a grade no one gives still spaces the weights); else those given
+    labels = np.arange(both.max(initial=0) + 1.0) if np.all(both == np.round(both)) else np.unique(both)
+    width = len(labels)
+    cells = (pairs.query * width + np.searchsorted(labels, pairs.first)) * width + np.searchsorted(labels, pairs.second)
     linear, alpha = np.empty(queries), np.empty(queries)
     for rows in sim._row_chunks(queries, width * width):
         chosen = (pairs.query >= rows.start) & (pairs.query < rows.stop)
@@ -159,7 +170,7 @@ def query_figures(pairs: GradePairs, level: int) -> dict[str, np.ndarray]:
     return {name: figures[name] for name in QUERY_FIGURES}
 
 
-def query_lines(pairs: GradePairs, level: int, set_name: str, per_query: bool) -> list[ReportLine]:
+def query_lines(pairs: GradePairs, level: float, set_name: str, per_query: bool) -> list[ReportLine]:
     figures = query_figures(pairs, level)
     means = {"table": "judges: grades per query, means (as AutoJudge's qrel-evaluate)", "row": set_name,
              "row_name": "judgements"}

@@ -25,7 +25,6 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..stats import similarity as sim
 from .common import COUNT, ReportLine, ReportOptions
-from .judges import leaderboards
 
 
 def read_run_groups(path: str, run_names: list[str]) -> list[str | None]:
@@ -71,6 +70,14 @@ def run_groups(run_names: list[str], options: ReportOptions) -> list[str | None]
     if options.group_by:
         return list(groups_of(run_names, options.group_by))
     return None
+
+
+def leaderboards(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(B, R) mean scores under query weights (B, Q) (counts of a bootstrap
+    draw, or ones), NaN values left out."""
+    known = np.isfinite(scores)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ np.where(known, scores, 0.0).T) / (weights @ known.T.astype(np.float64))
 
 
 def permutation_p(values: np.ndarray, first: np.ndarray, permutations: int, seed: int) -> float:

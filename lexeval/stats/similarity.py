@@ -177,8 +177,24 @@ def tau_gap(truth: np.ndarray, predicted: np.ndarray) -> np.ndarray:
 
 def spearman_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's rho: Pearson's r of the ranks (ties averaged, as scipy)."""
-    from scipy.stats import rankdata
-    return pearson_r(rankdata(x, axis=1), rankdata(y, axis=1))
+    return pearson_r(average_ranks(x), average_ranks(y))
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """(B, R) each row's 1-based ranks, ascending, tied values sharing their
+    mean rank (scipy's rankdata, method average); a row with a NaN is NaN."""
+    rows, width = x.shape
+    order = np.argsort(x, axis=1, kind="stable")
+    ordered = np.take_along_axis(x, order, axis=1)
+    starts = np.ones(x.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    group = (np.cumsum(starts, axis=1) - 1 + (np.arange(rows) * width)[:, None]).ravel()
+    places = np.tile(np.arange(1, width + 1, dtype=np.float64), rows)
+    mean = np.bincount(group, weights=places, minlength=rows * width) / np.maximum(
+        np.bincount(group, minlength=rows * width), 1)
+    ranks = np.empty(x.shape)
+    np.put_along_axis(ranks, order, mean[group].reshape(x.shape), axis=1)
+    return np.where(np.isnan(x).any(axis=1, keepdims=True), np.nan, ranks)
 
 
 def pearson_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
