@@ -34,10 +34,10 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
              baseline: str | None = None, test: str = "t", correction: str | None = None, alpha: float = 0.05,
              ci: bool = False, confidence: float = 0.95, resamples: int = 2000, permutations: int = 10_000,
              seed: int | None = 0, hsd: bool = False,
-             level: int = 1, depth: int | None = None, complete: bool = False, judged_only: bool = False,
+             level: float = 1, depth: int | None = None, complete: bool = False, judged_only: bool = False,
              subtopics: bool = False, rel_format: str = "qrels", zscores: str | None = None, num_docs: int = 0,
              rarity_weight: float = 0.5, aggregate: str = "mean", pair_metrics: bool = False, bounds: bool = False,
-             tie_order: str = "trec_eval",
+             tie_order: str = "trec_eval", fill_qrels: str | None = None,
              options=None, jobs: int | None = None, verbose: bool = False,
              warn: Callable[[str], Any] | None = None, progress: Callable[[int, int], Any] | None = None,
              timings=None, client=None, per_query: bool | None = None, output_dir: str | None = None,
@@ -66,7 +66,8 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         :class:`~lexeval.stats.pairs.SignificanceOptions` instead of these.
 
     Reading and measuring (-l, -M, -c, -J, ...)
-        ``level`` (a document is relevant at grade >= level), ``depth``
+        ``level`` (a document is relevant at grade >= level; grades and
+        level may be fractional), ``depth``
         (the top documents of each ranking), ``complete`` (every qrels
         query counts; a query a run lacks scores as an empty ranking),
         ``judged_only`` (unjudged documents removed), ``subtopics``
@@ -78,7 +79,9 @@ def evaluate(qrels, runs, measures: str | Iterable | None = None, *,
         least and greatest value over the unjudged documents' grades,
         <name>_low and <name>_high), ``tie_order`` (trec_eval, input or
         expected: how tied scores are ordered, or every measure's expected
-        value over their orders), ``jobs`` (threads and processes at most,
+        value over their orders), ``fill_qrels`` (a qrels whose grades the
+        documents ``qrels`` leaves unjudged take: a model filling a human
+        pool's holes), ``jobs`` (threads and processes at most,
         in all; default LEXEVAL_JOBS, else the processors the process may
         use: its affinity and cgroup quota).
 

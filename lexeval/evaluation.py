@@ -371,8 +371,9 @@ def requests_for(asked: Evaluating, num_runs: int):
     for ``num_runs`` runs: the defaults of -R's judgements where no measure
     is named, each with -N and --rarity-weight where it reads them."""
     reading, measuring = asked.options.reading, asked.options.measuring
-    selection = select_measures(asked.measures, num_runs, extra=asked.extra_measures,
-                                default_set=DEFAULT_SETS[reading.rel_format])
+    # --fill-qrels: who judged each run's top 10, beside what was asked
+    extra = (*asked.extra_measures, *(("judged_qrels", "judged_fill") if reading.fill_qrels is not None else ()))
+    selection = select_measures(asked.measures, num_runs, extra=extra, default_set=DEFAULT_SETS[reading.rel_format])
     check_judgements(selection, reading.rel_format, asked.measures)
     if measuring.bounds:
         if reading.judged_only:

@@ -79,8 +79,14 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
     if not sources:
         raise UsageError("no runs to evaluate")
     check_sources(qrels_source, sources)
+    fill_notes = None
+    if reading.fill_qrels is not None:
+        keep_rows = True                        # judged_qrels and judged_fill look up each document's row
     with timed(timings, "reading"):
         judgements = read_qrels(qrels_source)
+        if reading.fill_qrels is not None:
+            from .io.fill import fill_holes
+            judgements, fill_notes = fill_holes(judgements, read_qrels(Source(reading.fill_qrels, kind="qrels")))
         # trec_eval orders tied scores by docno ascending for preference judgements (form_prefs_counts.c)
         options = ReadOptions(depth, judged_only, keep_rows, ties_ascending=rel_format in ("prefs", "qrels_prefs"),
                               ties_in_line_order=reading.tie_order == "input",
@@ -103,12 +109,29 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
     if hooks.on_read is not None:               # the cluster adds up the notes of its partitions
         hooks.on_read(judgements, parsed)
     warn = hooks.warn or note
+    if fill_notes is not None:
+        warn(fill_note(reading.fill_qrels, judgements.path, fill_notes))
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
     for line in coverage_notes(judgements, parsed, level, reading.verbose, reading.complete):
         warn(line)
     return rankings
+
+
+def fill_note(fill_path: str, qrels_path: str, counts: dict) -> str:
+    """The note on what --fill-qrels filled (io.fill's counts)."""
+    left = counts["queries_left_out"]
+    return (f"--fill-qrels {fill_path}: {counts['filled']} judgements fill holes of {qrels_path} "
+            f"({counts['judged']} judged there)" +
+            (f"; its {left} other quer" + ("y is" if left == 1 else "ies are") + " left out" if left else ""))
+
+
+def fill_counts(qrels, fill_path: str) -> dict:
+    """io.fill's counts for the note, on a machine that reads both files (a
+    cluster's client)."""
+    from .io.fill import fill_holes
+    return fill_holes(read_qrels(Source(qrels, kind="qrels")), read_qrels(Source(fill_path, kind="qrels")))[1]
 
 
 class LexevalNote(UserWarning):

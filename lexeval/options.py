@@ -148,8 +148,7 @@ class Reading(Group):
     subtopics: bool = option(False, kind=FLAG, flags=("--subtopics",),
                              help="QRELS holds diversity judgements, 'qid subtopic docno grade' (a docno once per "
                                   "subtopic); ordinary measures use each document's highest grade. Implied by a "
-                                  "diversity measure (alpha_nDCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k, "
-                                  "AP_IA, StRecall@k).")
+                                  "diversity measure (alpha_nDCG@k, ERR_IA@k, NRBP, P_IA@k, AP_IA, StRecall@k...).")
     tie_order: str = option("trec_eval", kind=CHOICE, choices=chosen.TIE_ORDERS, flags=("--tie-order",),
                             show_default=True,
                             help="How documents with tied scores are ordered: trec_eval (docno descending, as "
@@ -160,8 +159,10 @@ class Reading(Group):
                               help="Threads and processes at most, in all (1: strictly serial). Default: "
                                    "LEXEVAL_JOBS, else the processors this process may use (affinity, cgroup quota).")
     verbose: bool = option(False, kind=FLAG, flags=("-v", "--verbose"),
-                           help="List every run's dropped queries on standard error (with many runs they are summed "
-                                "up in one line).")
+                           help="List every run's dropped queries on standard error (many runs: summed up).")
+    fill_qrels: str | None = option(None, kind=TEXT, optional=True, flags=("--fill-qrels",), metavar="FILE",
+                                    help="Documents QRELS leaves unjudged take FILE's grade (a model's judgements "
+                                         "filling a human pool's holes); judged_fill.10 says how much of each run.")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ HELP_ORDER = (
     (G.Measuring, "measures"), (G.Output, "per_query"), (G.Output, "no_summary"), (G.Reading, "level"),
     (G.Reading, "depth"), (G.Reading, "complete"), (G.Reading, "judged_only"), (G.Reading, "zscores"),
     (G.Reading, "num_docs"), (G.Reading, "rel_format"), (G.Measuring, "bounds"), (G.Reading, "tie_order"),
-    (G.Compatibility, "results_format"),
+    (G.Reading, "fill_qrels"), (G.Compatibility, "results_format"),
     (G.Compatibility, "debug_level"), (G.Compatibility, "per_query_pref_eval"),
     (G.Compatibility, "no_summary_pref_eval"), (G.Compatibility, "topk"), (G.Compatibility, "pref_eval_qrels"),
     (G.Compatibility, "pref_eval_measure_set"), (G.Compatibility, "pref_eval_binary"),

@@ -113,8 +113,22 @@ def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
     combined.level = options.reading.level
     if per_query:          # the partitions are ranges of qids in trec_eval's order, each in that order
         _put_back(combined, results)
+    if options.reading.fill_qrels is not None:         # said as one machine says it, from the whole files
+        from ..loading import fill_counts, fill_note
+        (warn or _note)(fill_note(options.reading.fill_qrels, _path(job.files[0]),
+                                  fill_counts(job.files[0], options.reading.fill_qrels)))
     _notes(results, everything, names, options.reading.verbose, warn, complete)
     return combined
+
+
+def _note(text: str) -> None:
+    from ..evaluation import note
+    note(text)
+
+
+def _path(given) -> str:
+    from ..io.source import Source
+    return Source(given, kind="qrels").path
 
 
 def _put_back(combined: Combined, results: list[PartitionResult]) -> None:

@@ -116,6 +116,7 @@ class Qrels:
     index: JudgementIndex
     level_counts: np.ndarray            # (Q, max_grade + 1) int64
     grade_values: np.ndarray | None = None   # fractional grades: each code's grade (io.fractional); None: code = grade
+    filled: np.ndarray | None = None         # (J,) bool: the row's grade came from --fill-qrels (io.fill)
 
     def num_relevant(self, level: float) -> np.ndarray:
         """Relevant documents per query at relevance level ``level``: (Q,)."""

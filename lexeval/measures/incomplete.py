@@ -42,6 +42,28 @@ def unjudged(r: Rankings, cutoffs) -> np.ndarray:
     return per_cutoff(lambda k: r.count_within(r.unjudged, k) / k, cutoffs)
 
 
+def judged_by_qrels(r: Rankings, cutoffs) -> np.ndarray:
+    """judged_qrels.k: fraction of the top k judged (grade >= 0) by QRELS
+    itself, over k or the ranking's length if shorter; with --fill-qrels,
+    not by FILE."""
+    return per_cutoff(lambda k: ratio(r.count_within((r.codes >= 0) & ~_filled(r), k),
+                                      np.minimum(r.lengths, k)), cutoffs)
+
+
+def judged_by_fill(r: Rankings, cutoffs) -> np.ndarray:
+    """judged_fill.k: fraction of the top k whose grade --fill-qrels gave
+    (0 without it)."""
+    return per_cutoff(lambda k: ratio(r.count_within(_filled(r), k), np.minimum(r.lengths, k)), cutoffs)
+
+
+def _filled(r: Rankings) -> np.ndarray:
+    """(N,) bool: the document's judgement came from --fill-qrels."""
+    filled = r.qrels.filled if r.qrels is not None else None
+    if filled is None or r.qrels_rows is None:
+        return np.zeros(len(r.codes), dtype=bool)
+    return (r.qrels_rows >= 0) & filled[np.maximum(r.qrels_rows, 0)]
+
+
 def judged(r: Rankings, cutoffs) -> np.ndarray:
     """judged.k (Judged@k): fraction of the top k that is in the qrels (any
     grade), over k or the ranking's length if shorter (as ir_measures)."""

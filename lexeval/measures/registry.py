@@ -44,7 +44,7 @@ from .gains import (
 )
 from .gdeval import dcg_exponential, expected_reciprocal_rank, ndcg_exponential
 from .groups import P_avgjg, Rprec_mult_avgjg, map_avgjg
-from .incomplete import bpref, inferred_ap, judged, unjudged
+from .incomplete import bpref, inferred_ap, judged, judged_by_fill, judged_by_qrels, unjudged
 from .precision import (
     accuracy,
     average_precision,
@@ -338,6 +338,8 @@ MEASURES: tuple[Measure, ...] = (
     _row("judged", judged, expected=tied.judged, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(5, 10, 20),
          ir_names=("Judged",),
          defined_by="ir_measures"),
+    _row("judged_qrels", judged_by_qrels, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(10,)),
+    _row("judged_fill", judged_by_fill, bounds=BOUNDS_HOLES, params=CUTOFFS, defaults=(10,)),
     _row("judged_ret", whole_ranking(judged), expected=whole_ranking(tied.judged), bounds=BOUNDS_HOLES,
          cutoff_form="judged", ir_names=("Judged",),
          defined_by="ir_measures",

@@ -22,8 +22,10 @@ def provenance(evaluation, command: str | None = None) -> dict:
     qrels = inputs.qrels if inputs is not None else getattr(getattr(rankings, "qrels", None), "path", None)
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)):
         qrels = getattr(getattr(rankings, "qrels", None), "path", None)       # a table: its name
-    files = ([file_facts(qrels, "qrels")] if qrels else []) + \
+    fill = reading.fill_qrels if reading is not None else None
+    files = ([file_facts(qrels, "qrels")] if qrels else []) + ([file_facts(fill, "fill-qrels")] if fill else []) + \
         [file_facts(run, "run") for run in (inputs.runs if inputs is not None else ())]
+    filled = getattr(getattr(rankings, "qrels", None), "filled", None)
     options = getattr(evaluation, "options", None)
     numbers = {
         "relevance_level": level,
@@ -37,6 +39,9 @@ def provenance(evaluation, command: str | None = None) -> dict:
         "permutations": options.permutations if options is not None and options.test == "randomization" else None,
         "baseline": options.baseline if options is not None else None,
         "confidence": options.confidence if options is not None and options.ci else None,
+        # --fill-qrels: which set judged what (the judgements FILE gave; the qrels gave the rest)
+        "fill_qrels": fill,
+        "filled_judgements": int(filled.sum()) if fill and filled is not None else None,
     }
     return {
         "lexeval": __version__,
