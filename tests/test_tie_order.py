@@ -29,17 +29,19 @@ ASKED = [
 ]
 
 
-def collection(seed: int, top_grade: int):
+def collection(seed: int, top_grade: int, fractional: bool = False):
     """(qrels, runs) with runs as {qid: [(docno, score)]}, scores drawn from
-    a few values so that many tie; at most about 1,500 orders in all."""
+    a few values so that many tie; at most about 1,500 orders in all;
+    ``fractional``: grades such as 0.5 and 1.25 (io.fractional)."""
     rng = random.Random(seed)
+    positive = [0.5, 1, 1.25, 2.5][:top_grade + 2] if fractional else list(range(1, top_grade + 1))
     while True:
         qrels, runs = {}, [{} for _ in range(rng.randint(1, 2))]
         for q in range(rng.randint(1, 3)):
             qid = rng.choice(["q", "301", "1.5"]) + str(q)
             docs = rng.sample(SHAPES, rng.randint(3, 9))
             judged = docs[:rng.randint(1, len(docs))]
-            qrels[qid] = {doc: rng.choice([-1, 0, 0] + list(range(1, top_grade + 1))) for doc in judged}
+            qrels[qid] = {doc: rng.choice([-1, 0, 0] + positive) for doc in judged}
             for run in runs:
                 ranked = rng.sample(docs, rng.randint(1, len(docs)))
                 run[qid] = [(doc, float(rng.randint(1, 3))) for doc in ranked]
@@ -78,9 +80,13 @@ def every_order(qrels, runs):
 @pytest.mark.parametrize("seed,top_grade,options", [(seed, top_grade, options) for seed in range(6)
                                                     for top_grade, options in ((1, {}), (2, {}), (2, {"level": 2}),
                                                                                (1, {"judged_only": True}),
-                                                                               (2, {"complete": True}))])
+                                                                               (2, {"complete": True}),
+                                                                               (2, {"fractional": True}),
+                                                                               (2, {"fractional": True,
+                                                                                    "level": 1.25}))])
 def test_expected_values_are_the_mean_over_every_order(tmp_path, seed, top_grade, options):
-    qrels, runs = collection(seed, top_grade)
+    options = dict(options)
+    qrels, runs = collection(seed, top_grade, options.pop("fractional", False))
     qrels_path, paths = write(tmp_path, "case", qrels, runs)
     ev = evaluate(qrels_path, paths, ASKED, tie_order="expected", **options)
     new_qrels, new_runs, owner = every_order(qrels, runs)
