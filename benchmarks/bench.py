@@ -40,7 +40,10 @@ reference measured in the same run:
   taken in turns with the trec_eval loop; scale: the default call at three
   sizes per axis, each axis's exponent, and what they say of 10,000 runs
   with every pair (issue 36); judges: ``--report judges`` beside the default
-  call with the same measures at 20,000 and 100,000 queries (issue 51). Not
+  call with the same measures at 20,000 and 100,000 queries (issue 51);
+  cores: the default call at the Robust04 shape and on 1,000 runs, pinned
+  to 1, 2 and all processors (taskset), beside trec_eval one process per
+  core and its loop, with each phase's parallel efficiency (issue 52). Not
   in the default set: they take a while.
 
 Bytecode is compiled first, as an installed package has it. Data sets are
@@ -548,6 +551,46 @@ def growth(repeat: int) -> None:
             f"{megabytes(runs):.0f} MB of runs")
 
 
+TREC_EVAL_PER_CORE = 'q="$1"; n="$2"; shift 2; printf "%s\\n" "$@" | xargs -P "$n" -n 1 "$0" "$q" > /dev/null'
+
+
+def cores(repeat: int, trec_eval_source: str) -> None:
+    """The default call on 1, 2 and all the processors this process may use
+    (``taskset -c``), at the Robust04 shape and at 1,000 runs x 50 x 100
+    (issue 52), each taken in turns with trec_eval 9.0.8 on the same
+    processors one process per core (``xargs -P``, what users with big
+    machines do), the trec_eval loop once, and each phase's parallel
+    efficiency, T(1) / (k T(k))."""
+    allowed = sorted(os.sched_getaffinity(0))
+    counts = sorted({count for count in (1, 2, len(allowed)) if count <= len(allowed)})
+    trec_eval = trec_eval_908(trec_eval_source)
+    for shape, label in (("robust04", "Robust04 shape (249 queries x 110 runs x 1,000)"),
+                         ("many1000", "1,000 runs x 50 queries x 100")):
+        qrels, runs = dataset(shape)
+        if trec_eval:
+            loop, _ = measure(["sh", "-c", TREC_EVAL_LOOP, trec_eval, qrels, *runs], 1)
+            row(f"{label}: trec_eval 9.0.8 once per run, one after another", f"{loop:.2f} s", "")
+        first: dict[str, float] = {}
+        for count in counts:
+            pinned = ["taskset", "-c", ",".join(map(str, allowed[:count]))]
+            call = pinned + LEXEVAL + [qrels, *runs]
+            if trec_eval:
+                (wall, peak), reference = measure_side_by_side(
+                    call, pinned + ["sh", "-c", TREC_EVAL_PER_CORE, trec_eval, qrels, str(count), *runs], repeat)
+                beside = f"trec_eval one process per core (xargs -P {count}), taken in turns: {reference:.2f} s; " \
+                         f"ratio {wall / reference:.2f}"
+            else:
+                (wall, peak), beside = measure(call, repeat), "(trec_eval 9.0.8 could not be built)"
+            timing = phases(call, repeat)
+            seconds = {name: float(value) for name, value in re.findall(r"(reading|measures|pairs|output|total) "
+                                                                          r"(\d+\.\d+) s", timing)}
+            first = first or seconds
+            efficiency = ", ".join(f"{name} {first[name] / (count * seconds[name]):.0%}" for name in seconds
+                                   if seconds[name] > 0 and name in first)
+            row(f"{label}: the default call on {count} of {len(allowed)} processors",
+                f"{wall:.2f} s, {peak:.0f} MB ({timing}; parallel efficiency: {efficiency})", beside)
+
+
 def judges(repeat: int) -> None:
     """--report judges (a perturbed second qrels, 20% of grades redrawn, 10%
     dropped, by examples/perturb_qrels.py) beside the default call with the
@@ -572,8 +615,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
                                                   "cluster20k cluster cluster20kgz q5000 deep docno growth library "
-                                                  "thousand baseline10k scale judges (default: all but the last "
-                                                  "four)")
+                                                  "thousand baseline10k scale judges cores (default: all but the "
+                                                  "last five)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
@@ -608,6 +651,7 @@ def main() -> None:
         "baseline10k": lambda: baseline10k(repeat, options.trec_eval_source),
         "scale": lambda: scale(repeat),
         "judges": lambda: judges(repeat),
+        "cores": lambda: cores(repeat, options.trec_eval_source),
     }
     for shape in chosen:
         if shape not in runners:
