@@ -46,9 +46,10 @@ def real(name: str, value, low: float, high: float | None, closed: bool = True, 
         shown = f"[{low:g}, {high:g}]" if closed else f"({low:g}, {high:g})"
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
         raise _bad(name, f"must be a number{'' if high is None else ' in'} {shown}, got {_shown(value)}")
-    inside = low <= value if closed else low < value
+    number = float(value)
+    inside = low <= number if closed else low < number
     if high is not None:
-        inside = inside and (value <= high if closed else value < high)
+        inside = inside and (number <= high if closed else number < high)
     if not inside:
         raise _bad(name, f"must be {'' if high is None else 'in '}{shown}, got {value:g}")
     return float(value)

@@ -5,6 +5,7 @@ noticed (dropped queries, a file read as MS MARCO) as notes."""
 from __future__ import annotations
 
 from dataclasses import replace
+from types import FrameType
 
 from .errors import UsageError
 from .io.grouped import read_grouped
@@ -95,7 +96,7 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
         check_names(parsed)
         rankings = build_rankings(judgements, parsed, level)
         for run in parsed:                  # the rankings hold their copy: the notes below need the rest
-            run.codes = run.qrels_rows = run.tie_groups = run.hole_docnos = None
+            run.codes = run.qrels_rows = run.tie_groups = run.hole_docnos = None  # type: ignore[assignment]
         if by_subtopic is not None:
             rankings = replace(rankings, subtopics=Subtopics.build(judgements, by_subtopic, level))
         if grouped is not None and rel_format == "qrels_jg":
@@ -110,7 +111,7 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
         hooks.on_read(judgements, parsed)
     warn = hooks.warn or note
     if fill_notes is not None:
-        warn(fill_note(reading.fill_qrels, judgements.path, fill_notes))
+        warn(fill_note(str(reading.fill_qrels), judgements.path, fill_notes))
     for run in parsed:
         if run.format != "run":
             warn(f"{run.path}: read as {run.format} (qid docid rank): score = -rank")
@@ -146,7 +147,8 @@ def note(text: str) -> None:
     import sys
     import warnings
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(0), 1
+    frame: FrameType | None = sys._getframe(0)
+    level = 1
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     warnings.warn(in_keywords(text), LexevalNote, stacklevel=level)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from . import choices as chosen
 from .checks import _bad, _shown, boolean, choice, integer, path, real, text
 from .errors import UsageError
+from .timings import Timings
 
 FLAG, INTEGER, REAL, CHOICE, TEXT, PATH, TEXTS, REALS = "flag", "integer", "real", "choice", "text", "path", \
     "texts", "reals"
@@ -50,7 +51,7 @@ class Spec:
     whole: bool = False              # a REAL that is a whole number is kept as an int (-l 1 stays 1)
 
 
-def option(default, **spec) -> field:
+def option(default, **spec):
     """A group's field that is an option: its default and its :class:`Spec`."""
     made = Spec(**spec)
     if isinstance(default, (list, tuple)):
@@ -88,7 +89,7 @@ def check(name: str, spec: Spec, value):
     if kind == FLAG:
         return None if value is None and spec.optional else boolean(name, value)
     if kind == INTEGER:
-        return integer(name, value, spec.low, spec.optional)
+        return integer(name, value, None if spec.low is None else int(spec.low), spec.optional)
     if kind == REAL:
         number = real(name, value, spec.low if spec.low is not None else -math.inf, spec.high, spec.closed,
                       spec.optional)
@@ -442,7 +443,7 @@ class Options:
     def of(cls, **keywords) -> Options:
         """The groups of :func:`lexeval.evaluate`'s flat keywords of reading,
         measuring and testing (``Options.of(level=2, baseline="bm25")``)."""
-        groups = {"reading": Reading, "measuring": Measuring, "significance": Significance}
+        groups: dict[str, type[Group]] = {"reading": Reading, "measuring": Measuring, "significance": Significance}
         known = [name for group in groups.values() for name, spec in specs(group).items() if spec.keyword]
         unknown = [key for key in keywords if key not in known]
         if unknown:
@@ -486,12 +487,11 @@ def library_callable(name: str, value) -> Callable | None:
 
 @dataclass(frozen=True)
 class Hooks:
-    """What the caller follows an evaluation by (none is an option: they
-    change nothing computed)."""
+    """What the caller follows an evaluation by (not options: they change nothing computed)."""
 
     warn: Callable | None = None          # (text): notes on the inputs (default: LexevalNote warnings)
     progress: Callable | None = None      # (done, total): the runs read
-    timings: object | None = None         # a lexeval.timings.Timings: seconds per phase
+    timings: Timings | None = None        # seconds per phase
     phases: Callable | None = None        # (label, done, total): measures, pairs and tests
     on_read: Callable | None = None       # (qrels, runs): what was read (a cluster adds up the notes)
 

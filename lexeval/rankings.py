@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from typing import Any, cast
 
 import numpy as np
 
@@ -37,9 +38,9 @@ class Rankings:
     level_counts: np.ndarray     # (Q, G) judged documents per grade >= 0
     qrels_rows: np.ndarray | None = field(repr=False, default=None)  # (N,) qrels row or -1, if kept
     qrels: Qrels | None = field(repr=False, default=None)   # the judgements these came from
-    subtopics: object | None = field(repr=False, default=None)  # measures.diversity.Subtopics, if read
-    prefs: object | None = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
-    groups: object | None = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
+    subtopics: Any = field(repr=False, default=None)  # measures.diversity.Subtopics, if read
+    prefs: Any = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
+    groups: Any = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
     tie_groups: np.ndarray | None = field(repr=False, default=None)  # (N,) equal within a segment iff scores tie
     hole_ids: np.ndarray | None = field(repr=False, default=None)    # (N,) an unjudged document's number in its
     hole_counts: np.ndarray | None = field(repr=False, default=None)  # query (-1 judged); (Q,) how many per query
@@ -370,7 +371,7 @@ def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray
     byte for byte against the first document of their key; one that
     differs (a collision) gets a number of its own."""
     from .io.strings import ByteStrings
-    docnos = ByteStrings.concatenate([run.hole_docnos for run in runs])
+    docnos = ByteStrings.concatenate([cast(ByteStrings, run.hole_docnos) for run in runs])
     query = np.concatenate([np.repeat(np.arange(num_queries, dtype=np.uint64), run.counts)[run.codes < 0]
                             for run in runs])
     shift = np.uint64(max(int(num_queries - 1).bit_length(), 1))

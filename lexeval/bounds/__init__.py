@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -117,7 +118,8 @@ class Bounder:
         if settled and strategy != m.BOUNDS_GAIN:               # (nDCG reads grades, not relevance)
             fixed = self.uniform_value(req, 0 if other is not None or relevant is None else relevant, value)
             return fixed, fixed
-        columns = [self._column(req, strategy, parameter, level, relevant, other) for parameter in _parameters(req)]
+        columns = [self._column(req, strategy, parameter, level, cast(int, relevant), cast(int, other))
+                   for parameter in _parameters(req)]
         return (np.stack([low for low, _ in columns], axis=1), np.stack([high for _, high in columns], axis=1))
 
     def _column(self, req, strategy: str, parameter, level: int, relevant: int, other: int):
@@ -152,7 +154,8 @@ class Bounder:
         if req.measure.graded:
             return list(range(self.top_grade + 1))
         level = req.level if req.level is not None else self.rankings.level
-        grades = {self.top_grade if self.top_grade >= level else None, 0 if level > 0 else None} - {None}
+        grades = {grade for grade in (self.top_grade if self.top_grade >= level else None, 0 if level > 0 else None)
+                  if grade is not None}
         return sorted(grades) or [0]
 
     def _gains(self, req) -> np.ndarray:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class Segments:
         r = self.r
         s = run * r.num_queries + query
         start, end = int(r.starts[s]), int(r.ends[s])
-        return r.codes[start:end].astype(np.int64), r.hole_ids[start:end].astype(np.int64)
+        return r.codes[start:end].astype(np.int64), cast(np.ndarray, r.hole_ids)[start:end].astype(np.int64)
 
 
 def _depths(req) -> list:
@@ -150,8 +151,8 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
         first_a, first_b = min(relevant(codes_a), default=None), min(relevant(codes_b), default=None)
         if settled:
             if relevant_grade is not None and other_grade is None:      # every hole relevant
-                first_a = min([first_a] * (first_a is not None) + list(rank_a.values()), default=None)
-                first_b = min([first_b] * (first_b is not None) + list(rank_b.values()), default=None)
+                first_a = min([x for x in (first_a, *rank_a.values()) if x is not None], default=None)
+                first_b = min([x for x in (first_b, *rank_b.values()) if x is not None], default=None)
             value = _first_value(req, first_a, depth) - _first_value(req, first_b, depth)
             return value, value
         values = [_first_value(req, first_a, depth) - _first_value(req, first_b, depth)]
@@ -163,9 +164,9 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
     within = (lambda rank, d: d is None or rank <= d)
     if kind == RECALL:
         base = sum(within(i, depth) for i in relevant(codes_a)) - sum(within(i, depth) for i in relevant(codes_b))
-        coefficient = [int(h in rank_a and within(rank_a[h], depth)) - int(h in rank_b and within(rank_b[h], depth))
-                       for h in holes]
-        plus, zero, minus = coefficient.count(1), coefficient.count(0), coefficient.count(-1)
+        signs = [int(h in rank_a and within(rank_a[h], depth)) - int(h in rank_b and within(rank_b[h], depth))
+                 for h in holes]
+        plus, zero, minus = signs.count(1), signs.count(0), signs.count(-1)
         if settled:
             count = len(holes) if other_grade is None else 0
             numerator = base + (plus - minus) * (count > 0)
@@ -180,9 +181,9 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
             total = num_rel + many
             reach = total if depth is None else int(np.floor(depth * total + 0.9))
             base = sum(i <= reach for i in relevant(codes_a)) - sum(i <= reach for i in relevant(codes_b))
-            coefficient = sorted((int(h in rank_a and rank_a[h] <= reach) - int(h in rank_b and rank_b[h] <= reach)
-                                  for h in holes), reverse=True)
-            best, worst = base + sum(coefficient[:many]), base + sum(coefficient[len(coefficient) - many:])
+            ordered = sorted((int(h in rank_a and rank_a[h] <= reach) - int(h in rank_b and rank_b[h] <= reach)
+                              for h in holes), reverse=True)
+            best, worst = base + sum(ordered[:many]), base + sum(ordered[len(ordered) - many:])
             high = max(high, best / reach if reach else 0.0)
             low = min(low, worst / reach if reach else 0.0)
         return low, high
@@ -195,13 +196,13 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
         if not positive:
             return base, base
         value = positive[0]
-        coefficient = sorted(value * ((discount(rank_a[h]) if h in rank_a else 0.0)
-                                      - (discount(rank_b[h]) if h in rank_b else 0.0)) for h in holes)
+        moves = sorted(value * ((discount(rank_a[h]) if h in rank_a else 0.0)
+                                - (discount(rank_b[h]) if h in rank_b else 0.0)) for h in holes)
         low, high = np.inf, -np.inf
         for many in range(len(holes) + 1):
             ideal = value * sum(1.0 / np.log2(i + 1.0) for i in range(1, ideal_count + many + 1) if within(i, depth))
-            best = base + sum(coefficient[len(coefficient) - many:]) if many else base
-            worst = base + sum(coefficient[:many])
+            best = base + sum(moves[len(moves) - many:]) if many else base
+            worst = base + sum(moves[:many])
             high = max(high, best / ideal if ideal > 0 else 0.0)
             low = min(low, worst / ideal if ideal > 0 else 0.0)
         return low, high
@@ -292,7 +293,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     plans = []                                  # per level, what the kernel reads, made once
     if compiled.enabled():
         holes = Holes.of(rankings)
-        hole_arrays = (holes.rank, rankings.hole_ids[holes.index], holes.starts, holes.counts)
+        hole_arrays = (holes.rank, cast(np.ndarray, rankings.hole_ids)[holes.index], holes.starts, holes.counts)
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
             plans.append((hole_arrays,
@@ -384,7 +385,7 @@ def _pair_values(rankings: Rankings, req, depth, pairs, queries, level: int, top
     for p, (a, b) in enumerate(pairs.tolist()):
         for k, q in enumerate(queries.tolist()):
             if req is None:
-                lo, hi = lp_bounds(segments.of(a, q), segments.of(b, q), level, top)
+                lo, hi = (float(x) for x in lp_bounds(segments.of(a, q), segments.of(b, q), level, top))
             else:
                 counts = rankings.level_counts[q]
                 context = (level, top, int(counts[max(level, 0):].sum()),
@@ -431,7 +432,7 @@ def bounded_requests(requests, top_grade: int) -> tuple[list, list]:
         single = True
         if req.measure.pair_bounds == GAIN:
             phi = request_phi(req, top_grade, 1)
-            single = (phi >= 0).all() and phi[0] == 0 and len(set(phi[phi > 0].tolist())) <= 1
+            single = bool((phi >= 0).all() and phi[0] == 0 and len(set(phi[phi > 0].tolist())) <= 1)
         if req.measure.pair_bounds and single:
             kept.append(req)
         else:

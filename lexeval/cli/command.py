@@ -9,6 +9,7 @@ answers at once.
 from __future__ import annotations
 
 import sys
+from typing import Any, cast
 
 import click
 
@@ -115,7 +116,7 @@ def run(call: Call, command_line: str | None = None) -> None:
         from ..reports import ReportOptions
         reference = ("Z" if reading.zscores else "") + output_names(reports.reference)[0]
         report_options = ReportOptions(reference=reference, trials=reports.trials,
-                                       fractions=reports.fractions, samples=reports.samples, seed=tests.seed,
+                                       fractions=reports.fractions, samples=reports.samples, seed=cast(int, tests.seed),
                                        alpha=tests.alpha, test="t" if tests.test == "none" else tests.test,
                                        permutations=tests.permutations, correction=tests.correction,
                                        label_policy=reports.label_policy,
@@ -162,7 +163,7 @@ def run(call: Call, command_line: str | None = None) -> None:
         if reports.reports:
             from ..reports import run_reports
             with timed(timings, "reports"):
-                report_lines = run_reports(report_source, list(reports.reports), report_options, bar)
+                report_lines = run_reports(report_source, list(reports.reports), cast(Any, report_options), bar)
     finally:
         stop()
         if client is not None:

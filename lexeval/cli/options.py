@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import cast
 
 import click
 
@@ -171,7 +172,9 @@ def collect(params: dict) -> Call:
         cluster = options.Cluster(cluster=params["cluster"], output_dir=params["output_dir"])
     except UsageError as error:
         raise options.as_flags(error) from None
-    call = Call(params["qrels"], tuple(named_run(run) for run in params["runs"]), *groups, cluster)
+    call = Call(params["qrels"], tuple(named_run(run) for run in params["runs"]),
+                *cast(tuple[options.Reading, options.Measuring, options.Significance, options.Gate,
+                            options.Reports, options.Output], tuple(groups)), cluster)
     check(call)
     return call
 

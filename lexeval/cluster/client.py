@@ -51,7 +51,7 @@ def connect(address: str):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address="127.0.0.1:0", silence_logs=_SILENT)
         client = Client(cluster)
-        client.lexeval_forked = bool(method)        # its workers run this process's lexeval: nothing to ship
+        client.lexeval_forked = bool(method)  # type: ignore[attr-defined]  # its workers run this lexeval
         return client
     import asyncio
     host_port = address.split("://", 1)[-1]

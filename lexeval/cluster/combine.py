@@ -4,6 +4,7 @@ concludes them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,8 +27,8 @@ class Combined(ResultCore):
     run_names: list[str]
     run_tags: list[str]
     columns: list
-    totals: object
-    options: object
+    totals: Any
+    options: Any
     complete: bool
     aggregate: str
     requests: tuple = ()
@@ -41,10 +42,10 @@ class Combined(ResultCore):
     preferences: object = None
     parts: list[str] = field(default_factory=list)     # part files of per-query lines, if written
     inputs: object = None                               # what was read, and how (the page's provenance)
-    level: int = 1                                     # -l
-    tie_counts: tuple | None = None                    # with the reports: LP's ties per level, as counts
+    level: float = 1                                   # -l
+    tie_counts: Any = None                             # with the reports: LP's ties per level, as counts
     degradation_totals: dict | None = None             # with the degradation report: its counts, added
-    difference_bounds: object = None                   # with --bounds: the pairs' bounds, added, and fragile
+    difference_bounds: Any = None                      # with --bounds: the pairs' bounds, added, and fragile
 
     def level_tie_counts(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tie_counts
@@ -93,11 +94,11 @@ def combine(results: list[PartitionResult], job, in_order: dict, warn=None):
             raise InputError(files[index + 1], "empty run: no result lines")
     tags = [max(everything, key=lambda r: r.last[index]).tags[index] for index in range(len(names))]
     requests, _ = requests_for(job.asked, len(names))
-    combined = Combined(names, tags, [Column(name, measure, None) for name, measure in results[0].columns],
+    combined = Combined(names, tags, [Column(name, measure, cast(Any, None)) for name, measure in results[0].columns],
                         totals, significance, complete, aggregate, tuple(requests))
     if len(names) > 1:
         pairs = selected_pairs(names, significance.baseline)
-        by_name = {column.name: (column.measure, None) for column in combined.columns}
+        by_name: dict[str, Any] = {column.name: (column.measure, None) for column in combined.columns}
         plan = plan_for(by_name, pairs, significance, pair_metrics)
         combined.pairs = pairs
         combined.pair_summary, combined.tests, combined.metric_pairs = \
@@ -153,10 +154,10 @@ def _put_back(combined: Combined, results: list[PartitionResult]) -> None:
         combined.preferences = GatheredPreferences(len(combined.run_names), int(combined.compared.sum()),
                                                    every["all_preferences"], every["levels"])
     elif names:
-        values = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
-                  for name in names}
-        combined.preferences = PrintedPreferences(values, len(combined.run_names), int(combined.compared.sum()),
-                                                  combined.pairs)
+        printed = {name: np.concatenate([r.per_query["preferences"][name] for r in results], axis=1)
+                   for name in names}
+        combined.preferences = PrintedPreferences(printed, len(combined.run_names), int(combined.compared.sum()),
+                                                  cast(np.ndarray, combined.pairs))
     counted = [r.per_query["degradation"] for r in results if "degradation" in r.per_query]
     if counted:                                          # the degradation's counts, partition by partition
         combined.degradation_totals = {name: sum(part[name] for part in counted) for name in counted[0]}

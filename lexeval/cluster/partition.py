@@ -6,11 +6,15 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..errors import InputError
 from .pieces import NO_LINES
+
+if TYPE_CHECKING:
+    from ..options import Evaluating
 
 # ---------------------------------------------------------------- worker side: one partition
 
@@ -20,7 +24,7 @@ class PartitionResult:
     """What one partition sends back: its totals, and what the notes and
     -q need."""
 
-    totals: object
+    totals: Any
     columns: list                             # (name, measure) of every column
     coverage: object                          # what the runs left out here (lexeval.io.runs.Coverage)
     last: list[tuple[int, int]]               # per run: (piece, line) of its last line here
@@ -28,9 +32,9 @@ class PartitionResult:
     unknown: list[list]                       # per run: ((piece, line), qid) of the first query here the qrels lack
     num_unknown: list[int]
     formats: list[str]
-    per_query: dict | None = None             # with -q: see _per_query_values
+    per_query: Any = None                     # with -q: see _per_query_values
     part: str | None = None                   # with an output folder: the part file written
-    difference_bounds: object = None          # with --bounds: the pairs' bounds, summed over its queries
+    difference_bounds: Any = None             # with --bounds: the pairs' bounds, summed over its queries
 
 
 @dataclass(frozen=True)
@@ -80,16 +84,16 @@ def _piece_map(file_parts) -> list:
     return piece_map
 
 
-def _local_files(folder: str, parts, maps, in_place: bool) -> list[str]:
+def _local_files(folder: str, parts, maps, in_place: bool) -> list[Any]:
     """Each file's text in this partition: its runs' as a SpannedPath of
     their ranges (``in_place``), else (and the qrels always) a file
     written in ``folder``; a run with no line here gets one line for no
     judged query."""
     from ..io.blocks import SpannedPath, iter_blocks
-    local = []
+    local: list[Any] = []                            # paths, or SpannedPaths read where they lie
     for index, (file_parts, piece_map) in enumerate(zip(parts, maps)):
         path = os.path.join(folder, f"{index}")
-        texts = []                                    # (file, ranges) or bytes
+        texts: list[Any] = []                         # (file, ranges) or bytes
         for data, segments, piece in file_parts:
             if piece.start >= 0 and len(segments):   # a local file's piece: its bytes where they lie
                 texts.append((piece.path, piece.start + segments[:, 2:]))
@@ -114,7 +118,7 @@ def _evaluate_local(k: int, local: list[str], maps, job: PartitionJob):
 
     from ..evaluation import evaluate
     from ..options import Hooks
-    files, names, asked = job.files, job.names, job.asked
+    files, names, asked = job.files, job.names, cast("Evaluating", job.asked)
     per_query, for_reports, writing = job.per_query, job.for_reports, job.writing
     if all(len(segments) == 0 for _, _, segments in maps[0]):
         return _unjudged(local, maps, names, files), None
@@ -223,7 +227,7 @@ def _unjudged(local: list[str], maps, names: list[str], files: list[str]) -> Par
 
 def _last_tag(path: str) -> str:
     """The tag (sixth field) of a local run file's last line."""
-    fields = next((line.split() for line in reversed(list(_lines(path))) if line.split()), [])
+    fields: list[bytes] = next((line.split() for line in reversed(list(_lines(path))) if line.split()), [])
     return fields[5].decode("utf-8", "surrogateescape") if len(fields) >= 6 else ""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def pieces_of(path: str, blocksize: int | None, kind: str) -> list[Piece]:
         import pyarrow.parquet as pq
 
         from ..io.source import run_name
-        pieces = []
+        pieces: list = []
         rows = 0                   # a dataset's rows are counted across its files, as one table's
         for file in _parquet_files(path):
             with fsspec.open(file, "rb") as handle:
@@ -81,7 +82,7 @@ def _compression_by_magic(path: str) -> str | None:
             kind = compression(handle.read(MAGIC_BYTES))
     except (OSError, ValueError):
         return None                    # read_bytes says what is wrong
-    return {"gzip": "gzip", "bzip2": "bz2", "xz": "xz", "zstd": "zstd"}.get(kind)
+    return {"gzip": "gzip", "bzip2": "bz2", "xz": "xz", "zstd": "zstd"}.get(kind or "")
 
 
 def _local_text(path: str) -> str | None:
@@ -105,7 +106,7 @@ def _local_pieces(path: str, blocksize: int, kind: str, source: str) -> list[Pie
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             start = len(BOM) if handle.read(len(BOM)) == BOM else 0
-            pieces = []
+            pieces: list = []
             while start < size:
                 handle.seek(min(start + blocksize, size) - 1)
                 handle.readline()                  # on to the end of the line the nominal cut falls in
@@ -155,7 +156,7 @@ def _piece_text(piece: Piece):
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         return memoryview(mapped)[piece.start:piece.stop]
     if piece.row_group < 0:
-        data = piece.block.compute(scheduler="sync") if hasattr(piece.block, "compute") else piece.block
+        data: Any = piece.block.compute(scheduler="sync") if hasattr(piece.block, "compute") else piece.block
         if piece.index == 0 and data.startswith(BOM):
             data = data[len(BOM):]
         return data
@@ -218,7 +219,7 @@ def _numpy_runs(text, bounds: list[bytes], by_qid: bool):
     breaks = np.flatnonzero(~same)
     firsts = breaks[kept[breaks]]
     stops = np.concatenate((breaks, [len(ends)]))[np.searchsorted(breaks, firsts, side="right")]
-    view = memoryview(buf)
+    view = buf.data
     keys = np.array([bisect_right(bounds, bytes(view[a:b]))
                      for a, b in zip(qid_start[firsts].tolist(), qid_end[firsts].tolist())], dtype=np.int64)
     if not by_qid and len(firsts):          # runs that follow one another in one bucket are one run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any, cast
 
 import numpy as np
 
@@ -46,10 +47,10 @@ def evaluate_on_cluster(client, qrels, runs, asked=None, *, cluster=None, for_re
     standard_input = None              # read here, handed to the workers in pieces
     if "-" in (os.fspath(qrels), *(source.path for source in sources)):
         standard_input = _read_standard_input()
-    runs: dict[str, str] = {}
+    named: dict[str, str] = {}
     for source in sources:          # one machine's names: standard input by its tag, each name once
         name = (_last_tag(standard_input) or "stdin") if source.path == "-" and source.named_by_tag else source.name
-        check_name(runs, name, source.path)
+        check_name(named, name, source.path)
     reading = asked.options.reading
     if reading.zscores is not None:
         reading = replace(reading, zscores=os.path.abspath(reading.zscores))
@@ -59,9 +60,9 @@ def evaluate_on_cluster(client, qrels, runs, asked=None, *, cluster=None, for_re
     started = time.perf_counter()
     cpu_before = client.run(_processor_seconds) if timings is not None else {}
     workers = max(1, len(client.scheduler_info().get("workers", {})))
-    names = list(runs)
-    files = [os.fspath(qrels), *[runs[name] for name in names]]
-    pieces = [_stdin_pieces(standard_input, "qrels" if index == 0 else "run") if path == "-" else
+    names = list(named)
+    files = [os.fspath(qrels), *[named[name] for name in names]]
+    pieces = [_stdin_pieces(cast(bytes, standard_input), "qrels" if index == 0 else "run") if path == "-" else
               pieces_of(path, None, "qrels" if index == 0 else "run") for index, path in enumerate(files)]
     if partitions is None:
         size = _input_bytes([path for path in files if path != "-"]) + len(standard_input or b"")
@@ -93,7 +94,7 @@ def evaluate_on_cluster(client, qrels, runs, asked=None, *, cluster=None, for_re
     summed = [client.submit(_item, future, 1, pure=False) for future in evaluated]
     # 4: trec_eval's means add left to right in qid order: the running sums (runs x columns) pass from
     # each range's partition to the next as the partitions finish; nothing else travels
-    folds = [None]
+    folds: list[Any] = [None]
     for future in summed:
         folds.append(client.submit(_fold, folds[-1], future, pure=False))
     results: list = [None] * partitions
@@ -135,7 +136,8 @@ def _read_standard_input() -> bytes:
 
 def _stdin_pieces(data: bytes, kind: str) -> list[Piece]:
     """Standard input's text in pieces of about BLOCK_BYTES, each ending at a line break."""
-    pieces, start = [], 0
+    pieces: list[Piece] = []
+    start = 0
     while True:
         stop = len(data) if start + BLOCK_BYTES >= len(data) else data.find(b"\n", start + BLOCK_BYTES) + 1 or len(data)
         pieces.append(Piece("-", len(pieces), kind, source="-", block=data[start:stop]))

@@ -70,7 +70,7 @@ class SpannedPath(str):
     parts: list
     size: int
 
-    def __new__(cls, name: str, parts: list = ()):
+    def __new__(cls, name: str, parts: list | tuple = ()):
         path = super().__new__(cls, name)
         path.parts = list(parts)
         path.size = sum(len(part) if isinstance(part, bytes) else int((part[1][:, 1] - part[1][:, 0]).sum())

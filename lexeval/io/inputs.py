@@ -218,19 +218,19 @@ def _read_qrels(source: Source) -> Qrels:
     # room for every line the file can hold (its shortest has 8 bytes): reserved, only used pages cost
     lines = source.size() // 8 + 16 if source.size() else 1 << 16
     groups = Groups(lines)
-    grade, docno_hash = ArrayBuilder(np.int16, lines), ArrayBuilder(np.uint64, lines)
+    grade, hash_builder = ArrayBuilder(np.int16, lines), ArrayBuilder(np.uint64, lines)
     docno_builder = ByteStringsBuilder(max(source.size(), 1 << 16), lines)
     for piece in source.blocks([QRELS_LAYOUT]):
         groups.add(piece, np.array([seen.setdefault(q, len(seen)) for q in piece.change_qids], dtype=np.int32))
         if not source.is_text and len(piece.number) and np.abs(piece.number).max() > MAX_GRADE:
             raise InputError(path, f"a grade is out of range (|grade| <= {MAX_GRADE})")
         grade.append(piece.number)              # |grade| <= 10,000: two bytes
-        docno_hash.append(piece.docno_hash)
+        hash_builder.append(piece.docno_hash)
         docno_builder.append(piece.docnos)
     if len(grade) == 0:
         raise InputError(path, "no judgements (empty qrels file)")
-    grades, docno_hash, docnos, group = grade.build(), docno_hash.build(), docno_builder.build(), groups.group.build()
-    del grade, docno_builder                    # each array once in memory from here on
+    grades, docno_hash, docnos, group = grade.build(), hash_builder.build(), docno_builder.build(), groups.group.build()
+    del grade, hash_builder, docno_builder      # each array once in memory from here on
     distinct_qids = list(seen)
     by_bytes = sorted(range(len(distinct_qids)), key=distinct_qids.__getitem__)   # strcmp order
     rank = np.empty(len(distinct_qids), dtype=np.int32)
@@ -294,7 +294,7 @@ class ParsedRun:
     num_unknown: int                 # how many such queries
     format: str = "run"              # the file's layout: "run" (TREC) or "MS MARCO"
     tie_groups: np.ndarray | None = None   # (sum counts,) int32, when asked for: equal within a query iff tied
-    hole_docnos: object | None = None      # ByteStrings of the documents with codes < 0, in order, when asked for
+    hole_docnos: ByteStrings | None = None      # ByteStrings of the documents with codes < 0, in order, when asked for
 
     @property
     def offsets(self) -> np.ndarray:
@@ -333,13 +333,14 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
     # room for every line the file can hold (its shortest line has 6 bytes): reserved, only used pages cost
     lines = size // 6 + 16 if size else 1 << 16
     groups = Groups(lines)
-    score, code = ArrayBuilder(np.float64, lines), ArrayBuilder(np.int16, lines)
-    row = ArrayBuilder(np.int32, lines) if options.keep_rows else None
+    score_builder, code_builder = ArrayBuilder(np.float64, lines), ArrayBuilder(np.int16, lines)
+    row_builder = ArrayBuilder(np.int32, lines) if options.keep_rows else None
     docno_chunks: list[ByteStrings] = []
     last: list[bytes] = []
     layout = RUN_LAYOUT
     look_up = qrels.kernel_tables if source.is_text and kernel.enabled() else None
-    into = {"number": score, "code": code, **({"row": row} if row is not None else {})} if look_up else None
+    into = {"number": score_builder, "code": code_builder,
+            **({"row": row_builder} if row_builder is not None else {})} if look_up else None
     for piece in source.blocks(RUN_LAYOUTS, look_up, into):
         layout = LAYOUT_OF_CODE[piece.layout]
         # a group is its qrels query, or below -1 for a qid the qrels lack
@@ -350,10 +351,10 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         groups.add(piece, per_group)
         if not piece.in_place:                  # read by Python: rows found here
             block_row = qrels.rows_of(piece.per_line(np.maximum(per_group, -1)), piece.docnos, piece.docno_hash)
-            score.append(piece.number)
-            code.append(qrels.row_codes[block_row])
-            if row is not None:
-                row.append(block_row)
+            score_builder.append(piece.number)
+            code_builder.append(qrels.row_codes[block_row])
+            if row_builder is not None:
+                row_builder.append(block_row)
         docno_chunks.append(piece.docnos)
         last = piece.last_fields
     if not docno_chunks:
@@ -365,8 +366,10 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
     num_lines = len(group)
     query = np.maximum(group, -1, out=group)
     del group
-    score, code = score.build(), code.build()
-    row = row.build() if row is not None else None
+    score, code = score_builder.build(), code_builder.build()
+    del score_builder, code_builder
+    row = row_builder.build() if row_builder is not None else None
+    del row_builder
     kept = np.flatnonzero(query >= 0) if unknown else None
     if unknown:
         query, score, code = query[kept], score[kept], code[kept]

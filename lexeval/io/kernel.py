@@ -13,14 +13,17 @@ and benchmarks compare the two).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .strings import _PAD, ByteStrings
 
+_kernel: Any
 try:
-    from . import _kernel
+    from . import _kernel  # type: ignore[attr-defined,no-redef]  # the compiled module: no type information
 except ImportError:         # not built: no compiler at install time
     _kernel = None
 
@@ -52,8 +55,8 @@ class Scanned:
     docnos: ByteStrings            # (n,)
     change_lines: np.ndarray       # (k,) int64: the first line of each group
     change_query: np.ndarray | None   # (k,) int32 each group's qrels query, -1 if none (runs, with tables)
-    change_qid: object             # change_qid(i) -> bytes: group i's qid
-    all_change_qids: object        # all_change_qids() -> list[bytes]: every group's qid
+    change_qid: Callable[[int], bytes]           # group i's qid
+    all_change_qids: Callable[[], list[bytes]]   # every group's qid
     last_fields: list[bytes]       # the fields of the block's last data line
     flags: int = UNCHECKED         # within each group: MAY_REPEAT, TIE_RISES, TIE_FALLS
     newlines: int = 0              # lines of text in the block (blank and comment lines too)

@@ -32,15 +32,16 @@ def trec_order(query: np.ndarray, scores: np.ndarray, docnos, index: np.ndarray 
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1            # a score may rise only at a block start
     grouped = np.bincount(block_query).max() <= 1
     if grouped and np.isin(rises, boundaries).all():
-        blocks = None
+        blocks: np.ndarray | None = None
         if not (block_query[1:] > block_query[:-1]).all():           # move whole blocks into query order
             position = np.int32 if count < 2 ** 31 else np.int64
             starts = np.concatenate(([0], boundaries)).astype(position)
-            lengths = np.diff(np.append(starts, count)).astype(position)
+            lengths: np.ndarray = np.diff(np.append(starts, count)).astype(position)
             by_query = np.argsort(block_query, kind="stable")
-            blocks = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
-                               lengths[by_query]).astype(position)
-            blocks += np.arange(count, dtype=position)
+            moved: np.ndarray = np.repeat(starts[by_query] - np.concatenate(([0], np.cumsum(lengths[by_query])[:-1])),
+                              lengths[by_query]).astype(position)
+            moved += np.arange(count, dtype=position)
+            blocks = moved
         # ties lie within blocks: ordered where they are (moving blocks keeps their order)
         return blocks, None if ties_in_order or line_order else _tie_fix(query, scores, docnos, index, descending,
                                                                           None)

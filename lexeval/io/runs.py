@@ -8,6 +8,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -105,9 +106,9 @@ def _count(number: int, one: str, many: str) -> str:
     return f"{number} {one if number == 1 else many}"
 
 
-def _quoted(qid: str) -> str:
+def _quoted(qid: str | None) -> str:
     """A qid for a message: quoted, bytes that are not UTF-8 as \\xNN."""
-    text = shown(qid.encode("utf-8", "surrogateescape"))
+    text = shown((qid or "").encode("utf-8", "surrogateescape"))
     return '"' + text.replace('"', '\\"') + '"'
 
 
@@ -141,7 +142,7 @@ class Coverage:
     first_nobody: str | None = None
 
     @classmethod
-    def of(cls, qrels: Qrels, runs: list[ParsedRun], level: int = 1) -> Coverage:
+    def of(cls, qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Coverage:
         out = []
         for run in runs:
             missing = np.flatnonzero(~run.present)
@@ -164,7 +165,7 @@ class Coverage:
         return Coverage(runs, sum(p.nobody for p in parts), first(p.first_nobody for p in parts))
 
 
-def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: int = 1, verbose: bool = False,
+def coverage_notes(qrels: Qrels, runs: list[ParsedRun], level: float = 1, verbose: bool = False,
                    complete: bool = False) -> list[str]:
     """The notes on what each run's queries left out (see :func:`notes`)."""
     return notes(Coverage.of(qrels, runs, level), verbose, complete)
@@ -222,7 +223,7 @@ _WORKER_QRELS: Qrels | None = None
 
 
 def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
-    return read_run(source, _WORKER_QRELS, options)
+    return read_run(source, cast(Qrels, _WORKER_QRELS), options)
 
 
 def keep_freed_memory(keep: bool = True) -> None:

@@ -145,10 +145,10 @@ class Source:
         as it reads; ``into`` has it write numbers, codes and rows in place
         (see kernel.scan)."""
         if not self.is_text:
-            piece = _scanned(table_columns(self.table(), "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
+            whole = _scanned(table_columns(self.table(), "qrels" if layouts[0] is QRELS_LAYOUT else "run", self.path,
                                            layouts[0]))
-            if len(piece.docno_hash):           # an empty table has no lines, as an empty file has none
-                yield piece
+            if len(whole.docno_hash):           # an empty table has no lines, as an empty file has none
+                yield whole
             return
         chosen: list[Layout] = []
         use_kernel = kernel.enabled()
@@ -158,7 +158,7 @@ class Source:
         if not size_hint(self.path) and jobs() > 1:   # gzip or a pipe: the next block is read meanwhile
             blocks = prefetched(blocks)
         for block in blocks:
-            piece = None
+            piece: kernel.Scanned | None = None
             if use_kernel:
                 piece = kernel.scan(block, chosen[0].kernel_code if chosen else layouts[0].kernel_code
                                     if len(layouts) == 1 else kernel.RUN_OR_MSMARCO, look_up, into, scratch)
@@ -284,7 +284,7 @@ def table_columns(table, kind: str, where: str, layout: Layout) -> Columns:
     import pyarrow.compute as pc
     table = arrow_table(table, kind, where)
     wanted = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "grade")
-    values = {}
+    values: dict[str, object] = {}
     for name in wanted:
         column, data = table_column(table, name, where)
         if name in ("qid", "docno"):
@@ -341,7 +341,7 @@ class Groups:
         self.unchecked: list[np.ndarray] = []
         self.ranges: list[tuple[int, int]] = []    # lines holding every line of the unchecked groups
         self.flags = 0
-        self.last = None                           # (group, number, docno) of the last line so far
+        self.last: tuple | None = None             # (group, number, docno) of the last line so far
         self.last_start = 0                        # the first line of the last group so far
 
     def add(self, piece: kernel.Scanned, per_group: np.ndarray) -> None:

@@ -219,7 +219,7 @@ class ByteStrings:
             hashed = _mix(hashed)
             for string in np.flatnonzero(lengths > _HASHED_WORDWISE).tolist():
                 tail = self.data[int(starts[string]) + _HASHED_WORDWISE:int(self.offsets[string + 1])]
-                digest = hashlib.blake2b(memoryview(tail), digest_size=8).digest()
+                digest = hashlib.blake2b(tail.data, digest_size=8).digest()
                 hashed[string] = _mix(hashed[string] ^ np.uint64(int.from_bytes(digest, "little")))
         return hashed
 

@@ -167,6 +167,7 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
             raise _problem(path, number, layout.wrong_count(len(fields)))
         for position, name, kind in layout.columns:
             text = fields[position]
+            value: bytes | int | float | None
             if kind == BYTES:
                 value = text
             elif kind == INTEGER:
@@ -175,7 +176,7 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
                     raise grade_problem(path, number, text)
                 if value is None:
                     raise _problem(path, number, f"{name} '{shown(text)}' is not an integer")
-                if name == "grade" and abs(value) > MAX_GRADE:
+                if name == "grade" and abs(value) > MAX_GRADE:  # value is an int here
                     raise _problem(path, number, f"grade {value} is out of range (|grade| <= {MAX_GRADE})")
             else:
                 value = parse_float(text)
@@ -187,7 +188,7 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
         last = fields
     if not chosen:
         return {}, last
-    values = {}
+    values: dict[str, object] = {}
     for _, name, kind in chosen[0].columns:
         items = lists.get(name, [])
         if kind == BYTES:

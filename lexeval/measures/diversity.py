@@ -27,9 +27,11 @@ are in trec_eval's order (ndeval's -traditional order).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
+from ..io.inputs import Qrels
 from ..rankings import Rankings
 from .base import per_cutoff, ratio
 
@@ -52,7 +54,7 @@ class Subtopics:
     relevant_count: np.ndarray
     ideal_starts: np.ndarray      # (Q + 1,)
     ideal_gain: np.ndarray
-    level: int
+    level: float
     # per query: (docno, its relevant subtopics) of each relevant document, for ideal lists at another alpha
     members: list = field(default_factory=list, repr=False, compare=False)
     _ideals: dict = field(default_factory=dict, repr=False, compare=False)
@@ -68,7 +70,7 @@ class Subtopics:
         return self._ideals[alpha]
 
     @classmethod
-    def build(cls, qrels, judgements, level: int) -> Subtopics:
+    def build(cls, qrels, judgements, level: float) -> Subtopics:
         """``qrels``: the ordinary Qrels; ``judgements``: SubtopicJudgements."""
         rows = len(qrels.grades)
         local: list[dict[bytes, int]] = [{} for _ in qrels.qids]
@@ -155,7 +157,7 @@ def _pairs(r: Rankings) -> tuple[Subtopics, _Pairs, np.ndarray, np.ndarray]:
     group = np.flatnonzero(np.r_[True, (segment[1:] != segment[:-1]) | (subtopic[1:] != subtopic[:-1])])
     sizes = np.diff(np.r_[group, len(segment)])
     seen = np.arange(len(segment)) - np.repeat(group, sizes)
-    query_of = np.array([r.qrels.query_of[qid.encode("utf-8", "surrogateescape")] for qid in r.qids],
+    query_of = np.array([cast(Qrels, r.qrels).query_of[qid.encode("utf-8", "surrogateescape")] for qid in r.qids],
                         dtype=np.int64)[r.segment_query]
     pairs = _Pairs(segment, rank, subtopics.query_of_row[doc_rows], subtopic, seen)
     return subtopics, pairs, subtopics.actual[query_of], query_of

@@ -12,6 +12,7 @@ order (trec_eval's m_map_avgjg.c, m_P_avgjg.c, m_Rprec_mult_avgjg.c):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, cast
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class JudgementGroups:
 
     def rankings_of(self, rankings: Rankings, group: int) -> Rankings:
         """The rankings as group ``group`` judges them."""
-        rows = rankings.qrels_rows
+        rows = cast(np.ndarray, rankings.qrels_rows)
         codes = np.where(rows >= 0, self.codes[np.maximum(rows, 0), group], NOT_IN_QRELS).astype(np.int16)
         judged = replace(rankings, codes=codes, level_counts=self.level_counts[group][self.queries(rankings)])
         return judged.judged_only() if self.judged_only else judged
@@ -78,7 +79,7 @@ def _averaged(kernel):
     def over_groups(r: Rankings, params=()) -> np.ndarray:
         groups = r.groups
         judges = groups.judges[:, groups.queries(r)][:, r.segment_query]      # (G, S)
-        total = None
+        total: Any = None
         for group in range(len(groups.names)):              # in group order, as trec_eval adds
             values = kernel(groups.rankings_of(r, group), params).reshape(r.num_segments, -1)
             values = np.where(judges[group][:, None], values, 0.0)

@@ -185,7 +185,9 @@ def parse_measure(text: str) -> list:
 
 def _split_outside_parentheses(text: str) -> list[str]:
     """Names separated by white space, parameters kept whole: "nDCG(dcg=log2, judged_only=True)@10 AP"."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         depth += (char in "({") - (char in ")}")
         if char.isspace() and depth == 0:
@@ -210,7 +212,8 @@ def _ir_measure(text: str):
     if plain is None and not match["cutoff"] and not match["params"] and \
             RANX_MEASURES.get(text, (None, None))[0] is not None:
         return None             # ranx's name without a cutoff (precision, f1): the whole ranking
-    level, raw_params, judged_only, options = None, [], False, []
+    level, raw_params, judged_only = None, [], False
+    options: list[tuple[str, object]] = []
     rows = [m.MEASURE_BY_NAME[name] for name in (plain, with_cutoff) if name is not None]
     params = match["params"] or ""
     gains = re.search(r"gains\s*=\s*\{(?P<pairs>[^{}]*)\}", params)
@@ -393,7 +396,7 @@ def _ndeval_measure(text: str):
 
 def output_names(text: str) -> list[str]:
     """The printed names a -m value stands for (P.5,10 -> P_5, P_10)."""
-    names = []
+    names: list[str] = []
     for item in parse_measure(text):
         names.extend([item] if isinstance(item, str) else item.output_names())
     return names

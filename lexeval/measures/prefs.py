@@ -39,6 +39,7 @@ query's Rnonrel value 0 (0/0 poisons trec_eval's sum).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -172,7 +173,7 @@ def _docid_ranks(r: Rankings, index: PreferenceIndex):
     """Per query: (runs, local docs) trec_eval's internal ranks, judged
     retrieved documents 0..NJR-1 in rank order, the others NJR.. in docno
     order; and (runs,) NJR, the judged documents retrieved."""
-    rows = r.qrels_rows
+    rows = cast(np.ndarray, r.qrels_rows)
     judged = np.flatnonzero(rows >= 0)
     segment = r.segment_of(judged)
     local = index.local_of_row[rows[judged]]
@@ -319,7 +320,8 @@ def _pair_shares(groups: list[Group], ranks: np.ndarray, num_ret: np.ndarray, nu
     over = np.concatenate([g.docs[g.over] for g in groups])
     if len(groups) == 1:       # one JG's preferences are distinct pairs, never reversed: nothing to unite
         a, b = preferred, over
-        low_first, high_first = np.ones(len(a)), np.zeros(len(a))     # a preferred to b, once
+        low_first: np.ndarray = np.ones(len(a))                       # a preferred to b, once
+        high_first: np.ndarray = np.zeros(len(a))
     else:
         low, high = np.minimum(preferred, over), np.maximum(preferred, over)
         keys, pair = np.unique(low * num_docs + high, return_inverse=True)

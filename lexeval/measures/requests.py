@@ -5,7 +5,9 @@ of several -m values become one per measure and parameter set
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 
@@ -61,7 +63,7 @@ class MeasureRequest:
         if self.judged_only:
             rankings = rankings.judged_only()
         if self.floor:
-            rankings = floored(rankings, rankings.level_code(self.level))
+            rankings = floored(rankings, rankings.level_code(cast(float, self.level)))
         elif self.level is not None and rankings.level_code(self.level) != rankings.level:
             rankings = replace(rankings, level=rankings.level_code(self.level))
         # one calling convention: kernel(rankings, parameter values, **keyword options)
@@ -70,7 +72,7 @@ class MeasureRequest:
             options["rarity_weight"] = self.rarity_weight
         if self.measure.uses_num_docs:
             options["num_docs"] = self.num_docs
-        values = (kernel or self.measure.compute)(rankings, self.values, **options)
+        values = cast(Callable, kernel or self.measure.compute)(rankings, self.values, **options)
         return values.reshape(len(values), -1)
 
 
@@ -113,6 +115,7 @@ def parse_params(measure: Measure, raw: str) -> tuple:
     try:
         if kind == NONE:
             raise UsageError(f"measure '{measure.name}' takes no parameters")
+        values: list
         if kind == CUTOFFS:
             values = sorted(_parse_long(part) for part in parts)
             if values[0] <= 0:
@@ -162,7 +165,8 @@ def merge_requests(requests: list[MeasureRequest]) -> tuple[list[MeasureRequest]
     groups: dict = {}            # (measure and everything but its parameters) -> requests in the order asked
     for req in requests:
         groups.setdefault(replace(req, values=(), raw=None, trec_spelling=True), []).append(req)
-    merged, dropped = [], []
+    merged: list = []
+    dropped: list = []
     for group in groups.values():
         if group[0].measure.params in (CUTOFFS, FRACTIONS):
             merged.append(_united_cutoffs(group))
@@ -186,10 +190,10 @@ def _united_cutoffs(group: list[MeasureRequest]) -> MeasureRequest:
     explicit = [req for req in group if req.raw is not None]
     if not explicit:
         return group[0]
-    values = set().union(*(req.values for req in explicit))
+    asked = set().union(*(req.values for req in explicit))
     if len(explicit) < len(group) and not any(req.trec_spelling for req in explicit):
-        values |= set(group[0].measure.defaults)
-    values = tuple(sorted(values))
+        asked |= set(group[0].measure.defaults)
+    values = tuple(sorted(asked))
     if len(explicit) == 1 and values == explicit[0].values:
         return explicit[0]
     return replace(explicit[0], values=values, raw=",".join(map(str, values)))

@@ -5,6 +5,8 @@ tables; :mod:`lexeval.result`'s views call these."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..interface import Result
@@ -41,7 +43,7 @@ def to_frame(evaluation: Result, per_query: bool = True, summary: bool = True, l
         columns["pair"].append(None if is_run else record.key)
         columns["measure"].append(record.measure)
         columns["qid"].append(record.qid)
-        value = record.value
+        value: Any = record.value
         value = value.item() if isinstance(value, np.generic) else value
         is_text = isinstance(value, str)
         columns["value"].append(float("nan") if is_text else float(value))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +106,7 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
         from .tables import latex, markdown
         paper = summary_table(evaluation, for_paper=True)
         exports = {"latex": latex(paper), "markdown": markdown(paper)}
-    summary = {
+    summary: dict[str, Any] = {
         "columns": table.measures,
         "groups": {name: measure_group(name, table.cells[name]) for name in table.measures},
         # per cell: its text, whether best, how many runs it is significantly better and worse than, and
@@ -119,7 +120,7 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
     tests = evaluation.tests
     index = _pair_index(len(runs))
     compared = evaluation.compared_qids
-    measures = {}
+    measures: dict[str, Any] = {}
     size = int(index.max(initial=-1)) + 1
     compact = size > COMPACT_PAIRS                 # many pairs: p as a byte, counts as small integers
     budget = [PAIR_BYTES]                          # the per-pair arrays the page carries, in bytes
@@ -148,9 +149,10 @@ def page_data(evaluation: Result, report_lines=None, command: str | None = None)
             win[at], loss[at] = np.where(swap, losses, wins), np.where(swap, wins, losses)
             values = evaluation.preferences.of_pairs(name, np.sort(known[kept], axis=1))
             # ties are the queries neither wins; with many pairs an LP or LR mean is its counts'
-            entry = {"mean": None if compact and signs else _scaled(mean) if compact else _packed(mean),
-                     "win": _counts(win, count_type), "loss": _counts(loss, count_type), "counts": count_type[1:],
-                     "per_query": {str(int(at[i])): _packed(values[row]) for row, i in enumerate(kept)}}
+            entry: dict[str, Any] = {
+                "mean": None if compact and signs else _scaled(mean) if compact else _packed(mean),
+                "win": _counts(win, count_type), "loss": _counts(loss, count_type), "counts": count_type[1:],
+                "per_query": {str(int(at[i])): _packed(values[row]) for row, i in enumerate(kept)}}
             entry.update(_tested(name, tests, pairs, index, compact, options.alpha if options else 0.05))
             preferences[name] = entry
     cells = [VALUE_CELLS]                          # per-query values the page carries
@@ -287,8 +289,8 @@ def _tested(name: str, tests, pairs: list, index: np.ndarray, compact: bool = Fa
         return {}
     size = int(index.max(initial=-1)) + 1
     p, low, high = (np.full(size, np.nan) for _ in range(3))
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    first, second = pairs[:, 0], pairs[:, 1]
+    pair_array = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    first, second = pair_array[:, 0], pair_array[:, 1]
     at = index[np.minimum(first, second), np.maximum(first, second)]
     p[at] = tests.p[name]
     if name in tests.ci_low:

@@ -186,7 +186,7 @@ def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
     parts = [(blob, lengths), _pieces(extra),
              _pieces(_line_heads(tuple(batch.names), tuple(batch.qids))),
              _pieces([f"{_padded(name)}\tall\t" for name in totals]),
-             _pieces([texts[k] for k in range(pairs) for texts in (every.texts if totals else [])]),
+             _pieces([texts[k] for k in range(pairs) for texts in ((every.texts or []) if every is not None else [])]),
              _pieces([f"{key}\t" for key in batch.keys])]
     heads = len(lengths) + len(extra)
     total_heads = heads + groups * names

@@ -45,7 +45,7 @@ class PairBatch(NamedTuple):
             if self.summary is not None:
                 every = self.summary
                 yield Block([every.keys[k]], ["all"], every.names, [v[k:k + 1] for v in every.values],
-                            every.styles, [[texts[k]] for texts in every.texts])
+                            every.styles, [[texts[k]] for texts in every.texts or []])
 
 
 class Record(NamedTuple):
@@ -182,7 +182,7 @@ def line_texts(values: list[list], styles: list[str], groups: int) -> list[list[
     """Per name, each value's text and the line's end (see :func:`formatted`)."""
     floats = [j for j, style in enumerate(styles) if style == FLOAT]
     p_values = [j for j, style in enumerate(styles) if style == PVALUE]
-    printed = {}
+    printed: dict[int, list] = {}
     _FLOATS_SEEN[0] += (len(floats) + len(p_values)) * groups
     # many floats: printed together, looked up in a table that costs as much to make as 100,000 printed
     if _FOUR_DECIMALS or _FLOATS_SEEN[0] > 100_000:

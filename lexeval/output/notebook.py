@@ -47,7 +47,7 @@ def wanted_names(evaluation, measures) -> set[str] | None:
     if measures is None:
         return None
     from ..parameters import measure_names
-    return {evaluation.printed_name(name) for name in measure_names(measures)}
+    return {evaluation.printed_name(name) for name in measure_names(measures) or []}
 
 
 def summary_columns(evaluation, wanted: set[str] | None) -> dict[str, list]:
@@ -105,7 +105,8 @@ def pair_columns(evaluation, wanted: set[str] | None) -> dict[str, list]:
         if wanted and name not in wanted:
             continue
         if summary is not None and name in summary.mean:
-            mean, counts = summary.mean[name], (summary.wins[name], summary.losses[name], summary.ties[name])
+            mean = summary.mean[name]
+            counts: tuple | None = (summary.wins[name], summary.losses[name], summary.ties[name])
         elif tests is not None and name in tests.mean_difference:
             mean = tests.mean_difference[name]
             counts = (as_preferences.wins[name], as_preferences.losses[name], as_preferences.ties[name]) \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
+from typing import Any
 
 from ..errors import OutputError, UsageError
 
@@ -46,7 +47,7 @@ def write_plots(lines, directory: str) -> list[str]:
 
     make_directory(directory)
     written: list[str] = []
-    series: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    series: dict[tuple[str, str], list[tuple[Any, Any]]] = defaultdict(list)
     for line in lines:
         series[(line.report, line.measure)].append((line.parameter, line.value))
 
@@ -118,9 +119,9 @@ def write_plots(lines, directory: str) -> list[str]:
         figure, axes = plt.subplots(figsize=(6, 4.5))
         axes.axvline(1.0, color="0.6", linewidth=0.8)
         axes.axhline(0.0, color="0.6", linewidth=0.8)
-        for measure, values in effects.items():
-            axes.scatter(values["ER"], values["DeltaRI"], marker="o")
-            axes.annotate(measure, (values["ER"], values["DeltaRI"]), fontsize="small",
+        for measure, effect in effects.items():
+            axes.scatter(effect["ER"], effect["DeltaRI"], marker="o")
+            axes.annotate(measure, (effect["ER"], effect["DeltaRI"]), fontsize="small",
                           xytext=(3, 3), textcoords="offset points")
         axes.set(xlabel="effect ratio ER (1: the improvement reproduced in full)",
                  ylabel="delta relative improvement (0: the same)",

@@ -66,7 +66,8 @@ def run_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[B
 _BATCH_LINES = 1 << 17            # -q's per-query lines of pairs laid out together
 
 
-def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False) -> Iterator[Block]:
+def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False
+                ) -> Iterator[Block | PairBatch]:
     """Pair blocks, A:B in command-line order (only pairs with the baseline,
     if there is one): per-query preferences (and, with --pair-metrics, metric
     differences), then their means (with wins, losses and ties for LP and LR,
@@ -182,7 +183,8 @@ def _bound_lines(bounds, name: str, chosen: slice) -> list[tuple[str, list, str]
     return lines
 
 
-def all_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False) -> Iterator[Block]:
+def all_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False
+               ) -> Iterator[Block | PairBatch]:
     """Run blocks, then pair blocks (the order trec_eval users expect: runs
     in command-line order, then pairs); ``batched``: pairs' per-query lines
     as :class:`PairBatch` (for :func:`write`'s text)."""
@@ -190,13 +192,19 @@ def all_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool
     yield from pair_blocks(evaluation, per_query, summary, batched)
 
 
-def records(blocks: Iterable[Block]) -> Iterator[Record]:
-    """The lines of blocks, one Record each, in output order."""
-    for block in blocks:
-        columns = [values.tolist() if isinstance(values, np.ndarray) else values for values in block.values]
-        for i, (key, qid) in enumerate(zip(block.keys, block.qids)):
-            for name, values, style in zip(block.names, columns, block.styles):
-                yield Record(key, name, qid, values[i], style)
+def records(blocks: Iterable[Block | PairBatch]) -> Iterator[Record]:
+    """The lines of blocks, one Record each, in output order (a
+    :class:`PairBatch` as its blocks)."""
+    for each in blocks:
+        for block in each.blocks() if isinstance(each, PairBatch) else [each]:
+            yield from _block_records(block)
+
+
+def _block_records(block: Block) -> Iterator[Record]:
+    columns = [values.tolist() if isinstance(values, np.ndarray) else values for values in block.values]
+    for i, (key, qid) in enumerate(zip(block.keys, block.qids)):
+        for name, values, style in zip(block.names, columns, block.styles):
+            yield Record(key, name, qid, values[i], style)
 
 
 def report_blocks(lines) -> Iterator[Block]:
@@ -268,12 +276,13 @@ def csv_chunk(block: Block) -> str:
     return _chunk(block, _csv_field, _csv_value, lambda key, name, qid, value: f"{key},{name},{qid},{value}\n")
 
 
-def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, progress=None) -> None:
+def write(blocks: Iterable[Block | PairBatch], output_format: str, out, with_key: bool, progress=None) -> None:
     """Write blocks to ``out`` as they come, in ``output_format`` (text,
     json or csv); ``progress(blocks written)`` follows them."""
     if output_format == "csv":
         out.write(CSV_HEADER)
-    pending, size, done = [], 0, 0
+    pending: list[str] = []
+    size, done = 0, 0
     for block in _expanded(blocks, output_format):
         # a batch counts as its blocks
         done += len(block.keys) * (1 + (block.summary is not None)) if isinstance(block, PairBatch) else 1
@@ -289,11 +298,11 @@ def write(blocks: Iterable[Block], output_format: str, out, with_key: bool, prog
         elif output_format == "csv":
             chunk = csv_chunk(block)
         else:
-            chunk = block_bytes(block, with_key) if len(block.qids) * len(block.names) >= BYTES_LINES else None
-            if chunk is not None:
+            laid = block_bytes(block, with_key) if len(block.qids) * len(block.names) >= BYTES_LINES else None
+            if laid is not None:
                 out.write("".join(pending))
                 pending, size = [], 0
-                _write_bytes(out, chunk)
+                _write_bytes(out, laid)
                 continue
             chunk = text_chunk(block, with_key)
         pending.append(chunk)

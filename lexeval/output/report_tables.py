@@ -55,7 +55,7 @@ def report_grids(lines) -> list[ReportGrid]:
             key = ((line.measure,) if by_measure else ()) + ((line.row,) if with_rows else ())
             keys.setdefault(key, {})[column] = report_value(line)
         row_name = next((line.row_name for line in chosen if line.row_name), "row") if with_rows else None
-        header = (["measure"] if by_measure else []) + ([row_name] if with_rows else []) + columns
+        header = (["measure"] if by_measure else []) + ([str(row_name)] if with_rows else []) + columns
         rows = [list(key) + [values.get(column, "") for column in columns] for key, values in keys.items()]
         units = {line.unit for line in chosen}
         note = "; ".join(filter(None, ("percentages in 0-100" if "%" in units else "",

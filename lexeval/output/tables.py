@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -284,10 +285,11 @@ def _grid(table: SummaryTable, style: dict) -> tuple[list[str], list[list[str]]]
     return header, rows
 
 
-LATEX = {"escape": latex_escape, "number": lambda text: "$-$" + text[1:] if text.startswith("-") else text,
-         "bold": lambda text: r"\textbf{" + text + "}", "plus_minus": r" $\pm$ ",
-         "dagger": r"$^\dagger$", "superscript": lambda letters: f"$^{{{letters}}}$"}
-MARKDOWN = {"escape": lambda text: text.replace("|", "\\|"), "number": lambda text: text,
+LATEX: dict[str, Any] = {
+    "escape": latex_escape, "number": lambda text: "$-$" + text[1:] if text.startswith("-") else text,
+    "bold": lambda text: r"\textbf{" + text + "}", "plus_minus": r" $\pm$ ",
+    "dagger": r"$^\dagger$", "superscript": lambda letters: f"$^{{{letters}}}$"}
+MARKDOWN: dict[str, Any] = {"escape": lambda text: text.replace("|", "\\|"), "number": lambda text: text,
             "bold": lambda text: f"**{text}**",
             "plus_minus": " ± ", "dagger": "†", "superscript": lambda letters: f"<sup>{letters}</sup>"}
 
@@ -370,7 +372,9 @@ def screen_tables(table: SummaryTable, out, width: int | None = None) -> None:
             _print_transposed(console, table, text)
             console.print(table.caption, style="dim")
             return
-        groups, group, used = [], [], run_width + 1
+        groups = []
+        group: list = []
+        used = run_width + 1
         for measure in table.measures:                          # fill each table up to the width
             size = measure_width(measure)
             if group and used + size > width:

@@ -6,6 +6,7 @@ partitions (:class:`GatheredPreferences`, and the cluster's printed pairs)."""
 from __future__ import annotations
 
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -30,6 +31,8 @@ class PairSource:
     names: list[str]
     num_runs: int
     num_queries: int
+    values: dict[str, np.ndarray]             # a source holding its matrices whole: (P, Q) each
+    levels: dict[str, np.ndarray]
     BLOCK_CELLS = 1 << 20                     # pairs x queries per block (about 16 arrays of it live at once)
 
     def __init__(self, names, num_runs: int, num_queries: int):
@@ -118,7 +121,7 @@ class Preferences(PairSource):
     @cached_property
     def _rpp(self) -> dict[bool, RecallPaired | None]:
         wanted = set(self.names)
-        return {graded: RecallPaired(self.rankings, graded) if not self._empty and
+        return {graded: RecallPaired(cast(Rankings, self.rankings), graded) if not self._empty and
                 {name for name in RPP_WEIGHTS if name.startswith("g") == graded} & wanted else None
                 for graded in (False, True)}
 
@@ -157,7 +160,8 @@ class Preferences(PairSource):
                 values["rrLR"] = reciprocal_difference(r, first, second, levels["LR"])
         for name in self.names:
             if name in RPP_WEIGHTS:
-                values[name] = self._rpp[name.startswith("g")].values(first, second, RPP_WEIGHTS[name])
+                values[name] = cast(RecallPaired, self._rpp[name.startswith("g")]).values(first, second,
+                                                                                         RPP_WEIGHTS[name])
         return {name: values[name] for name in self.names}, levels
 
     def summed_arrays(self, count: int) -> dict[str, tuple] | None:
@@ -264,13 +268,13 @@ class Preferences(PairSource):
                                    for name in empty[1]}
 
     @property
-    def values(self) -> dict[str, np.ndarray]:
+    def values(self) -> dict[str, np.ndarray]:  # type: ignore[override]  # made when first read
         if "values" not in self.__dict__:
             self._whole()
         return self.__dict__["values"]
 
     @property
-    def levels(self) -> dict[str, np.ndarray]:
+    def levels(self) -> dict[str, np.ndarray]:  # type: ignore[override]  # made when first read
         if "levels" not in self.__dict__:
             self._whole()
         return self.__dict__["levels"]

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from ..errors import UsageError
 from ..evaluation import Evaluation
 from .agreement import agreement
-from .common import ReportLine, ReportOptions, matrices
+from .common import MeasureMatrices, ReportLine, ReportOptions, matrices
 from .degradation import degradation
 from .discrimination import discrimination
 from .judges import judges
@@ -74,7 +74,8 @@ class _Matrices:
     (the reports of other judgements and runs never do)."""
 
     def __init__(self, evaluation: Evaluation):
-        self._evaluation, self._made = evaluation, None
+        self._evaluation = evaluation
+        self._made: MeasureMatrices | None = None
 
     def __getattr__(self, name: str):
         if name.startswith("_"):

@@ -3,7 +3,9 @@ matrices per measure (differences over pairs, scores over runs)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +43,8 @@ class ReportOptions:
     pool_depth: int = 100           # reusability: the depth the pool was made to
     per_query: bool = False         # -q: per-query lines where a report has them
     runs: tuple = ()                # the run inputs in the evaluation's order, for reports that read them again
-    reading: object | None = None   # how they were read (a lexeval.options.Reading; default: as the evaluation's)
-    warn: object | None = None      # where notes on those readings go (default: warnings)
+    reading: Any = None             # how they were read (a lexeval.options.Reading; default: as the evaluation's)
+    warn: Callable[[str], Any] | None = None      # where notes on those readings go (default: warnings)
 
 
 PERCENT, COUNT, RANK = "%", "count", "rank"      # a figure's unit (counts and ranks print as integers)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -47,7 +48,8 @@ def degraded(r: Rankings, qrels, fraction: float, seed: int, draw: int, policy: 
     relevant_rows, row_query = relevant_rows[inside], row_query[inside]
     shuffle = uniform_bits(seed, label_keys(r, qrels, relevant_rows), draw, 1)[0]
     if policy == "pool":
-        retrieved = r.qrels_rows[r.qrels_rows >= 0]
+        rows = cast(np.ndarray, r.qrels_rows)
+        retrieved = rows[rows >= 0]
         runs_retrieving = np.bincount(retrieved, minlength=len(qrels.grades))[relevant_rows]
         order = np.lexsort((shuffle, -runs_retrieving, row_query))
     else:

@@ -3,6 +3,8 @@ and correction, and with Tukey HSD."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..stats import significance as sig
 from ..stats.conclusions import matrix_hsd, matrix_p_values
 from ..stats.pairs import test_for
@@ -14,7 +16,7 @@ def discrimination(evaluation, data: MeasureMatrices, options: ReportOptions, pr
     keys = query_keys(evaluation.compared_qids) if options.test == "randomization" else None
     lines = []
     for name, d in data.differences.items():
-        p = matrix_p_values(test_for(name, data.measures[name], options.test), d, options.permutations,
+        p = matrix_p_values(cast(str, test_for(name, data.measures[name], options.test)), d, options.permutations,
                             options.seed, keys)
         p = sig.correct(p, options.correction)
         lines.append(ReportLine("discrimination", name, "test", percent(p < options.alpha), PERCENT))

@@ -11,6 +11,8 @@ added up concludes as one machine's totals do.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..compiled import in_threads
@@ -37,7 +39,7 @@ def t_tests(many: list[Moments], parts: int = 1) -> list[np.ndarray]:
     from .. import compiled
     from .distributions import _log_beta
     if all(moments.t_p is not None for moments in many):
-        return [moments.t_p for moments in many]
+        return [cast(np.ndarray, moments.t_p) for moments in many]
     if compiled.enabled():
         made = list(in_threads(lambda moments: moments.t_p if moments.t_p is not None else
                                compiled.t_test_p(moments.mean(), moments.spread(), moments.count(), _log_beta,
@@ -70,8 +72,9 @@ def t_tests(many: list[Moments], parts: int = 1) -> list[np.ndarray]:
 
 def sign_test(moments: Moments) -> np.ndarray:
     """(P,) two-sided exact binomial p over the untied queries."""
-    trials = moments.wins + moments.losses
-    p = np.minimum(1.0, 2 * binomial_lower_tail(np.minimum(moments.wins, moments.losses), trials))
+    wins, losses = cast(np.ndarray, moments.wins), cast(np.ndarray, moments.losses)
+    trials = wins + losses
+    p = np.minimum(1.0, 2 * binomial_lower_tail(np.minimum(wins, losses), trials))
     return np.where(trials == 0, 1.0, p)
 
 
@@ -83,7 +86,8 @@ def randomization_p(moments: Moments, randomized: np.ndarray) -> np.ndarray:
     differences' size, keeps them equal."""
     permutations = randomized.shape[1] - 1
     with np.errstate(invalid="ignore"):        # no queries: inf * 0
-        size = np.maximum(np.abs(moments.low), np.abs(moments.high)) * moments.count()
+        size = np.maximum(np.abs(cast(np.ndarray, moments.low)), np.abs(cast(np.ndarray, moments.high))) * \
+            moments.count()
     tolerance = 1e-9 * np.maximum(1.0, np.nan_to_num(size)) * 2.0 ** DRAW_BITS
     observed = np.abs(randomized[:, 0]).astype(np.float64) - tolerance
     extreme = (np.abs(randomized[:, 1:]) >= observed[:, None]).sum(axis=1)

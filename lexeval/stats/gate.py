@@ -9,6 +9,7 @@ the rule it was judged by.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -111,7 +112,7 @@ def gate_verdicts(result, gates: list[str], margin: float = 0.0, gate_test: str 
             test = "one-sided t"
         else:
             ps = tests.p[gate]
-            test = test_for(gate) if gate in PREFERENCE_NAMES else options.test      # LP and LR: the sign test
+            test = cast(str, test_for(gate)) if gate in PREFERENCE_NAMES else options.test  # LP and LR: the sign test
         for row, (a, b) in enumerate(pairs.tolist()):
             other = b if a == baseline else a
             difference = float(means[row]) + 0.0                # + 0.0: no -0.0 where nothing differs

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
@@ -82,7 +83,7 @@ def _limb_products(limbs: np.ndarray, product, mirrored) -> np.ndarray:
     at most 2**10 products of limbs below 2**21 are summed in floats), and
     ``mirrored(p)`` is the product of the limbs taken the other way round."""
     count, _, queries = limbs.shape
-    out = None
+    out: Any = None
     for start in range(0, max(queries, 1), _PRODUCT_QUERIES):        # no queries: one empty part, sums 0
         part = limbs[:, :, start:start + _PRODUCT_QUERIES]
         for i in range(count):
@@ -125,27 +126,28 @@ class Moments:
     _first: Sums | None
     _second: Sums | None
     queries: np.ndarray
-    low: np.ndarray | None = None
-    high: np.ndarray | None = None
-    wins: np.ndarray | None = None
-    losses: np.ndarray | None = None
-    ties: np.ndarray | None = None
-    _mean: np.ndarray | None = field(default=None, repr=False, compare=False)      # made once, when asked
-    _spread: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _runs: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)  # (values, pairs)
+    # each (P,) where the kind of moments has them, else None (typed Any: which kind is known where used)
+    low: Any = None
+    high: Any = None
+    wins: Any = None
+    losses: Any = None
+    ties: Any = None
+    _mean: Any = field(default=None, repr=False, compare=False)         # (P,), made once, when asked
+    _spread: Any = field(default=None, repr=False, compare=False)
+    _runs: Any = field(default=None, repr=False, compare=False)         # (values, pairs) or None
     t_p: np.ndarray | None = field(default=None, repr=False, compare=False)     # the t-test's p, once made
 
     @property
     def first(self) -> Sums:
         if self._first is None:
             self._make_sums()
-        return self._first
+        return cast(Sums, self._first)
 
     @property
     def second(self) -> Sums:
         if self._second is None:
             self._make_sums()
-        return self._second
+        return cast(Sums, self._second)
 
     def __getstate__(self) -> dict:
         """Pickled (a cluster's partition sends its totals back): the sums,

@@ -6,6 +6,7 @@ per-query values (R, Q) and preferences (pairs, Q) in, per-pair arrays out."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -97,13 +98,15 @@ def summarize_pairs(totals: Totals, plan: Plan, options: SignificanceOptions | N
     preferences of the printed pairs, and every run's aggregate score."""
     mean, wins, losses, ties, raw_p, scores, low, high, effect = ({} for _ in range(9))
     for name, moments in totals.preferences.items():
-        mean[name], wins[name], losses[name], ties[name] = moments.mean(), moments.wins, moments.losses, moments.ties
+        mean[name], wins[name], losses[name], ties[name] = moments.mean(), cast(np.ndarray, moments.wins), \
+            cast(np.ndarray, moments.losses), cast(np.ndarray, moments.ties)
         scores[name] = run_score_summary(totals, name, aggregate)
         if options is not None:
             raw_p[name] = sign_test(moments) if test_for(name) == SIGN else t_test(moments)
         if plan.resamples:
-            low[name], high[name] = bootstrap_interval(moments, totals.resampled[name], totals.weights,
-                                                       options.confidence)
+            low[name], high[name] = bootstrap_interval(moments, totals.resampled[name],
+                                                       cast(np.ndarray, totals.weights),
+                                                       cast(Significance, options).confidence)
             effect[name] = effect_size(moments)
     return PairSummary(mean, wins, losses, ties, raw_p, scores, low, high, effect)
 
@@ -136,7 +139,8 @@ def compute_pair_tests(totals: Totals, plan: Plan, summary: PairSummary | None,
         p[name] = sig.correct(raw_p[name], options.correction)
         if options.ci:
             ci_low[name], ci_high[name] = t_interval(moments, options.confidence) if kind == "t" else \
-                bootstrap_interval(moments, totals.resampled[name], totals.weights, options.confidence)
+                bootstrap_interval(moments, totals.resampled[name], cast(np.ndarray, totals.weights),
+                                   options.confidence)
             effect[name] = effect_size(moments)
         if options.hsd:
             hsd_p[name] = totals.anova[name].tukey_hsd(plan.pairs)
@@ -169,5 +173,7 @@ class MetricPairs:
 def metric_pairs(totals: Totals, plan: Plan) -> MetricPairs:
     """The metrics of ``plan.paired`` as preferences, from the totals."""
     chosen = {name: totals.metrics[name] for name in plan.paired}
-    return MetricPairs({name: mo.mean() for name, mo in chosen.items()}, {n: mo.wins for n, mo in chosen.items()},
-                       {name: mo.losses for name, mo in chosen.items()}, {n: mo.ties for n, mo in chosen.items()})
+    return MetricPairs({name: mo.mean() for name, mo in chosen.items()},
+                       {n: cast(np.ndarray, mo.wins) for n, mo in chosen.items()},
+                       {n: cast(np.ndarray, mo.losses) for n, mo in chosen.items()},
+                       {n: cast(np.ndarray, mo.ties) for n, mo in chosen.items()})

@@ -97,7 +97,7 @@ def fixed_sums(values: np.ndarray, bound: float | None = None) -> Sums:
     special, extra = np.zeros(rows), None
     if bound is None and values.size:
         bound = max(-values.min(), values.max())
-    if values.size and not bound < _LARGE:       # NaN, infinite or large values: rare
+    if values.size and not (bound is not None and bound < _LARGE):       # NaN, infinite or large values: rare
         finite = np.isfinite(values)
         special = np.where(finite, 0.0, values).sum(axis=1)
         values = np.where(finite, values, 0.0)
@@ -169,7 +169,7 @@ def uniform_bits(seed: int | None, keys: np.ndarray, first: int, count: int) -> 
     of each query key: SplitMix64 of (seed, key, draw), a pure function of the
     three, whatever else is drawn and wherever."""
     with np.errstate(over="ignore"):
-        base = _splitmix(np.uint64((seed or 0) & (2**64 - 1)) * _GOLDEN + np.uint64(0x632BE59BD9B4E019))
+        base = _splitmix(np.asarray(np.uint64((seed or 0) & (2**64 - 1)) * _GOLDEN + np.uint64(0x632BE59BD9B4E019)))
         stream = _splitmix(np.asarray(keys, dtype=np.uint64) ^ base)                    # (Q,)
         draws = np.arange(first, first + count, dtype=np.uint64)[:, None] * _GOLDEN      # (count, 1)
         return _splitmix(_splitmix(stream[None, :] + draws) ^ base)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
@@ -155,6 +156,7 @@ def query_totals(columns, queries: Queries, plan: Plan | None = None, preference
         if plan.permutations or plan.resamples else None
     if plan.resamples:
         weights, step = np.zeros(plan.resamples), max(1, _DRAW_CELLS // plan.resamples)
+        keys = cast(np.ndarray, keys)
         for start in range(0, len(keys), step):
             weights += poisson_weights(plan.seed, keys[start:start + step], 0, plan.resamples).sum(axis=1)
         totals.weights = weights
@@ -173,7 +175,7 @@ def query_totals(columns, queries: Queries, plan: Plan | None = None, preference
         _preference_totals(totals, preferences, plan, keys, aggregate)
     # fewer measures than cores (-m map): each measure's pairs shared between threads
     parts = max(1, cores() // max(len(work) + (preferences is not None), 1)) if threads else 1
-    made = in_threads(lambda item: _metric_totals(*item, plan, keys, parts), work, threads)
+    made = in_threads(lambda item: _metric_totals(item[0], item[1], item[2], plan, keys, parts), work, threads)
     for done, ((name, _, kind), (moments, randomized, resampled, anova)) in enumerate(zip(work, made)):
         if phases:
             phases("pairs", done, len(work) + 1)
@@ -231,10 +233,11 @@ def _preference_totals(totals: Totals, preferences: PairSource, plan: Plan, keys
     parts: dict[str, list] = {name: [] for name in names}
     where: list[np.ndarray] = []
     resampled: dict[str, list] = {name: [] for name in names}
-    scores = _fast_run_totals(preferences)
-    printed_only = scores is not None
+    fast = _fast_run_totals(preferences)
+    printed_only = fast is not None
+    scores: dict[str, np.ndarray] = fast if fast is not None else {}
     summed = _summed_preferences(preferences, plan.pairs) if printed_only and not plan.resamples else None
-    rows = pair_rows(runs, plan.pairs) if summed is None else None
+    rows = cast(np.ndarray, pair_rows(runs, plan.pairs) if summed is None else None)
     if summed is not None:
         blocks = []
         totals.preferences.update(summed)
@@ -303,12 +306,12 @@ def _summed_preferences(preferences: PairSource, pairs: np.ndarray) -> dict[str,
     # pairs, not of 257 runs (a thousand runs' relevant ranks are megabytes per query)
     order = np.argsort(pairs[:, 0] // _SQUARE * (runs // _SQUARE + 1) + pairs[:, 1] // _SQUARE, kind="stable")
     # the kernel lets other threads run: blocks on every core (the metrics' threads may be done first)
-    done = in_threads(lambda start: preferences.sum_into(arrays, pairs[order[start:start + _SUMMED_PAIRS]],
+    done = in_threads(lambda start: cast(Any, preferences).sum_into(arrays, pairs[order[start:start + _SUMMED_PAIRS]],
                                                          order[start:start + _SUMMED_PAIRS]),
                       range(0, len(pairs), _SUMMED_PAIRS), len(pairs) * queries >= THREADED_CELLS)
     if not all(list(done)):
         return None
-    return {name: Moments.of_signs(*sums, queries) if name in SIGN_PREFERENCES else Moments.of_limbs(
+    return {name: Moments.of_signs(sums[0], sums[1], queries) if name in SIGN_PREFERENCES else Moments.of_limbs(
             sums, queries) for name, sums in arrays.items()}
 
 
