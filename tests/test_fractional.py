@@ -129,6 +129,25 @@ def test_gain_levels_and_exponential_gains_read_the_grade(tmp_path):
     assert got[("ndcg_burges", "all")] == pytest.approx(exp / ideal, abs=5e-5)
 
 
+def test_scaled_grades_leave_normalised_measures_as_they_were(tmp_path):
+    """Grades halved (0, 0.5, 1 for 0, 1, 2): nDCG and the C/W/L measures,
+    whose gains are normalised by the ideal or by max_rel, print the same;
+    so do binary measures at the halved level."""
+    rng = np.random.default_rng(12)
+    judged = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in range(10)} for q in range(4)}
+    for grades in judged.values():
+        grades["d0"] = 2
+    ranking = [{q: list(rng.permutation(list(docs))) for q, docs in judged.items()}]
+    whole, runs = write_trec(tmp_path, "whole", judged, ranking)
+    halved, _ = write_trec(tmp_path, "halved", {q: {d: g / 2 for d, g in docs.items()} for q, docs in judged.items()},
+                           [])
+    measures = ["-m", "ndcg", "-m", "ndcg_cut.5", "-m", "INST(T=2)", "-m", "rbp", "-m", "map"]
+    plain = run_cli(["-q", *measures, whole, runs["run0"]])
+    scaled = run_cli(["-q", "-l", "0.5", *measures, halved, runs["run0"]])
+    assert plain.code == scaled.code == 0, scaled.err
+    assert plain.out == scaled.out and "inst_T=2" in plain.out
+
+
 def test_measures_of_integer_grades_and_bounds_are_refused(tmp_path):
     path, runs = write_trec(tmp_path, "refused", {"q": {"a": 0.5, "b": 1}}, [{"q": ["a", "b"]}])
     relstring = run_cli(["-m", "relstring", path, runs["run0"]])

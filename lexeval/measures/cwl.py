@@ -115,7 +115,7 @@ def _gain_matrix(r: Rankings, segments: slice, low: float, high: float) -> np.nd
     row = np.repeat(np.arange(len(lengths)), lengths)
     column = np.arange(len(row)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     codes = r.codes[r.starts[segments][row] + column]
-    grade = np.clip(np.maximum(codes, 0).astype(np.float64), low, high)
+    grade = np.clip(r.grades(np.maximum(codes, 0)), low, high)               # fractional grades: their values
     gains = np.zeros((len(lengths), MAX_ITEMS))
     gains[row, column] = np.where(codes == -1, 0.0, (grade - low) / (high - low))     # -1: not in the qrels
     return gains
@@ -126,7 +126,8 @@ def cwl_measure(name: str):
     continuation = CONTINUATIONS[name][0]
 
     def kernel(r: Rankings, pairs=()) -> np.ndarray:
-        params = {"T": 1.0, "p": 0.9, "min_rel": 0.0, "max_rel": float(r.level_counts.shape[1] - 1),
+        top = float(r.grades(np.array([r.level_counts.shape[1] - 1]))[0])      # the highest grade judged
+        params = {"T": 1.0, "p": 0.9, "min_rel": 0.0, "max_rel": top,
                   **{key: float(value) for key, value in pairs}}
         low, high = params["min_rel"], params["max_rel"]
         if high <= low:

@@ -99,11 +99,9 @@ REAL, COUNT, TEXT = "real", "count", "text"     # what a measure's values are
 BOUND = "bound"       # a real measure's bound (--bounds): printed as the measure, never tested
 QRELS, PREFS, QRELS_JG = "qrels", "prefs", "qrels_jg"   # judgements a measure reads (-R)
 
-#: The C/W/L family (cwl_eval's measures), each a row below
-CWL_NAMES = tuple(CONTINUATIONS)
 
-#: Measures that read a grade as an integer (its digit, a user model's grade scale): refused with fractional grades
-INTEGER_GRADES = frozenset({"relstring", *CWL_NAMES})
+#: Measures that read a grade as an integer (relstring prints its digit): refused with fractional grades
+INTEGER_GRADES = frozenset({"relstring"})
 
 
 def check_fractional(requests, bounds: bool, path: str) -> None:
