@@ -205,3 +205,13 @@ def test_the_judges_report_bins_fractional_grades_at_the_level(tmp_path):
     assert got[("documents", "cohen_kappa_mean:second.qrels")] == pytest.approx(np.mean(kappas), abs=5e-5)
     grade = next(g for g in second["q0"].values() if not float(g).is_integer())
     assert any(key[1].startswith("grades_") and key[1].endswith(f"_{grade:g}:second.qrels") for key in got)
+
+
+def test_a_fractional_file_with_crlf_line_ends_reads_as_lf(tmp_path):
+    run = tmp_path / "run"
+    run.write_text("q Q0 b 1 2 t\nq Q0 a 2 1 t\n")
+    for end in ("\n", "\r\n"):
+        qrels = tmp_path / "ends.qrels"
+        qrels.write_bytes(f"q 0 a 0.5{end}q 0 b 2{end}".encode())
+        result = run_cli(["-m", "ndcg", qrels, run])
+        assert result.code == 0 and values(result.out)[("ndcg", "all")] == 1.0, result.err

@@ -22,7 +22,7 @@ from ..errors import InputError, UsageError
 from .blocks import iter_blocks
 from .grades import codes_of
 from .strings import judgement_table
-from .textfile import check_line, grade_problem, parse_float
+from .textfile import data_fields, grade_problem, parse_float
 
 
 def read_fractional(source) -> tuple[object, np.ndarray | None, list[int] | None]:
@@ -48,11 +48,8 @@ def _text_judgements(path: str):
     for block in iter_blocks(path):
         for line in bytes(block).split(b"\n")[:-1]:
             number += 1
-            trouble = check_line(line)
-            if trouble:
-                raise InputError(path, trouble, number)
-            fields = line.split()
-            if not fields or fields[0].startswith(b"#"):
+            fields = data_fields(line, path, number)
+            if fields is None:
                 continue
             if len(fields) != 4:
                 raise InputError(path, f"{len(fields)} columns; a qrels line has 4 (qid iter docno grade)", number)

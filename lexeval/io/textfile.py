@@ -130,6 +130,18 @@ def _problem(path: str, line: int, message: str) -> InputError:
     return InputError(path, message, line)
 
 
+def data_fields(line: bytes, path: str, number: int) -> list[bytes] | None:
+    """A line's fields (a CR before its LF dropped), None for a blank or
+    comment line; a line whose bytes are wrong is bad input."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    trouble = check_line(line)
+    if trouble:
+        raise _problem(path, number, trouble)
+    fields = line.split()
+    return None if not fields or fields[0].startswith(b"#") else fields
+
+
 def check_line(line: bytes) -> str | None:
     """What is wrong with a line's bytes themselves, if anything."""
     if b"\x00" in line:
@@ -147,13 +159,8 @@ def _slow_block(block: bytes, first_line: int, path: str, layouts: list[Layout],
     lists: dict[str, list] = {}
     last: list[bytes] = []
     for number, line in enumerate(bytes(block).split(b"\n"), start=first_line):
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        trouble = check_line(line)
-        if trouble:
-            raise _problem(path, number, trouble)
-        fields = line.split()
-        if not fields or fields[0].startswith(b"#"):
+        fields = data_fields(line, path, number)
+        if fields is None:
             continue
         if not chosen:
             chosen.append(_choose_layout(path, number, len(fields), layouts))
