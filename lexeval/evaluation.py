@@ -379,6 +379,9 @@ def requests_for(asked: Evaluating, num_runs: int):
         if reading.judged_only:
             raise UsageError("--bounds with -J: judged-only rankings hold no unjudged documents, so every bound "
                              "is the value itself; leave out one of them")
+        if reading.zscores is not None:
+            raise UsageError("--bounds with -Z: the bounds are of the measures' values, not of their z-scores; "
+                             "leave out one of them")
         check_bounded(selection.metrics, named_alone(asked.measures, num_runs))
     if reading.tie_order == "expected":
         selection = in_expectation(selection, named_alone(asked.measures, num_runs), depth=reading.depth,

@@ -82,6 +82,10 @@ def load(qrels, runs, reading: Reading | None = None, *, keep_rows: bool = False
     check_sources(qrels_source, sources)
     fill_notes = None
     if reading.fill_qrels is not None:
+        if by_subtopic is not None or grouped is not None:
+            raise UsageError("--fill-qrels fills ordinary judgements (qid iter docno grade), not " +
+                             (f"-R {rel_format}'s" if grouped is not None else
+                              "diversity judgements (--subtopics, a diversity measure)"))
         keep_rows = True                        # judged_qrels and judged_fill look up each document's row
     with timed(timings, "reading"):
         judgements = read_qrels(qrels_source)

@@ -212,7 +212,8 @@ def test_the_page_draws_the_bounds_as_whiskers():
     assert {"bound_low", "bound_high", "difference_bound_low", "difference_bound_high", "fragile"} <= set(entry)
 
 
-@pytest.mark.parametrize("options,message", [(["--bounds", "-J"], "unjudged"), (["--tie-order", "random"], "tie")])
+@pytest.mark.parametrize("options,message", [(["--bounds", "-J"], "unjudged"), (["--tie-order", "random"], "tie"),
+                                             (["--bounds", "-Z", "zscores.txt"], "z-scores")])
 def test_bad_combinations_are_usage_errors(options, message):
     done = _shallow(*options)
     assert done.code == 2 and "lexeval: error:" in done.err and message in done.err

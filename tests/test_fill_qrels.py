@@ -99,6 +99,9 @@ def test_provenance_the_library_and_bad_input(tmp_path):
     np.testing.assert_allclose(np.nan_to_num(library.values("map")), np.nan_to_num(again.values("map")))
     missing = run_cli(["--fill-qrels", tmp_path / "nope", "-m", "map", tmp_path / "first", *paths])
     assert missing.code == 2 and "nope" in missing.err and not missing.out
+    for other in (["--subtopics"], ["-m", "alpha_nDCG@5"], ["-R", "qrels_jg"]):
+        refused = run_cli(["--fill-qrels", tmp_path / "filler", *other, tmp_path / "first", *paths])
+        assert refused.code == 2 and "--fill-qrels fills ordinary judgements" in refused.err, refused.err
     (tmp_path / "broken").write_text("1 0 d1 1\n1 0 d2 lots\n")
     broken = run_cli(["--fill-qrels", tmp_path / "broken", "-m", "map", tmp_path / "first", *paths])
     assert broken.code == 2 and f"{tmp_path / 'broken'}:2: grade 'lots' is not a number" in broken.err
@@ -114,3 +117,18 @@ def test_the_cluster_prints_the_same(tmp_path):
     alone = run_cli(args)
     assert sharded.code == alone.code == 0, sharded.err
     assert sharded.out == alone.out and sharded.err == alone.err
+
+
+def test_reports_that_read_the_runs_again_read_the_filled_judgements(tmp_path):
+    """reusability reads the qrels again: with the holes filled, as the
+    evaluation did (its 'before' is the evaluation's mean)."""
+    first, filler, merged, runs, paths = _collection(tmp_path, 8, False)
+    report = run_cli(["--report", "reusability", "--fill-qrels", tmp_path / "filler", "-m", "map", tmp_path / "first",
+                      *paths])
+    plain = run_cli(["-m", "map", tmp_path / "merged", *paths])
+    assert report.code == plain.code == 0, report.err + plain.err
+    means = {line.split("\t")[0]: float(line.split("\t")[-1]) for line in plain.out.splitlines()
+             if line.split("\t")[1].strip() == "map" and line.split("\t")[2] == "all"}
+    before = {line.split("\t")[2].split(":", 1)[1]: float(line.split("\t")[3]) for line in report.out.splitlines()
+              if line.split("\t")[2].startswith("before:") and line.split("\t")[1].strip() == "map"}
+    assert before and all(before[run] == pytest.approx(means[run], abs=5e-5) for run in before)

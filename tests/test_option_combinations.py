@@ -50,11 +50,13 @@ def collections(draw):
     nothing, identical runs, queries missing from some runs."""
     num_queries = draw(st.integers(1, 3))
     max_grade = draw(st.sampled_from([0, 1, 2, 3]))
+    fractional = draw(st.integers(0, 4)) == 0                 # grades such as 0.5 (io.fractional)
+    grade = st.sampled_from([-1, 0, 0.25, 0.5, 1, 1.5, 2.75]) if fractional else st.integers(-1, max_grade)
     qrels = {}
     for q in range(1, num_queries + 1):
         judged = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=5, unique=True))
         # the second column: a judgement group for -R qrels_jg and qrels_prefs
-        qrels[str(q)] = {d: (draw(st.integers(-1, max_grade)), draw(st.sampled_from("001"))) for d in judged}
+        qrels[str(q)] = {d: (draw(grade), draw(st.sampled_from("001"))) for d in judged}
     runs = []
     for _ in range(draw(st.integers(1, 3))):
         if runs and draw(st.integers(0, 4)) == 0:
@@ -80,7 +82,7 @@ def option_lists(draw, num_runs: int):
         if draw(st.integers(0, 3)) == 0:
             args.append(flag)
     if draw(st.booleans()):
-        args += ["-l", str(draw(st.integers(0, 4)))]
+        args += ["-l", str(draw(st.sampled_from([0, 1, 2, 3, 4, 0.5, 1.25])))]
     if draw(st.integers(0, 2)) == 0:
         args += ["-M", str(draw(st.integers(1, 4)))]
     for name in draw(st.lists(st.sampled_from(MEASURES), max_size=3)):
@@ -117,6 +119,15 @@ def option_lists(draw, num_runs: int):
     if draw(st.integers(0, 7)) == 0:          # pref_eval's options: -q, -n, -M under its names, or refused
         args += draw(st.sampled_from([["--topk", "3"], ["--query_eval_wanted"], ["--nosummary"], ["-b", "1"],
                                       ["-M", "preferences"], ["--label_fraction", "0.5"]]))
+    if draw(st.integers(0, 5)) == 0:
+        args.append("--bounds")
+    if draw(st.integers(0, 5)) == 0:
+        args += ["--tie-order", draw(st.sampled_from(["trec_eval", "input", "expected"]))]
+    if draw(st.integers(0, 5)) == 0:
+        args += ["--fill-qrels", "FILLFILE"]
+    if draw(st.integers(0, 5)) == 0:          # the judges report: another set, its groups and top runs
+        args += ["--report", "judges", "--compare-qrels", "OTHERFILE", "--top-runs", str(draw(st.integers(1, 4)))]
+        args += draw(st.sampled_from([[], ["--run-groups", "GROUPFILE"], ["--group-by", "n"]]))
     if draw(st.integers(0, 3)) == 0:
         args += draw(st.sampled_from([["-R", "qrels"], ["-R", "prefs"], ["-R", "qrels_prefs"], ["-R", "qrels_jg"],
                                       ["-T", "trec_results"], ["-D", "2"]]))
@@ -168,7 +179,13 @@ def check_output(out: str, output_format: str) -> None:
 def check_call(tmp: Path, qrels, runs, args: list[str]) -> None:
     qrels_path, run_paths = write_collection(tmp, qrels, runs)
     (tmp / "zscores").write_text("1 map 0.5 0.25\n1 P_5 0.2 0\n2 num_ret 3 1\n")
-    args = [str(tmp / "plots") if a == "PLOTDIR" else str(tmp / "zscores") if a == "ZFILE" else a for a in args]
+    (tmp / "fill").write_text("1 0 d1 0.5\n1 0 x 2\n2 0 d3 1\n9 0 d1 1\n")          # fractional, a query of its own
+    (tmp / "other").write_text("".join(f"{q} 0 {d} {abs(g) if isinstance(g, int) else 1}\n"
+                                       for q, j in qrels.items() for d, (g, _) in j.items()))
+    (tmp / "groups").write_text("".join(f"run{k}\t{'ab'[k % 2]}\n" for k in range(len(runs))))
+    files = {"PLOTDIR": tmp / "plots", "ZFILE": tmp / "zscores", "FILLFILE": tmp / "fill", "OTHERFILE": tmp / "other",
+             "GROUPFILE": tmp / "groups"}
+    args = [str(files[a]) if a in files else a for a in args]
     result = run_cli(args + [qrels_path] + run_paths)
     call = "lexeval " + " ".join(args)
     assert "Traceback" not in result.err, call + "\n" + result.err

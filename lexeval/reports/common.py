@@ -113,8 +113,11 @@ def run_inputs(evaluation, options: ReportOptions, reader: str):
     if len(runs) != len(evaluation.run_names):
         raise UsageError(f"{reader} reads the runs again: give their inputs (ReportOptions(runs=...))")
     given = options.reading or (kept.reading if kept is not None else Reading())
-    # cut as the evaluation cut them (-M, -J), at its level, read as plain qrels (their notes were said already)
-    return runs, Reading(level=evaluation.level, depth=given.depth, judged_only=given.judged_only, jobs=given.jobs)
+    # cut as the evaluation cut them (-M, -J), at its level, with its kind of judgements (subtopics, -R) and its
+    # filled holes (--fill-qrels); their notes were said already
+    subtopics = given.subtopics or getattr(evaluation.rankings, "subtopics", None) is not None
+    return runs, Reading(level=evaluation.level, depth=given.depth, judged_only=given.judged_only, jobs=given.jobs,
+                         subtopics=subtopics, rel_format=given.rel_format, fill_qrels=given.fill_qrels)
 
 
 def percent(mask: np.ndarray) -> float:

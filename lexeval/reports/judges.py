@@ -48,6 +48,7 @@ in the queries and in the pairs of runs.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
@@ -94,6 +95,7 @@ def other_judgements(evaluation, given, options: ReportOptions, reader: str):
     from ..evaluation import load
     from ..options import Hooks
     runs, reading = run_inputs(evaluation, options, reader)
+    reading = replace(reading, fill_qrels=None)         # the other judgements as they are given
     check_rereadable(runs, reader)
     rankings = load(given, list(runs), reading, hooks=Hooks(warn=lambda _: None))
     return evaluation.reevaluate(rankings, evaluation.options)

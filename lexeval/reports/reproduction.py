@@ -28,6 +28,8 @@ for the others), as ``p``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import UsageError
@@ -88,7 +90,8 @@ def _replicated(evaluation, reproduced: tuple[int, int], options: ReportOptions)
     from ..options import Hooks
     runs, reading = run_inputs(evaluation, options, "--replication-qrels")
     check_rereadable([runs[index] for index in reproduced], "--replication-qrels")
-    rankings = load(options.replication_qrels, [runs[index] for index in reproduced], reading,
+    rankings = load(options.replication_qrels, [runs[index] for index in reproduced],
+                    replace(reading, fill_qrels=None),              # another collection's judgements, as given
                     hooks=Hooks(warn=options.warn))
     return evaluation.reevaluate(rankings)
 
