@@ -347,3 +347,13 @@ def test_bad_run_groups_and_a_short_top(tmp_path):
     (tmp_path / "partial").write_text("bm25okapi\ta\nlsi200\tb\n")
     partial = run_cli([*common, "--run-groups", tmp_path / "partial"])
     assert partial.code == 0 and "does not name tfidf_title" in partial.err
+
+
+def test_measures_of_document_identities_and_diversity_under_other_judgements(tmp_path):
+    """Found by the random option combinations: the other set is read as the
+    first was, with documents' identities (the rareness measures) kept."""
+    runs = [CRANFIELD / "runs" / f"{name}.gz" for name in RUN_NAMES[:3]]
+    result = run_cli(["--report", "judges", "--compare-qrels", OTHER, "-m", "P_rare.5", "-m", "map",
+                      CRANFIELD / "qrels.txt.gz", *runs])
+    assert result.code == 0, result.err
+    assert "P_rare_5" in result.out and "tau_ap_b:" in result.out

@@ -97,7 +97,8 @@ def other_judgements(evaluation, given, options: ReportOptions, reader: str):
     runs, reading = run_inputs(evaluation, options, reader)
     reading = replace(reading, fill_qrels=None)         # the other judgements as they are given
     check_rereadable(runs, reader)
-    rankings = load(given, list(runs), reading, hooks=Hooks(warn=lambda _: None))
+    rankings = load(given, list(runs), reading, keep_rows=evaluation.rankings.qrels_rows is not None,  # P_rare...
+                    hooks=Hooks(warn=lambda _: None))
     return evaluation.reevaluate(rankings, evaluation.options)
 
 

@@ -92,7 +92,7 @@ def _replicated(evaluation, reproduced: tuple[int, int], options: ReportOptions)
     check_rereadable([runs[index] for index in reproduced], "--replication-qrels")
     rankings = load(options.replication_qrels, [runs[index] for index in reproduced],
                     replace(reading, fill_qrels=None),              # another collection's judgements, as given
-                    hooks=Hooks(warn=options.warn))
+                    keep_rows=evaluation.rankings.qrels_rows is not None, hooks=Hooks(warn=options.warn))
     return evaluation.reevaluate(rankings)
 
 
