@@ -13,6 +13,22 @@ typedef struct {
     int64_t now;
 } Scratch;
 
+/* Every pair's runs in [0, runs) and every compared query in [0, queries); else an IndexError naming ``who``. */
+static int pairs_and_queries_in_range(const char *who, const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t runs,
+                                      const int64_t *chosen, Py_ssize_t count_compared, Py_ssize_t queries) {
+    for (Py_ssize_t k = 0; k < 2 * count_pairs; k++)
+        if (pair[k] < 0 || pair[k] >= runs) {
+            PyErr_Format(PyExc_IndexError, "%s: a run out of range", who);
+            return 0;
+        }
+    for (Py_ssize_t k = 0; k < count_compared; k++)
+        if (chosen[k] < 0 || chosen[k] >= queries) {
+            PyErr_Format(PyExc_IndexError, "%s: a query out of range", who);
+            return 0;
+        }
+    return 1;
+}
+
 static double linear_weight(int variant, int64_t rank, int64_t length, double depth) {
     if (rank == 0 || (double)rank > depth) return 0.0;
     switch (variant) {
@@ -252,16 +268,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "difference_bounds: running counts of another length");
         goto done;
     }
-    for (Py_ssize_t k = 0; k < 2 * count_pairs; k++)
-        if (pair[k] < 0 || pair[k] >= runs) {
-            PyErr_SetString(PyExc_IndexError, "difference_bounds: a run out of range");
-            goto done;
-        }
-    for (Py_ssize_t k = 0; k < count_compared; k++)
-        if (chosen[k] < 0 || chosen[k] >= queries) {
-            PyErr_SetString(PyExc_IndexError, "difference_bounds: a query out of range");
-            goto done;
-        }
+    if (!pairs_and_queries_in_range("difference_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
+        goto done;
     size_t room = (size_t)(most + 2);
     s.rank_a = PyMem_RawCalloc(room, 8); s.rank_b = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8); s.stamp_b = PyMem_RawCalloc(room, 8);
@@ -380,16 +388,8 @@ PyObject *lp_bounds(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "lp_bounds: a hole's number out of range");
             goto done;
         }
-    for (Py_ssize_t k = 0; k < 2 * count_pairs; k++)
-        if (pair[k] < 0 || pair[k] >= runs) {
-            PyErr_SetString(PyExc_IndexError, "lp_bounds: a run out of range");
-            goto done;
-        }
-    for (Py_ssize_t k = 0; k < count_compared; k++)
-        if (chosen[k] < 0 || chosen[k] >= queries) {
-            PyErr_SetString(PyExc_IndexError, "lp_bounds: a query out of range");
-            goto done;
-        }
+    if (!pairs_and_queries_in_range("lp_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
+        goto done;
     size_t room = (size_t)(most + 2);
     s.parent = PyMem_RawCalloc(room, 8);
     s.parent_stamp = PyMem_RawCalloc(room, 8);
