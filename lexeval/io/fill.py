@@ -33,12 +33,10 @@ def fill_holes(first: Qrels, filler: Qrels) -> tuple[Qrels, dict]:
     values = np.concatenate([grades, filler_grades[extra]])
     merged = read_qrels(Source(_table(qids, docnos, values), name=first.path, kind="qrels"))
     merged.path = first.path
-    filled_keys = {(qid, docno) for qid, docno, flag in zip(qids, docnos, np.concatenate([take, np.ones(extra.sum(),
-                                                                                                          bool)]))
-                   if flag}
-    row_qids = [merged.qids[q].encode("utf-8", "surrogateescape") for q in merged.query_index.tolist()]
-    row_docnos = merged.docnos.take(merged.line_of_row).to_list()
-    merged.filled = np.array([(qid, docno) in filled_keys for qid, docno in zip(row_qids, row_docnos)], dtype=bool)
+    # a row the filler gave: one the qrels lack, or one they hold unjudged that now has a grade
+    in_first = merged.rows_in(first)
+    merged.filled = ((in_first < 0) | (first_grades[np.maximum(in_first, 0)] < 0)) & \
+        (merged.grade_of(merged.grades) >= 0)
     lacking = len({qid for qid in filler.qids if qid not in known})
     return merged, {"filled": int(merged.filled.sum()), "judged": int((first_grades >= 0).sum()),
                     "queries_left_out": lacking}
