@@ -376,6 +376,6 @@ PyObject *lex_moments(PyObject *self, PyObject *args);
 PyObject *lex_signs(PyObject *self, PyObject *args);
 PyObject *precision_bounds(PyObject *self, PyObject *args);
 PyObject *difference_bounds(PyObject *self, PyObject *args);
-PyObject *lp_bounds(PyObject *self, PyObject *args);
+PyObject *lex_bounds(PyObject *self, PyObject *args);
 
 #endif

@@ -62,10 +62,11 @@ static PyMethodDef methods[] = {
      "pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, ideal, ideal_before, "
      "most_holes, low, high): the sums over the compared queries of two runs' least and greatest difference "
      "under one shared assignment, for several measures (see lexeval.compiled)."},
-    {"lp_bounds", lp_bounds, METH_VARARGS,
-     "lp_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, level, variable, all_relevant, "
-     "most_holes, low, high): LP's least and greatest value for pairs of runs under one shared assignment, "
-     "summed over the compared queries (see lexeval.compiled)."},
+    {"lex_bounds", lex_bounds, METH_VARARGS,
+     "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
+     "which, level, variable, "
+     "all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1) or rrLP (2) of pairs "
+     "of runs on each compared query under one shared assignment (see lexeval.compiled)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,

@@ -341,11 +341,14 @@ done:
     return result;
 }
 
-/* lp_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, level, variable, all_relevant,
- * most_holes, low, high): LP's least and greatest value for pairs of runs on each compared query (P x Q):
- * going down both rankings the documents at each rank are made alike in relevance (a union-find over the
- * unjudged documents' numbers and the two constants); A can win at rank i where its document can be
- * relevant and B's not, given those above (see lexeval.bounds.pairs.lp_bounds). */
+/* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
+ * level, variable, all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1) or rrLP (2) of pairs of runs on each
+ * compared query (P x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
+ * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
+ * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
+ * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
+ * document's number in its query), and its unjudged documents' first index and count in hole_list (int32, their
+ * numbers in rank order); low and high float64 (P x compared queries). */
 static int64_t find(Scratch *s, int64_t x) {
     while (1) {
         int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
@@ -357,77 +360,246 @@ static int64_t find(Scratch *s, int64_t x) {
     }
 }
 
-PyObject *lp_bounds(PyObject *self, PyObject *args) {
-    Py_buffer codes, hole_ids, starts, lengths, compared, pairs, low, high;
-    Py_ssize_t queries, most;
+typedef struct {           /* one ranking: its relevance codes and unjudged documents' numbers */
+    const int16_t *codes;
+    const int32_t *ids;
+    int64_t length;
+} Ranking;
+
+typedef struct {
+    Scratch *s;
     int level, variable, all_relevant;
+    int64_t zero, one;     /* the constants' nodes */
+} Alike;
+
+/* the node of a ranking's document at ``i`` (0-based): a constant where it is judged (or every unjudged document
+ * has one relevance) or past the end, else its number */
+static int64_t node(const Alike *u, const Ranking *r, int64_t i) {
+    if (i >= r->length) return u->zero;
+    int16_t code = r->codes[i];
+    if (code >= 0 || !u->variable) return (code >= u->level || (code < 0 && u->all_relevant)) ? u->one : u->zero;
+    return r->ids[i];
+}
+
+/* whether x can be relevant and y not, given what is joined */
+static int can(const Alike *u, int64_t x, int64_t y) {
+    int64_t fx = find(u->s, x), fy = find(u->s, y);
+    return fx != find(u->s, u->zero) && fy != find(u->s, u->one) && fx != fy;
+}
+
+/* x and y made alike; 0 (nothing joined) where they cannot be */
+static int join(const Alike *u, int64_t x, int64_t y) {
+    int64_t fx = find(u->s, x), fy = find(u->s, y);
+    if (fx == fy) return 1;
+    int64_t f0 = find(u->s, u->zero), f1 = find(u->s, u->one);
+    if ((fx == f0 && fy == f1) || (fx == f1 && fy == f0)) return 0;
+    u->s->parent[fx] = fy;
+    u->s->parent_stamp[fx] = u->s->now;
+    return 1;
+}
+
+static int64_t longer(const Ranking *a, const Ranking *b) { return a->length > b->length ? a->length : b->length; }
+
+/* whether every rank can be made alike (a tie) */
+static int tie_possible(const Alike *u, const Ranking *a, const Ranking *b) {
+    u->s->now++;
+    for (int64_t i = 0; i < longer(a, b); i++)
+        if (!join(u, node(u, a, i), node(u, b, i))) return 0;
+    return 1;
+}
+
+/* LP's (least, greatest) in one pass down: A (B) can win at a rank given those above, or a tie */
+static void lp_pair(const Alike *u, const Ranking *a, const Ranking *b, double *low, double *high) {
+    int a_wins = 0, b_wins = 0, tie = 1;
+    u->s->now++;
+    for (int64_t i = 0; i < longer(a, b) && !(a_wins && b_wins); i++) {
+        int64_t x = node(u, a, i), y = node(u, b, i);
+        if (x == y) continue;
+        a_wins |= can(u, x, y);
+        b_wins |= can(u, y, x);
+        if (!join(u, x, y)) { tie = 0; break; }
+    }
+    *high = a_wins ? 1.0 : tie ? 0.0 : -1.0;
+    *low = b_wins ? -1.0 : tie ? 0.0 : 1.0;
+}
+
+/* rrLP's greatest for A over B */
+static double rrlp_high(const Alike *u, const Ranking *a, const Ranking *b) {
+    Scratch *s = u->s;
+    int found = 0;
+    double best = 0.0;
+    s->now++;
+    for (int64_t i = 0; i < longer(a, b); i++) {
+        double rank = (double)(i + 1);
+        if (found && 1.0 / rank <= best) return best;
+        int64_t x = node(u, a, i), y = node(u, b, i);
+        if (x == y) continue;
+        if (can(u, x, y)) {         /* B's next relevant: its first document forced relevant below */
+            int64_t fx = find(s, x), f1 = find(s, u->one);
+            double next = 0.0;
+            for (int64_t t = i + 1; t < b->length; t++) {
+                int64_t f = find(s, node(u, b, t));
+                if (f == f1 || f == fx) { next = 1.0 / (double)(t + 1); break; }
+            }
+            double value = 1.0 / rank - next;
+            if (!found || value > best) { best = value; found = 1; }
+        }
+        if (!join(u, x, y)) break;
+    }
+    if (found) return best;
+    if (tie_possible(u, a, b)) return 0.0;
+    s->now++;
+    for (int64_t i = 0; i < longer(a, b); i++) {
+        double rank = (double)(i + 1);
+        int64_t x = node(u, a, i), y = node(u, b, i);
+        if (x == y) continue;
+        if (can(u, y, x)) {         /* A's next relevant: its first document that can be relevant below */
+            int64_t fx = find(s, x), f0 = find(s, u->zero);
+            double next = 0.0;
+            for (int64_t t = i + 1; t < a->length; t++) {
+                int64_t f = find(s, node(u, a, t));
+                if (f != f0 && f != fx) { next = 1.0 / (double)(t + 1); break; }
+            }
+            double value = next - 1.0 / rank;
+            if (!found || value > best) { best = value; found = 1; }
+        }
+        if (!join(u, x, y)) break;
+    }
+    return found ? best : 0.0;
+}
+
+/* how many documents of a ranking are judged relevant (or always relevant) */
+static int64_t judged_relevant(const Alike *u, const Ranking *r) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < r->length; i++) count += node(u, r, i) == u->one;
+    return count;
+}
+
+typedef struct {           /* one ranking's unjudged documents' numbers, in rank order (none unless variable) */
+    const int32_t *ids;
+    int64_t count;
+} HoleList;
+
+/* LR's greatest for A over B (+1, 0 or -1): ``judged`` each ranking's judged relevant documents, ``both`` the
+ * unjudged documents both hold, with stamp_a (stamp_b) marking A's (B's) at the current stamp */
+static int lr_high(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
+                   const int64_t *judged, int64_t both, const int64_t *mark_a, const int64_t *mark_b, int64_t stamp) {
+    int64_t most = judged[0] - judged[1] + ha->count - both;
+    if (most > 0) return 1;
+    if (most == 0) {
+        /* equal counts only with A's only documents relevant and B's only not; then from the bottom up */
+        u->s->now++;
+        for (int64_t k = 0; k < ha->count; k++)
+            if (mark_b[ha->ids[k]] != stamp) join(u, ha->ids[k], u->one);
+        for (int64_t k = 0; k < hb->count; k++)
+            if (mark_a[hb->ids[k]] != stamp) join(u, hb->ids[k], u->zero);
+        for (int64_t i = longer(a, b) - 1; i >= 0; i--) {
+            int64_t x = node(u, a, i), y = node(u, b, i);
+            if (x == y) continue;
+            if (can(u, y, x)) return 1;
+            if (!join(u, x, y)) break;
+        }
+    }
+    /* below 0 the counts can be neither more nor equal (a tie has equal counts) */
+    return most >= 0 && tie_possible(u, a, b) ? 0 : -1;
+}
+
+/* LR's (least, greatest): the unjudged documents both hold counted once for the two */
+static void lr_pair(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
+                    const int64_t *judged, double *low, double *high) {
+    Scratch *s = u->s;
+    int64_t base = judged[0] - judged[1], fewer = ha->count < hb->count ? ha->count : hb->count;
+    /* each side's only documents are at least its holes less the fewer: decided without matching where
+     * both sides' counts can be more */
+    if (base + ha->count - fewer > 0 && -base + hb->count - fewer > 0) { *low = -1.0; *high = 1.0; return; }
+    int64_t stamp = ++s->now, both = 0;
+    for (int64_t k = 0; k < hb->count; k++) s->stamp_b[hb->ids[k]] = stamp;
+    for (int64_t k = 0; k < ha->count; k++) { s->stamp_a[ha->ids[k]] = stamp; both += s->stamp_b[ha->ids[k]] == stamp; }
+    int64_t other[2] = {judged[1], judged[0]};
+    *high = (double)lr_high(u, a, b, ha, hb, judged, both, s->stamp_a, s->stamp_b, stamp);
+    *low = -(double)lr_high(u, b, a, hb, ha, other, both, s->stamp_b, s->stamp_a, stamp);
+}
+
+PyObject *lex_bounds(PyObject *self, PyObject *args) {
+    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, low, high;
+    Py_ssize_t queries, most;
+    int which, level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*iiinw*w*", &codes, &hole_ids, &starts, &lengths, &queries, &compared,
-                          &pairs, &level, &variable, &all_relevant, &most, &low, &high))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*iiiinw*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
+                          &hole_start, &hole_count, &queries, &compared, &pairs, &which, &level, &variable,
+                          &all_relevant, &most, &low, &high))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
+    int64_t *tallies = NULL;
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
-    Py_ssize_t count_compared = compared.len / 8;
+    Py_ssize_t count_compared = compared.len / 8, listed = hole_list.len / 4;
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
+        !check(&hole_start, segments, 8, "hole_start") || !check(&hole_count, segments, 8, "hole_count") ||
         !check(&low, count_pairs * count_compared, 8, "low") ||
         !check(&high, count_pairs * count_compared, 8, "high") || most < 0)
         goto done;
+    if (which < 0 || which > 2) {
+        PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR) or 2 (rrLP)");
+        goto done;
+    }
     const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
     const int64_t *pair = (const int64_t *)pairs.buf, *chosen = (const int64_t *)compared.buf;
     const int16_t *all_codes = (const int16_t *)codes.buf;
-    const int32_t *all_ids = (const int32_t *)hole_ids.buf;
+    const int32_t *all_ids = (const int32_t *)hole_ids.buf, *listed_ids = (const int32_t *)hole_list.buf;
+    const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
     Py_ssize_t runs = segments / queries;
     for (Py_ssize_t k = 0; k < segments; k++)
-        if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents) {
-            PyErr_SetString(PyExc_IndexError, "lp_bounds: a segment out of range");
+        if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents || h_start[k] < 0 || h_count[k] < 0 ||
+            h_start[k] + h_count[k] > listed) {
+            PyErr_SetString(PyExc_IndexError, "lex_bounds: a segment out of range");
             goto done;
         }
     for (Py_ssize_t k = 0; k < documents; k++)
         if (all_codes[k] < 0 && (all_ids[k] < 0 || all_ids[k] >= most)) {
-            PyErr_SetString(PyExc_IndexError, "lp_bounds: a hole's number out of range");
+            PyErr_SetString(PyExc_IndexError, "lex_bounds: a hole's number out of range");
             goto done;
         }
-    if (!pairs_and_queries_in_range("lp_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
+    for (Py_ssize_t k = 0; k < listed; k++)
+        if (listed_ids[k] < 0 || listed_ids[k] >= most) {
+            PyErr_SetString(PyExc_IndexError, "lex_bounds: a listed hole's number out of range");
+            goto done;
+        }
+    if (!pairs_and_queries_in_range("lex_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
         goto done;
     size_t room = (size_t)(most + 2);
     s.parent = PyMem_RawCalloc(room, 8);
     s.parent_stamp = PyMem_RawCalloc(room, 8);
-    if (!s.parent || !s.parent_stamp) {
+    s.stamp_a = PyMem_RawCalloc(room, 8);
+    s.stamp_b = PyMem_RawCalloc(room, 8);
+    tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
+    if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !tallies) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
-    int64_t zero_node = most, one_node = most + 1;
+    Alike u = {&s, level, variable, all_relevant, most, most + 1};
+    for (Py_ssize_t k = 0; k < segments; k++) tallies[k] = -1;
     for (Py_ssize_t p = 0; p < count_pairs; p++) {
         for (Py_ssize_t k = 0; k < count_compared; k++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
-            const int16_t *ca = all_codes + first[sa], *cb = all_codes + first[sb];
-            const int32_t *ia = all_ids + first[sa], *ib = all_ids + first[sb];
-            int64_t na = size[sa], nb = size[sb], longest = na > nb ? na : nb;
-            int a_wins = 0, b_wins = 0, tie = 1;
-            s.now++;
-            for (int64_t i = 0; i < longest && !(a_wins && b_wins); i++) {
-                int64_t x, y;
-                if (i >= na) x = zero_node;
-                else if (ca[i] >= 0 || !variable) x = (ca[i] >= level || (ca[i] < 0 && all_relevant)) ? one_node : zero_node;
-                else x = ia[i];
-                if (i >= nb) y = zero_node;
-                else if (cb[i] >= 0 || !variable) y = (cb[i] >= level || (cb[i] < 0 && all_relevant)) ? one_node : zero_node;
-                else y = ib[i];
-                if (x == y) continue;
-                int64_t fx = find(&s, x), fy = find(&s, y), f0 = find(&s, zero_node), f1 = find(&s, one_node);
-                if (fx != f0 && fy != f1 && fx != fy) a_wins = 1;
-                if (fy != f0 && fx != f1 && fx != fy) b_wins = 1;
-                if (fx != fy) {
-                    if ((fx == f0 && fy == f1) || (fx == f1 && fy == f0)) { tie = 0; break; }
-                    s.parent[fx] = fy;
-                    s.parent_stamp[fx] = s.now;
-                }
+            Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
+            Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
+            double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
+            if (which == 0) {
+                lp_pair(&u, &a, &b, l, h);
+            } else if (which == 2) {
+                *h = rrlp_high(&u, &a, &b);
+                *l = -rrlp_high(&u, &b, &a);
+            } else {
+                if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
+                if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
+                int64_t judged[2] = {tallies[sa], tallies[sb]};
+                HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
+                HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
+                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
             }
-            highs[p * count_compared + k] = a_wins ? 1.0 : tie ? 0.0 : -1.0;
-            lows[p * count_compared + k] = b_wins ? -1.0 : tie ? 0.0 : 1.0;
         }
     }
     Py_END_ALLOW_THREADS
@@ -436,7 +608,11 @@ PyObject *lp_bounds(PyObject *self, PyObject *args) {
 done:
     PyMem_RawFree(s.parent);
     PyMem_RawFree(s.parent_stamp);
+    PyMem_RawFree(s.stamp_a);
+    PyMem_RawFree(s.stamp_b);
+    PyMem_RawFree(tallies);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&low); PyBuffer_Release(&high);
     return result;
 }

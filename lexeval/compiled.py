@@ -332,23 +332,28 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     return low, high
 
 
-def lp_bounds(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, level: int, variable: bool,
-              all_relevant: bool, most: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(least, greatest), (P, compared Q) each: LP on each of the
-    ``compared`` queries under one shared assignment (see :func:`lexeval.bounds.pairs.lp_bounds`);
+def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int, level: int,
+               variable: bool, all_relevant: bool, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1)
+    or rrLP (2) on each of the ``compared`` queries under one shared
+    assignment (see :mod:`lexeval.bounds.lexical`, the reference);
     ``rankings_arrays``: codes, hole numbers, starts, lengths and the
-    number of queries. None where the kernel is not built."""
+    number of queries; ``holes``: the unjudged documents' numbers in
+    segment and rank order, each segment's first and count. A thread per
+    part of the pairs; None where the kernel is not built."""
     if not enabled():
         return None
     codes, hole_ids, starts, lengths, queries = rankings_arrays
     low, high = np.empty((len(pairs), len(compared))), np.empty((len(pairs), len(compared)))
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
-              np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64))
+              np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
+              np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int64),
+              np.ascontiguousarray(holes[2], dtype=np.int64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
-    in_parts(lambda start, stop: _exact.lp_bounds(*arrays, int(queries), chosen, pairs[start:stop], int(level),
-                                                  int(variable), int(all_relevant), int(most), low[start:stop],
-                                                  high[start:stop]), len(pairs), cores(), least=16)
+    in_parts(lambda start, stop: _exact.lex_bounds(*arrays, int(queries), chosen, pairs[start:stop], int(which),
+                                                   int(level), int(variable), int(all_relevant), int(most),
+                                                   low[start:stop], high[start:stop]), len(pairs), cores(), least=16)
     return low, high
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from .bounds import Bounder, check_bounded, has_bounds
+from .bounds.lexical import BOUNDED_PREFERENCES
 from .bounds.pairs import DifferenceBounds, bounded_differences, marked_fragile
 from .checks import choice
 from .choices import GATE_TESTS
@@ -329,8 +330,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
                 phases("tests", 1, 1)
             if bounds:
                 difference_bounds = marked_fragile(bounded_differences(rankings, requests, pairs, compared,
-                                                                       "LP" in (preference_names or ())),
-                                                   tests, tested.alpha)
+                                                                       preference_names or ()), tests, tested.alpha)
     return Evaluation(rankings, columns, included, compared, tested, tuple(requests), complete,
                       preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals,
                       difference_bounds=difference_bounds)
@@ -452,7 +452,7 @@ def evaluation_notes(asked: Evaluating, num_runs: int) -> list[str]:
         _, selection = requests_for(asked, num_runs)
         unbounded = [req.measure.stem for req in requests if req.measure.per_query and req.measure.value == m.REAL
                      and not req.measure.pair_bounds and req not in missing]
-        unbounded += [name for name in selection.preferences if name != "LP"]
+        unbounded += [name for name in selection.preferences if name not in BOUNDED_PREFERENCES]
         if unbounded:
             notes.append(f"--bounds: no exact bounds of the difference between two runs for "
                          f"{', '.join(dict.fromkeys(unbounded))} (one assignment shared by both: --list-measures "

@@ -21,6 +21,9 @@ ASKED = ["P.1,3,5", "hits.3", "hits", "set_P", "dcg", "dcg_cut.3", "dcg_exp.3", 
          "ndcg", "ndcg_cut.2,5", "ndcg_exp.3", "ndcg_burges", "nDCG(gains={1:3})@4"]
 
 
+PREFERENCES = ["LP", "rrLP", "LR"]
+
+
 def collection(seed: int, top_grade: int, most_holes: int = 6):
     """Two or three runs sharing documents; each query's unjudged documents
     of all runs together at most ``most_holes``."""
@@ -60,7 +63,7 @@ def enumerated_differences(tmp, qrels, runs, a, b, level):
                 run_b[name] = runs[b][qid]
             owner[name] = qid
     qrels_path, paths = write(tmp, "every", new_qrels, [run_a, run_b])
-    ev = evaluate(qrels_path, paths, ASKED + ["LP"], level=level, complete=True, warn=lambda _: None)
+    ev = evaluate(qrels_path, paths, ASKED + PREFERENCES, level=level, complete=True, warn=lambda _: None)
     out: dict = {}
     for column in ev.columns:
         for position, qid in enumerate(ev.qids):
@@ -69,25 +72,29 @@ def enumerated_differences(tmp, qrels, runs, a, b, level):
             difference = column.values[0, position] - column.values[1, position]
             low, high = out.get((column.name, owner[qid]), (np.inf, -np.inf))
             out[(column.name, owner[qid])] = (min(low, difference), max(high, difference))
-    lp = dict(zip(ev.compared_qids, ev.preferences.values["LP"][0].tolist()))
-    for qid in ev.qids:
-        if qid in owner:
-            value = lp.get(qid, 0.0)
-            low, high = out.get(("LP", owner[qid]), (np.inf, -np.inf))
-            out[("LP", owner[qid])] = (min(low, value), max(high, value))
+    for name in PREFERENCES:
+        values = dict(zip(ev.compared_qids, ev.preferences.values[name][0].tolist()))
+        for qid in ev.qids:
+            if qid in owner:
+                value = values.get(qid, 0.0)
+                low, high = out.get((name, owner[qid]), (np.inf, -np.inf))
+                out[(name, owner[qid])] = (min(low, value), max(high, value))
     return out
 
 
 @pytest.mark.parametrize("seed,top_grade,level", [(seed, top, level) for seed in range(8)
                                                   for top, level in ((1, 1), (2, 1), (2, 2))])
-def test_pair_bounds_equal_the_extremes_over_every_shared_assignment(tmp_path, seed, top_grade, level):
+@pytest.mark.parametrize("kernel", ["on", "off"])
+def test_pair_bounds_equal_the_extremes_over_every_shared_assignment(tmp_path, monkeypatch, seed, top_grade, level,
+                                                                     kernel):
+    monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
     qrels, runs = collection(seed, top_grade)
     qrels_path, paths = write(tmp_path, "case", qrels, runs)
     ev = evaluate(qrels_path, paths, ASKED, level=level, complete=True, warn=lambda _: None, bounds=True)
     requests = select_measures(ASKED, len(runs)).metrics
     pairs = np.array([(a, b) for a in range(len(runs)) for b in range(len(runs)) if a != b])
     compared = ev.rankings.num_rel_per_query > 0
-    found = bounded_differences(ev.rankings, requests, pairs, compared, with_lp=True)
+    found = bounded_differences(ev.rankings, requests, pairs, compared, PREFERENCES)
     bounds = {name: (found.low[name], found.high[name]) for name in found.sums}
     compared_qids = [qid for qid, on in zip(ev.qids, compared.tolist()) if on]
     if not compared_qids:

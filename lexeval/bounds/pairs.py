@@ -26,11 +26,7 @@ Which measures have them, and why each is exact, by the measure table's
   gain): the ideal DCG depends on the number m of relevant holes only, so
   the best m are those with the largest (or least) discount differences;
   every m is tried;
-- LP: the relevant ranks first differ where the two rankings' relevant
-  counts first differ, so A can win iff at some rank i the documents above
-  can be made pairwise alike in relevance (A's i-th document with B's) while
-  A's i-th is relevant and B's not: a union-find over the documents, rank by
-  rank, decides it (and whether a tie is possible).
+- LP, rrLP and LR: :mod:`.lexical`.
 
 This module computes them one query and pair at a time; it is the
 reference of the compiled kernel and its stand-in where that is not built.
@@ -53,6 +49,7 @@ from ..measures.registry import PAIR_LINEAR as LINEAR
 from ..measures.registry import PAIR_RECALL as RECALL
 from ..measures.registry import REAL
 from ..rankings import Rankings
+from .lexical import BOUNDED_PREFERENCES, lex_bounds
 
 
 def pair_kind(req) -> str:
@@ -219,51 +216,6 @@ def _recall_extreme(base: int, num_rel: int, toward: int, zero: int, away: int, 
     return numerator / count if count else 0.0
 
 
-def lp_bounds(a, b, level: int, top: int) -> tuple[int, int]:
-    """(least, greatest) LP of A against B (+1: A wins) over every shared
-    assignment (see the module's docstring)."""
-    (codes_a, ids_a), (codes_b, ids_b) = a, b
-    variable = top >= level > 0
-    ZERO, ONE = -1, -2
-    parent: dict = {}
-
-    def find(x):
-        while parent.get(x, x) != x:
-            parent[x] = parent.get(parent[x], parent[x])
-            x = parent[x]
-        return x
-
-    def node(codes, ids, i):
-        if i >= len(codes):
-            return ZERO
-        if codes[i] >= 0 or not variable:
-            return ONE if codes[i] >= level or (codes[i] < 0 and not variable and level <= 0 and top >= level) \
-                else ZERO
-        return int(ids[i])
-
-    def can(x, y):       # x relevant and y not, with what holds above
-        fx, fy = find(x), find(y)
-        return fx != find(ZERO) and fy != find(ONE) and fx != fy
-
-    a_wins = b_wins = False
-    tie = True
-    for i in range(max(len(codes_a), len(codes_b))):
-        x, y = node(codes_a, ids_a, i), node(codes_b, ids_b, i)
-        if x == y:
-            continue
-        a_wins = a_wins or can(x, y)
-        b_wins = b_wins or can(y, x)
-        fx, fy = find(x), find(y)
-        if fx != fy:
-            if {fx, fy} == {find(ZERO), find(ONE)}:
-                tie = False
-                break
-            parent[fx] = fy
-    high = 1 if a_wins else 0 if tie else -1
-    low = -1 if b_wins else 0 if tie else 1
-    return low, high
-
-
 VARIANTS = {"P": 0, "set_P": 1, "hits": 2, "hits_cut": 2, "recip_rank": 0, "recip_rank_cut": 0, "success": 1,
             "hit_rate": 1}        # the compiled kernel's weights (linear) and values (first), by measure; else 3, 0
 
@@ -272,12 +224,12 @@ _PAIR_BLOCK = 1 << 20       # (pair, query) cells per block: the per-query value
 
 
 def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
-                with_lp: bool) -> dict[str, tuple]:
+                preferences=()) -> dict[str, tuple]:
     """{printed name: (least, greatest)}, exact sums (:class:`~lexeval.stats.sums.Sums`,
     a row per pair (P, 2)) over the ``compared`` (Q,) queries of each
     pair's difference under one shared assignment, for each request with
-    pair bounds (and LP with ``with_lp``): the compiled kernel, else
-    :func:`query_bounds` and :func:`lp_bounds` query by query. Exact sums,
+    pair bounds and each of ``preferences`` (:data:`.lexical.BOUNDED_PREFERENCES`): the compiled kernel, else
+    :func:`query_bounds` and :func:`.lexical.lex_bounds` query by query. Exact sums,
     so that a cluster's partitions add up to the same."""
     from .. import compiled
     from ..stats.sums import Sums, fixed_sums
@@ -291,9 +243,11 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     groups = [[column for column in columns if (rankings.level if column[0].level is None else column[0].level)
                == level] for level in levels]
     plans = []                                  # per level, what the kernel reads, made once
-    if compiled.enabled():
+    hole_arrays: tuple = ()
+    if compiled.enabled() and (columns or preferences):
         holes = Holes.of(rankings)
         hole_arrays = (holes.rank, cast(np.ndarray, rankings.hole_ids)[holes.index], holes.starts, holes.counts)
+    if compiled.enabled():
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
             plans.append((hole_arrays,
@@ -315,13 +269,15 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                 low, high = (made[0][column], made[1][column]) if made is not None else \
                     _pair_values(rankings, req, depth, block, queries, level, top)
                 parts.setdefault(name, []).append((fixed_sums(low), fixed_sums(high)))
-        if with_lp:
-            made = compiled.lp_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
-                                       rankings.num_queries), block, queries, rankings.level,
-                                      top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level, most)
+        for name in preferences:
+            made = compiled.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
+                                        rankings.num_queries), hole_arrays[1:], block, queries,
+                                       BOUNDED_PREFERENCES[name],
+                                       rankings.level, top >= rankings.level > 0,
+                                       rankings.level <= 0 and top >= rankings.level, most)
             if made is None:
-                made = _pair_values(rankings, None, None, block, queries, rankings.level, top)
-            parts.setdefault("LP", []).append((fixed_sums(made[0]), fixed_sums(made[1])))
+                made = _pair_values(rankings, name, None, block, queries, rankings.level, top)
+            parts.setdefault(name, []).append((fixed_sums(made[0]), fixed_sums(made[1])))
     return {name: tuple(Sums.concatenate([part[side] for part in pieces]) for side in (0, 1))
             for name, pieces in parts.items()}
 
@@ -379,13 +335,13 @@ def _ideal_before(r: Rankings, most: int) -> np.ndarray:
 
 def _pair_values(rankings: Rankings, req, depth, pairs, queries, level: int, top: int):
     """(least, greatest), (P, queries) each, of one column, query by query in
-    Python (``req`` None: LP)."""
+    Python (``req`` a preference's name: :func:`.lexical.lex_bounds`)."""
     segments = Segments(rankings)
     low, high = np.zeros((len(pairs), len(queries))), np.zeros((len(pairs), len(queries)))
     for p, (a, b) in enumerate(pairs.tolist()):
         for k, q in enumerate(queries.tolist()):
-            if req is None:
-                lo, hi = (float(x) for x in lp_bounds(segments.of(a, q), segments.of(b, q), level, top))
+            if isinstance(req, str):
+                lo, hi = lex_bounds(req, segments.of(a, q), segments.of(b, q), level, top)
             else:
                 counts = rankings.level_counts[q]
                 context = (level, top, int(counts[max(level, 0):].sum()),
@@ -462,10 +418,11 @@ def marked_fragile(bounds: DifferenceBounds, tests, alpha: float) -> DifferenceB
 
 
 def bounded_differences(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
-                        with_lp: bool) -> DifferenceBounds:
+                        preferences=()) -> DifferenceBounds:
     """Every pair's (P, 2) difference bounds over the ``compared`` queries,
-    for the requests that have them (and LP); the compiled kernel where it
-    is built."""
+    for the requests that have them and the ``preferences`` that do (LP,
+    rrLP, LR); the compiled kernel where it is built."""
     top = max(rankings.level_counts.shape[1] - 1, 0)
     kept, _ = bounded_requests(requests, top)
-    return DifferenceBounds(pair_bounds(rankings, kept, pairs, compared, with_lp), int(compared.sum()))
+    bounded = [name for name in BOUNDED_PREFERENCES if name in preferences]
+    return DifferenceBounds(pair_bounds(rankings, kept, pairs, compared, bounded), int(compared.sum()))
