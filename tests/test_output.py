@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from conftest import CONFORMANCE, run_cli, write
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 0\n"
@@ -207,3 +207,60 @@ def test_four_significant_digits_print_as_python_prints_them():
     values = np.concatenate([10 ** rng.uniform(-320, 0, 200_000), rng.random(100_000), np.array(edges),
                              np.round(rng.random(20_000), 5), np.round(rng.random(20_000), 4) * 1e-7])
     assert four_significant(values, "\n").tolist() == ["%.4g\n" % value for value in values.tolist()]
+
+
+def _laid_out(reals, integers, styles, keys=("a:b\t",), qids=("all\t",)):
+    from lexeval.io import kernel
+    names = len(styles)
+    buffer, length = kernel.layout_block(np.asarray(reals, dtype=np.float64).reshape(names, -1),
+                                         np.asarray(integers, dtype=np.int64).reshape(names, -1),
+                                         np.array(styles, dtype=np.int8), [f"m{j}\t" for j in range(names)],
+                                         list(qids), list(keys))
+    return bytes(buffer[:length]).decode()
+
+
+@pytest.mark.skipif(not __import__("lexeval.io.kernel", fromlist=["enabled"]).enabled(),
+                    reason="the compiled reading kernel is not built")
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.floats(), st.floats(-12, 12), st.integers(-200000, 200000).map(lambda k: k / 20000),
+                          st.integers(-99999, 99999).map(lambda k: (k + 0.5) / 10000), st.floats(0, 1),
+                          st.floats(1e-320, 1e-3), st.integers(-10000, 10000).map(lambda k: (k + 0.5) * 1e-8)),
+                min_size=1, max_size=200),
+       st.lists(st.integers(-2 ** 63, 2 ** 63 - 1), min_size=1, max_size=20))
+def test_the_kernels_layout_prints_as_python_prints(values, counts):
+    """The text writer's compiled layout: every value as Python's %6.4f and
+    %.4g print it (ties of the fifth digit, signs, zeros, NaN, the
+    infinities, huge and subnormal values) and every count as %d, each line
+    key, measure, qid and value."""
+    text = _laid_out([values, values], np.zeros((2, len(values))), [0, 1], ["k\t"] * len(values),
+                     [f"q{i}\t" for i in range(len(values))])
+    expected = "".join(f"k\tm0\tq{i}\t{'%6.4f' % value}\nk\tm1\tq{i}\t{'%.4g' % value}\n"
+                       for i, value in enumerate(values))
+    assert text == expected
+    text = _laid_out(np.zeros(len(counts)), counts, [2])
+    assert text == "".join(f"a:b\tm0\tall\t{count}\n" for count in counts)
+
+
+@pytest.mark.skipif(not __import__("lexeval.io.kernel", fromlist=["enabled"]).enabled(),
+                    reason="the compiled reading kernel is not built")
+def test_the_kernels_layout_of_many_values_prints_as_python_prints():
+    rng = np.random.default_rng(1)
+    values = np.concatenate([10 ** rng.uniform(-320, 0, 100_000), rng.random(50_000) * 20 - 10,
+                             np.round(rng.random(20_000), 5), np.round(rng.random(20_000), 4) * 1e-7,
+                             [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 1e300, -1e300, 5e-324]])
+    text = _laid_out([values, values], np.zeros((2, len(values))), [0, 1], ["k\t"], ["q\t"])
+    assert text == "".join(f"k\tm0\tq\t{'%6.4f' % value}\nk\tm1\tq\t{'%.4g' % value}\n"
+                           for value in values.tolist())
+
+
+@pytest.mark.skipif(not __import__("lexeval.io.kernel", fromlist=["enabled"]).enabled(),
+                    reason="the compiled reading kernel is not built")
+def test_the_kernels_layout_grows_a_small_buffer_and_refuses_bad_offsets():
+    from lexeval.io import _kernel, kernel
+    buffer, length = kernel.layout_block(np.full((1, 5000), 1e300), np.zeros((1, 5000), dtype=np.int64),
+                                         np.array([0], dtype=np.int8), ["m\t"], ["q\t"], [], bytearray(10))
+    assert bytes(buffer[:length]).decode() == ("m\tq\t%6.4f\n" % 1e300) * 5000
+    with pytest.raises(ValueError, match="padding"):
+        _kernel.layout_block(np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int8), b"m\t",
+                             np.array([0, 2]), b"q\t" + bytes(16), np.array([0, 2]), bytes(16), np.array([0]),
+                             bytearray(100))

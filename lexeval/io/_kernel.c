@@ -577,12 +577,18 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+PyObject *layout_block(PyObject *self, PyObject *args);     /* _layout.c */
+void layout_tables(void);
+
 static PyMethodDef methods[] = {
     {"set_hash_mask", set_hash_mask, METH_VARARGS,
      "set_hash_mask(mask): hashes are ANDed with mask (tests: 0 makes every look-up a clash)."},
     {"gather_pieces", gather_pieces, METH_VARARGS,
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
+    {"layout_block", layout_block, METH_VARARGS,
+     "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, into) -> int: "
+     "the text writer's lines of a block of numbers written into a buffer (see lexeval/io/_layout.c)."},
     {"split_lines", split_lines, METH_VARARGS,
      "split_lines(text, bounds, bound_offsets, by_qid) -> (records, lines): a piece's lines in runs of one bucket "
      "(see lexeval.cluster.pieces)."},
@@ -600,5 +606,6 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     byte_class[' '] = byte_class['\t'] = byte_class['\v'] = byte_class['\f'] = SEPARATOR;
     byte_class['\n'] = NEWLINE;
     byte_class['\r'] = byte_class[0] = BAD;
+    layout_tables();
     return PyModule_Create(&module);
 }

@@ -18,9 +18,6 @@ from .lines import (
     PairBatch,
     _four_decimal_index,
     _four_decimal_texts,
-    _integer_texts,
-    _significant_parts,
-    _significant_texts,
     line_texts,
 )
 
@@ -69,80 +66,49 @@ def _pieces(texts: list[str]) -> tuple[bytes, np.ndarray]:
     return b"".join(encoded), np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
 
 
-def _byte_tables() -> tuple[bytes, np.ndarray, dict[str, int]]:
-    """(blob, lengths, where): every looked-up value text of the text
-    writer, one after another (``%6.4f`` texts, %.4g's fixed texts and
-    mantissas, counts 0 .. 65535, the p-values 1 and 0, then %.4g's
-    exponents after an empty text), and where each kind starts."""
+def _byte_tables() -> tuple[bytes, np.ndarray]:
+    """(blob, lengths): the ``%6.4f`` texts of 0.0000 .. 9.9999 and of
+    their negatives, each with its newline, one after another (the
+    per-query values of :func:`batch_bytes` are looked up among them)."""
     if not _BYTE_TABLES:
-        fixed, mantissa, exponent = _significant_texts("\n")
-        kinds = {"float": _four_decimal_texts("\n").tolist(), "fixed": fixed.ravel().tolist(),
-                 "mantissa": mantissa.tolist(), "int": _integer_texts(65535)[:65536].tolist(),
-                 "one": ["1\n", "0\n"], "exponent": [""] + exponent.tolist()[1:]}
-        where = np.cumsum([0] + [len(kind) for kind in kinds.values()]).tolist()
-        blob, lengths = _pieces([text for kind in kinds.values() for text in kind])
-        _BYTE_TABLES[:] = [blob, lengths, dict(zip(kinds, where))]
-    return tuple(_BYTE_TABLES)
+        _BYTE_TABLES[:] = _pieces(_four_decimal_texts("\n").tolist())
+    return _BYTE_TABLES[0], _BYTE_TABLES[1]
 
 
-def block_bytes(block: Block, with_key: bool) -> bytes | None:
-    """:func:`text_chunk`'s text of a block of numbers as UTF-8 bytes: each
-    value's text is looked up by index (see :func:`four_decimals`,
-    :func:`four_significant`), and every line's key, head and value are
-    copied out in one call of the compiled reading kernel, not joined as
-    Python strings (a thousand runs' default call prints 18 million
-    lines). None without the kernel, or for a block with text values or
-    counts beyond the table: :func:`text_chunk` takes those."""
+def block_bytes(block: Block, with_key: bool, into: bytearray | None = None) -> tuple[bytearray, int] | None:
+    """:func:`text_chunk`'s text of a block of numbers as UTF-8 bytes, laid
+    out by the compiled reading kernel (:func:`lexeval.io.kernel.layout_block`)
+    with the interpreter let go, so that the writer's threads lay out
+    several blocks at once (a thousand runs' default call prints 18 million
+    lines): (the buffer, ``into`` where it was large enough, and the bytes
+    written to its start). None without the kernel, or for a block with
+    text values or counts that are not integers: :func:`text_chunk` takes
+    those."""
     from ..io import kernel
     if not kernel.enabled() or block.texts is not None or \
             any(style not in (FLOAT, PVALUE, INTEGER) for style in block.styles):
         return None
-    blob, lengths, where = _byte_tables()
     groups, names = len(block.qids), len(block.names)
-    value = np.empty((names, groups), dtype=np.int64)             # a piece of the table (or of the extra texts)
-    exponent = np.full((names, groups), where["exponent"], dtype=np.int64)       # "" or e-05 ...
-    extra: list[str] = []
+    reals, integers = np.zeros((names, groups)), np.zeros((names, groups), dtype=np.int64)
     for j, (column, style) in enumerate(zip(block.values, block.styles)):
         values = np.asarray(column)
         if style == INTEGER:
-            if values.dtype.kind not in "iu" or (len(values) and (values.min() < 0 or values.max() > 65535)):
+            if values.dtype.kind not in "iu" or (values.dtype.kind == "u" and len(values) and
+                                                 values.max() >= 1 << 63):
                 return None
-            value[j] = where["int"] + values
-            continue
-        values = values.astype(np.float64)
-        if style == FLOAT:
-            index, plain = _four_decimal_index(values)
-            value[j] = where["float"] + index
-            form = "%6.4f\n"
+            integers[j] = values
         else:
-            plain, power, digits = _significant_parts(values)
-            near = power >= -4
-            value[j] = np.where(near, where["fixed"] + (-1 - np.where(near, power, -1)) * 9000,
-                                where["mantissa"]) + digits
-            exponent[j] = np.where(plain & ~near, where["exponent"] - power, where["exponent"])
-            zero = (values == 0.0) & ~np.signbit(values)
-            value[j][values == 1.0] = where["one"]               # p = 1 (ties) and 0: not looked up above
-            value[j][zero] = where["one"] + 1
-            plain = plain | (values == 1.0) | zero
-            form = "%.4g\n"
-        for i in np.flatnonzero(~plain).tolist():
-            value[j, i] = len(lengths) + len(extra)
-            extra.append(form % values[i])
-    # the pieces: the table, the texts printed one by one, the measures (padded), the qids, the keys
-    # one qid for every group (the pairs' 'all' lines): its text once
+            reals[j] = values
     one_qid = groups > 1 and block.qids.count(block.qids[0]) == groups
-    qids = block.qids[:1] if one_qid else block.qids
-    parts = [(blob, lengths), _pieces(extra), _pieces([f"{_padded(name)}\t" for name in block.names]),
-             _pieces([f"{qid}\t" for qid in qids])] + \
-        ([_pieces([f"{key}\t" for key in block.keys])] if with_key else [])
-    first_name = len(lengths) + len(extra)
-    group = np.repeat(np.arange(groups), names)            # line by line: group by group, names within
-    qid_of_line = np.zeros_like(group) if one_qid else group
-    order = [first_name + np.tile(np.arange(names), groups), first_name + names + qid_of_line,
-             value.T.ravel(), exponent.T.ravel()]
-    if with_key:
-        order.insert(0, first_name + names + len(qids) + group)
-    return _gathered(parts, np.stack(order, axis=1).ravel())
+    one_key = groups > 1 and with_key and block.keys.count(block.keys[0]) == groups
+    return kernel.layout_block(reals, integers, np.array([_STYLES[style] for style in block.styles], dtype=np.int8),
+                               [f"{_padded(name)}\t" for name in block.names],
+                               [f"{qid}\t" for qid in (block.qids[:1] if one_qid else block.qids)],
+                               [f"{key}\t" for key in (block.keys[:1] if one_key else block.keys)] if with_key
+                               else [], into)
+
+
+_STYLES = {FLOAT: 0, PVALUE: 1, INTEGER: 2}     # the kernel's numbers for them
 
 
 def _gathered(parts: list[tuple[bytes, np.ndarray]], pieces: np.ndarray) -> bytes:
@@ -173,12 +139,12 @@ def batch_bytes(batch: PairBatch, with_key: bool) -> bytes:
     pairs at once (see :func:`block_bytes`): per pair its per-query lines,
     group by group, then its 'all' lines; each per-query value's ``%6.4f``
     text looked up, the 'all' lines' texts made already."""
-    blob, lengths, where = _byte_tables()
+    blob, lengths = _byte_tables()
     pairs, groups, names = len(batch.keys), len(batch.qids), len(batch.names)
     values = np.stack([np.asarray(v, dtype=np.float64).reshape(pairs, groups) for v in batch.values], axis=2) \
         if names else np.zeros((pairs, groups, 0))
     index, plain = _four_decimal_index(values)                  # (pairs, groups, names): lines in order
-    value = where["float"] + index
+    value = index
     extra = ["%6.4f\n" % v for v in values[~plain].tolist()]
     value[~plain] = len(lengths) + np.arange(len(extra))
     every = batch.summary

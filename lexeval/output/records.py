@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -278,39 +279,75 @@ def csv_chunk(block: Block) -> str:
 
 def write(blocks: Iterable[Block | PairBatch], output_format: str, out, with_key: bool, progress=None) -> None:
     """Write blocks to ``out`` as they come, in ``output_format`` (text,
-    json or csv); ``progress(blocks written)`` follows them."""
+    json or csv); ``progress(blocks written)`` follows them. Blocks are
+    laid out on worker threads (as many as lexeval may use, :func:`lexeval.cpus.jobs`),
+    a few ahead of the one being written, and written in order: the
+    compiled layout of the text lets the interpreter go, so several blocks
+    are laid out at once."""
+    from ..cpus import jobs
     if output_format == "csv":
         out.write(CSV_HEADER)
+    spare: queue.SimpleQueue = queue.SimpleQueue()        # the layouts' buffers, written and free again
+
+    def lay(block):
+        if isinstance(block, PairBatch):
+            return batch_bytes(block, with_key)
+        if output_format == "json":
+            return json_chunk(block)
+        if output_format == "csv":
+            return csv_chunk(block)
+        if len(block.qids) * len(block.names) >= BYTES_LINES:
+            laid = block_bytes(block, with_key, None if spare.empty() else spare.get())
+            if laid is not None:
+                return laid
+        return text_chunk(block, with_key)
+
     pending: list[str] = []
     size, done = 0, 0
-    for block in _expanded(blocks, output_format):
+    for block, laid in _in_order(lay, _expanded(blocks, output_format), jobs()):
         # a batch counts as its blocks
         done += len(block.keys) * (1 + (block.summary is not None)) if isinstance(block, PairBatch) else 1
         if progress and (done % 64 == 0 or isinstance(block, PairBatch)):
             progress(done)
-        if isinstance(block, PairBatch):
-            out.write("".join(pending))
-            pending, size = [], 0
-            _write_bytes(out, batch_bytes(block, with_key))
-            continue
-        if output_format == "json":
-            chunk = json_chunk(block)
-        elif output_format == "csv":
-            chunk = csv_chunk(block)
-        else:
-            laid = block_bytes(block, with_key) if len(block.qids) * len(block.names) >= BYTES_LINES else None
-            if laid is not None:
+        if isinstance(laid, str):
+            pending.append(laid)
+            size += len(laid)
+            if size > 1 << 20:                  # write in pieces of about a megabyte
                 out.write("".join(pending))
                 pending, size = [], 0
-                _write_bytes(out, laid)
-                continue
-            chunk = text_chunk(block, with_key)
-        pending.append(chunk)
-        size += len(chunk)
-        if size > 1 << 20:                      # write in pieces of about a megabyte
-            out.write("".join(pending))
-            pending, size = [], 0
+            continue
+        out.write("".join(pending))
+        pending, size = [], 0
+        if isinstance(laid, tuple):             # a buffer's first bytes: written, then free for another block
+            buffer, length = laid
+            with memoryview(buffer) as view:
+                _write_bytes(out, view[:length])
+            spare.put(buffer)
+        else:
+            _write_bytes(out, laid)
     out.write("".join(pending))
+
+
+def _in_order(function, items: Iterable, workers: int) -> Iterator[tuple]:
+    """(item, function(item)) for each item, in order; with ``workers`` > 1
+    made on that many threads, at most ``workers`` items ahead of the one
+    handed out (so that memory does not grow with the output)."""
+    if workers <= 1:
+        for item in items:
+            yield item, function(item)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(workers, thread_name_prefix="lexeval-output") as pool:
+        ahead: deque = deque()
+        for item in items:
+            ahead.append((item, pool.submit(function, item)))
+            if len(ahead) > workers:
+                first, made = ahead.popleft()
+                yield first, made.result()
+        while ahead:
+            first, made = ahead.popleft()
+            yield first, made.result()
 
 
 def _expanded(blocks: Iterable, output_format: str) -> Iterator:
