@@ -263,4 +263,27 @@ def test_the_kernels_layout_grows_a_small_buffer_and_refuses_bad_offsets():
     with pytest.raises(ValueError, match="padding"):
         _kernel.layout_block(np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int8), b"m\t",
                              np.array([0, 2]), b"q\t" + bytes(16), np.array([0, 2]), bytes(16), np.array([0]),
-                             bytearray(100))
+                             np.zeros(0, dtype=np.int64), bytearray(100))
+    with pytest.raises(IndexError, match="pair"):
+        kernel.layout_block(np.zeros((1, 1)), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int8), ["m\t"],
+                            ["q\t"], ["a", "b"], None, np.array([[0, 2]]))
+
+
+@pytest.mark.skipif(not __import__("lexeval.io.kernel", fromlist=["enabled"]).enabled(),
+                    reason="the compiled reading kernel is not built")
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\t\n\r"), min_size=1,
+                        max_size=40), min_size=2, max_size=6, unique=True), st.integers(0, 2 ** 32 - 1))
+def test_pairs_keys_laid_out_by_the_kernel_are_the_keys(names, seed):
+    """A:B from the runs' names and the pairs' row numbers (names of any
+    length and script, colons included) as the Python writer makes them."""
+    from lexeval.output.layout import block_bytes, text_chunk
+    from lexeval.output.lines import FLOAT, Block, PairKeys
+    rng = np.random.default_rng(seed)
+    pairs = rng.integers(0, len(names), (7, 2))
+    keys = PairKeys(names, pairs)
+    assert list(keys) == [f"{names[a]}:{names[b]}" for a, b in pairs.tolist()] and keys[1:3] == list(keys)[1:3]
+    block = Block(keys, ["all"] * 7, ["LP", "map_p"], [rng.random(7), rng.random(7) - 0.5], [FLOAT, FLOAT])
+    buffer, length = block_bytes(block, True)
+    assert bytes(buffer[:length]).decode("utf-8", "surrogateescape") == text_chunk(block._replace(keys=list(keys)),
+                                                                               True)

@@ -587,7 +587,8 @@ static PyMethodDef methods[] = {
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
     {"layout_block", layout_block, METH_VARARGS,
-     "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, into) -> int: "
+     "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, "
+     "into) -> int: "
      "the text writer's lines of a block of numbers written into a buffer (see lexeval/io/_layout.c)."},
     {"split_lines", split_lines, METH_VARARGS,
      "split_lines(text, bounds, bound_offsets, by_qid) -> (records, lines): a piece's lines in runs of one bucket "

@@ -158,19 +158,22 @@ static int64_t longest_text(const Texts *texts) {
     return most;
 }
 
-/* layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, into) -> int:
+/* layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs,
+ *              into) -> int:
  * ``reals`` (float64) and ``integers`` (int64), each (names x groups) in C order, the value of name j in group
  * i (an int column's in ``integers``, another's in ``reals``); ``styles`` int8 (names): 0 %6.4f, 1 %.4g,
  * 2 %d; ``heads`` each name's "measure\t" (padded), ``qids`` each group's "qid\t" (or one for every group),
  * ``keys`` each group's "key\t" (or one for every group, or none): each texts end to end with int64 offsets
- * (count + 1, from 0), and 16 bytes of padding after the last. The lines go to the start of ``into`` (a writable buffer, reused from block to block: a
+ * (count + 1, from 0), and 16 bytes of padding after the last. With ``key_pairs`` (int64, groups x 2) not empty,
+ * ``keys`` are the runs' names and group i's key is "A:B\t", A and B the names its row numbers (a thousand
+ * runs have half a million pairs: their keys are not made as Python strings). The lines go to the start of ``into`` (a writable buffer, reused from block to block: a
  * fresh one for every block would cost a page fault per 4 kB); returned, the bytes written, or where ``into``
  * may be too small, minus the size it needs (nothing written). */
 PyObject *layout_block(PyObject *self, PyObject *args) {
-    Py_buffer reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, into;
+    Py_buffer reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, into;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*w*", &reals, &integers, &styles, &heads, &head_offsets, &qids,
-                          &qid_offsets, &keys, &key_offsets, &into))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*", &reals, &integers, &styles, &heads, &head_offsets, &qids,
+                          &qid_offsets, &keys, &key_offsets, &key_pairs, &into))
         return NULL;
     PyObject *result = NULL;
     Texts head, qid, key;
@@ -178,11 +181,19 @@ PyObject *layout_block(PyObject *self, PyObject *args) {
     if (!texts_of(&heads, &head_offsets, &head, "heads") || !texts_of(&qids, &qid_offsets, &qid, "qids") ||
         !texts_of(&keys, &key_offsets, &key, "keys"))
         goto done;
+    const int64_t *pair = key_pairs.buf;
+    int paired = key_pairs.len > 0;
     if (reals.len != integers.len || reals.len != (Py_ssize_t)(8 * names * groups) || head.count != names ||
-        (qid.count != groups && qid.count != 1) || (key.count != groups && key.count > 1)) {
+        (qid.count != groups && qid.count != 1) || (!paired && key.count != groups && key.count > 1) ||
+        (paired && key_pairs.len != 16 * groups)) {
         PyErr_SetString(PyExc_ValueError, "layout_block: the values, names, qids and keys do not agree");
         goto done;
     }
+    for (Py_ssize_t k = 0; paired && k < 2 * groups; k++)
+        if (pair[k] < 0 || pair[k] >= key.count) {
+            PyErr_SetString(PyExc_IndexError, "layout_block: a pair's run out of range");
+            goto done;
+        }
     const int8_t *style = styles.buf;
     for (Py_ssize_t j = 0; j < names; j++)
         if (style[j] < STYLE_FLOAT || style[j] > STYLE_INT) {
@@ -193,7 +204,7 @@ PyObject *layout_block(PyObject *self, PyObject *args) {
     const int64_t *integer = integers.buf;
     int64_t huge = 0;                 /* %6.4f of a value this large is longer than VALUE_ROOM */
     for (Py_ssize_t k = 0; k < names * groups; k++) huge += fabs(real[k]) >= HUGE;
-    int64_t per_line = longest_text(&head) + longest_text(&qid) + longest_text(&key) + VALUE_ROOM;
+    int64_t per_line = longest_text(&head) + longest_text(&qid) + (paired ? 2 : 1) * longest_text(&key) + VALUE_ROOM;
     if (per_line > (PY_SSIZE_T_MAX - HUGE_ROOM * huge) / ((int64_t)names * groups + 1)) {
         PyErr_NoMemory();
         goto done;
@@ -207,7 +218,14 @@ PyObject *layout_block(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < groups; i++) {
         for (Py_ssize_t j = 0; j < names; j++) {
-            if (key.count) out = copy_text(out, &key, key.count == 1 ? 0 : i);
+            if (paired) {
+                out = copy_text(out, &key, pair[2 * i]);
+                *out++ = ':';
+                out = copy_text(out, &key, pair[2 * i + 1]);
+                *out++ = '\t';
+            } else if (key.count) {
+                out = copy_text(out, &key, key.count == 1 ? 0 : i);
+            }
             out = copy_text(out, &head, j);
             out = copy_text(out, &qid, qid.count == 1 ? 0 : i);
             Py_ssize_t at = j * groups + i;
@@ -222,6 +240,6 @@ done:
     PyBuffer_Release(&reals); PyBuffer_Release(&integers); PyBuffer_Release(&styles);
     PyBuffer_Release(&heads); PyBuffer_Release(&head_offsets); PyBuffer_Release(&qids);
     PyBuffer_Release(&qid_offsets); PyBuffer_Release(&keys); PyBuffer_Release(&key_offsets);
-    PyBuffer_Release(&into);
+    PyBuffer_Release(&key_pairs); PyBuffer_Release(&into);
     return result;
 }

@@ -178,7 +178,8 @@ def gather_pieces(text, starts: np.ndarray, sizes: np.ndarray, pieces: np.ndarra
 
 
 def layout_block(reals: np.ndarray, integers: np.ndarray, styles: np.ndarray, heads: list[str], qids: list[str],
-                 keys: list[str], into: bytearray | None = None) -> tuple[bytearray, int]:
+                 keys: list[str], into: bytearray | None = None,
+                 key_pairs: np.ndarray | None = None) -> tuple[bytearray, int]:
     """The text writer's lines of a block of numbers as UTF-8 bytes, laid
     out by the kernel with the interpreter let go (see
     :func:`lexeval.output.layout.block_bytes`): ``reals`` (float64) and
@@ -186,14 +187,17 @@ def layout_block(reals: np.ndarray, integers: np.ndarray, styles: np.ndarray, he
     ``integers``; ``styles`` (names,) 0 ``%6.4f``, 1 ``%.4g``, 2 ``%d``;
     ``heads`` each name's padded text with its tab, ``qids`` and ``keys``
     each group's (one for all, or no key), with theirs (padded with 16
-    bytes, which the kernel copies 16 at a time). Written to the
+    bytes, which the kernel copies 16 at a time); with ``key_pairs``
+    (groups, 2), ``keys`` are the runs' names (no tab) and each group's
+    key is "A:B" of the two its row numbers. Written to the
     start of ``into`` (a new buffer where it is None or too small):
     (that buffer, the bytes written)."""
     def texts(items: list[str]) -> tuple[bytes, np.ndarray]:
         encoded = [item.encode("utf-8", "surrogateescape") for item in items]
         return b"".join(encoded) + bytes(16), np.cumsum([0, *map(len, encoded)]).astype(np.int64)
     arguments = (np.ascontiguousarray(reals, dtype=np.float64), np.ascontiguousarray(integers, dtype=np.int64),
-                 np.ascontiguousarray(styles, dtype=np.int8), *texts(heads), *texts(qids), *texts(keys))
+                 np.ascontiguousarray(styles, dtype=np.int8), *texts(heads), *texts(qids), *texts(keys),
+                 np.ascontiguousarray(key_pairs if key_pairs is not None else np.zeros((0, 2)), dtype=np.int64))
     into = into if into is not None else bytearray(1 << 16)
     made = _kernel.layout_block(*arguments, into)
     if made < 0:

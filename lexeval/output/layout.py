@@ -16,6 +16,7 @@ from .lines import (
     PVALUE,
     Block,
     PairBatch,
+    PairKeys,
     _four_decimal_index,
     _four_decimal_texts,
     line_texts,
@@ -100,12 +101,15 @@ def block_bytes(block: Block, with_key: bool, into: bytearray | None = None) -> 
         else:
             reals[j] = values
     one_qid = groups > 1 and block.qids.count(block.qids[0]) == groups
+    styles = np.array([_STYLES[style] for style in block.styles], dtype=np.int8)
+    heads = [f"{_padded(name)}\t" for name in block.names]
+    qids = [f"{qid}\t" for qid in (block.qids[:1] if one_qid else block.qids)]
+    if with_key and isinstance(block.keys, PairKeys):       # "A:B" made by the kernel from the row numbers
+        return kernel.layout_block(reals, integers, styles, heads, qids, list(block.keys.names), into,
+                                   block.keys.pairs)
     one_key = groups > 1 and with_key and block.keys.count(block.keys[0]) == groups
-    return kernel.layout_block(reals, integers, np.array([_STYLES[style] for style in block.styles], dtype=np.int8),
-                               [f"{_padded(name)}\t" for name in block.names],
-                               [f"{qid}\t" for qid in (block.qids[:1] if one_qid else block.qids)],
-                               [f"{key}\t" for key in (block.keys[:1] if one_key else block.keys)] if with_key
-                               else [], into)
+    keys = [f"{key}\t" for key in (block.keys[:1] if one_key else block.keys)] if with_key else []
+    return kernel.layout_block(reals, integers, styles, heads, qids, keys, into)
 
 
 _STYLES = {FLOAT: 0, PVALUE: 1, INTEGER: 2}     # the kernel's numbers for them

@@ -7,7 +7,7 @@ by one)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -15,11 +15,37 @@ import numpy as np
 FLOAT, INTEGER, TEXT, QUOTED, PVALUE = "float", "int", "text", "quoted", "p"
 
 
+class PairKeys(Sequence):
+    """The keys "A:B" of pairs of runs (``pairs`` (k, 2) row numbers into
+    ``names``), each made only when read: a thousand runs have half a
+    million pairs, and the compiled text layout reads the numbers."""
+
+    def __init__(self, names: list[str], pairs: np.ndarray):
+        self.names, self.pairs = names, pairs
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return PairKeys(self.names, self.pairs[index])
+        first, second = self.pairs[index].tolist()
+        return f"{self.names[first]}:{self.names[second]}"
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.names
+        firsts, seconds = self.pairs.T.tolist()     # ints: an array's rows are slow to walk
+        return (f"{names[a]}:{names[b]}" for a, b in zip(firsts, seconds))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, PairKeys)) else NotImplemented
+
+
 class Block(NamedTuple):
     """Output lines by group: for each group i (a key and a qid) in turn,
     one line per name, ``values[j][i]`` being measure ``names[j]`` there."""
 
-    keys: list[str]           # per group: a run name, or "A:B" for a pair
+    keys: Sequence[str]       # per group: a run name, or "A:B" for a pair (a list, or PairKeys)
     qids: list[str]           # per group: a query id, or "all"
     names: list[str]
     values: list              # (names) x (groups): a list or an array per name

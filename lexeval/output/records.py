@@ -23,7 +23,19 @@ from ..choices import SIGN_PREFERENCES
 from ..interface import Result
 from ..preferences import pair_rows, pair_signs
 from .layout import BYTES_LINES, _interleaved, _write_bytes, batch_bytes, block_bytes, text_chunk
-from .lines import FLOAT, INTEGER, PVALUE, QUOTED, TEXT, Block, PairBatch, Record, line_texts, without_negative_zero
+from .lines import (
+    FLOAT,
+    INTEGER,
+    PVALUE,
+    QUOTED,
+    TEXT,
+    Block,
+    PairBatch,
+    PairKeys,
+    Record,
+    line_texts,
+    without_negative_zero,
+)
 
 # the names other modules have always read here (the blocks and the texts of values)
 __all__ = ["FLOAT", "INTEGER", "PVALUE", "QUOTED", "TEXT", "Block", "PairBatch", "Record", "all_blocks",
@@ -131,10 +143,8 @@ def _pair_summary_block(evaluation: Result, indices: range) -> Block:
     each preference's mean (with wins, losses and ties for LP and LR) and
     p-values, then every metric's p."""
     summary, tests = evaluation.pair_summary, evaluation.tests
-    names = evaluation.run_names
     chosen = slice(indices.start, indices.stop)
-    firsts, seconds = evaluation.pairs[chosen].T.tolist()     # ints: an array's rows are slow to walk
-    keys = [f"{names[a]}:{names[b]}" for a, b in zip(firsts, seconds)]
+    keys = PairKeys(evaluation.run_names, evaluation.pairs[chosen])
     lines: list[tuple[str, list, str]] = []
     for name in evaluation.preference_names():
         lines.append((name, summary.mean[name][chosen], FLOAT))
