@@ -16,6 +16,8 @@ def main(argv=None) -> None:
     # products are small and many (a pair's cross terms), and a second thread waking for each, then
     # spinning, cost the Robust04-sized default call 0.18 s of its 2 s on two cores
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from .cpus import one_heap
+    one_heap()                  # peak memory the same on any number of threads (see cpus.one_heap)
     from .cli import main as run
     run(argv)
 

@@ -387,8 +387,20 @@ def t_test_p(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, 
     return p
 
 
+_T_CHUNK = 1 << 14        # pairs a thread's t-test takes at once: its buffers stay small (and in cache) at any count
+
+
 def _t_test_p_into(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, p: np.ndarray) -> None:
-    """:func:`t_test_p` into ``p``, with this thread's scratch buffers."""
+    """:func:`t_test_p` into ``p``, with this thread's scratch buffers, a
+    chunk of pairs at a time (so that memory does not grow with the
+    threads: each holds a chunk's buffers, not a measure's)."""
+    for start in range(0, len(mean), _T_CHUNK):
+        chunk = slice(start, start + _T_CHUNK)
+        _t_test_chunk(mean[chunk], spread[chunk], count[chunk] if isinstance(count, np.ndarray) else count,
+                      log_beta, p[chunk])
+
+
+def _t_test_chunk(mean: np.ndarray, spread: np.ndarray, count: np.ndarray, log_beta, p: np.ndarray) -> None:
     pairs = len(mean)
     index, flip = scratch("index", pairs, np.int64), scratch("flip", pairs, np.uint8)
     a, b, x = scratch("a", pairs, np.float64), scratch("b", pairs, np.float64), scratch("x", pairs, np.float64)

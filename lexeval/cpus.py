@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -124,3 +125,22 @@ def limited(count: int | None):
         yield
     finally:
         _LIMIT = before
+
+
+M_ARENA_MAX = -8            # glibc's mallopt parameter
+
+
+def one_heap() -> bool:
+    """Make every thread allocate from one malloc heap (glibc's arenas: one,
+    not one per thread), before any thread starts; True where it was done.
+    Arrays a worker thread frees stay in its own arena otherwise, which the
+    other threads do not reuse: a thousand runs' call held 62 MB more on two
+    threads than on one. Only the command does this (it owns its process);
+    the library leaves its host's allocator alone."""
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    import ctypes
+    try:
+        return bool(ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1))      # the process's own C library
+    except (OSError, AttributeError):        # not glibc (musl has no mallopt): its own allocator
+        return False

@@ -94,9 +94,12 @@ def _collection(tmp_path, runs: int, queries: int, depth: int = 12):
 @pytest.fixture
 def split_everything(monkeypatch):
     """Every threshold below which work stays on one thread set to its least: a small collection is split."""
+    from lexeval.output import records
     from lexeval.stats import conclusions, totals
     monkeypatch.setattr(conclusions, "THREADED_CELLS", 1)
     monkeypatch.setattr(totals, "THREADED_CELLS", 1)
+    monkeypatch.setattr(records, "_SUMMARY_PAIRS", 3)           # many blocks of pairs, laid out on threads
+    monkeypatch.setattr(records, "BYTES_LINES", 1)              # each by the compiled layout
     original = compiled.in_parts
     monkeypatch.setattr(compiled, "in_parts", lambda work, count, parts, least=None: original(work, count, parts, 1))
 
@@ -127,3 +130,22 @@ def test_the_output_is_the_same_at_any_number_of_jobs(tmp_path, split_everything
                       "--ci", "--hsd", qrels, *runs]) for jobs in (1, 2, 3)]
     assert all(done.code == 0 for done in shown)
     assert shown[0].out == shown[1].out == shown[2].out
+    for form in ("text", "json", "csv"):
+        shown = [run_cli(["--jobs", str(jobs), "--format", form, "-m", "official", "-m", "lexicographic", qrels, *runs])
+                 for jobs in (1, 2, 3)]
+        assert all(done.code == 0 for done in shown) and shown[0].out == shown[1].out == shown[2].out, form
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's arenas")
+def test_the_command_keeps_one_heap_for_every_thread():
+    """The command asks glibc for one malloc arena before its threads start
+    (arrays freed in a worker's own arena are not reused by the others),
+    unless MALLOC_ARENA_MAX says otherwise."""
+    code = "from lexeval.cpus import one_heap; print(one_heap())"
+    env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    libc = os.confstr("CS_GNU_LIBC_VERSION") if "CS_GNU_LIBC_VERSION" in os.confstr_names else ""
+    assert done.stdout.strip() == ("True" if libc.startswith("glibc") else "False")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**env, "MALLOC_ARENA_MAX": "4"}, check=True)
+    assert done.stdout.strip() == "False"

@@ -77,6 +77,8 @@ def run_blocks(evaluation: Result, per_query: bool, summary: bool) -> Iterator[B
 
 
 _BATCH_LINES = 1 << 17            # -q's per-query lines of pairs laid out together
+# pairs' 'all' lines laid out together: a few megabytes a block, each writer thread holding one or two
+_SUMMARY_PAIRS = 2048
 
 
 def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: bool = False
@@ -100,8 +102,8 @@ def pair_blocks(evaluation: Result, per_query: bool, summary: bool, batched: boo
     if not with_queries:                        # summaries only: many pairs per block
         if summary:
             count = len(evaluation.pairs)
-            for start in range(0, count, 4096):
-                yield _pair_summary_block(evaluation, range(start, min(start + 4096, count)))
+            for start in range(0, count, _SUMMARY_PAIRS):
+                yield _pair_summary_block(evaluation, range(start, min(start + _SUMMARY_PAIRS, count)))
         return
     pairs = evaluation.pairs.tolist()
     blocks = preferences.blocks(pair_rows(preferences.num_runs, evaluation.pairs)) if preferences else None
