@@ -366,14 +366,29 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Ran
 def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray, np.ndarray]:
     """((N,) int32, (Q,)): every ranked document's number among its query's
     unjudged documents (the same in every run; -1 for a judged one), and
-    how many each query has, from the runs' ``hole_docnos``. Documents are
-    told apart by their query and a hash of their docno (one sort), checked
-    byte for byte against the first document of their key; one that
-    differs (a collision) gets a number of its own."""
+    how many each query has, from the runs' ``hole_docnos``. The compiled
+    reading kernel numbers them with a hash table per query (hash, then
+    bytes); else documents are told apart by their query and a hash of
+    their docno (one sort), checked byte for byte against the first
+    document of their key, and one that differs (a collision) gets a number
+    of its own. The numbers differ between the two; the documents they
+    tell apart do not."""
+    from .io import kernel
     from .io.strings import ByteStrings
     docnos = ByteStrings.concatenate([cast(ByteStrings, run.hole_docnos) for run in runs])
-    query = np.concatenate([np.repeat(np.arange(num_queries, dtype=np.uint64), run.counts)[run.codes < 0]
-                            for run in runs])
+    codes = np.concatenate([run.codes for run in runs])
+    hole = codes < 0
+    # each hole's query, from the holes of each (run, query) segment
+    lengths = np.concatenate([run.counts for run in runs])
+    ends = np.cumsum(lengths)
+    running = np.concatenate(([0], np.cumsum(hole)))
+    per_segment = running[ends] - running[ends - lengths]
+    query = np.repeat(np.tile(np.arange(num_queries, dtype=np.uint64), len(runs)), per_segment)
+    if kernel.enabled():                        # a hash table per query, in one pass (numbered by first appearance)
+        numbers, per_query = kernel.number_holes(docnos, query.astype(np.int64), num_queries)
+        ids = np.full(len(codes), -1, dtype=np.int32)
+        ids[hole] = numbers
+        return ids, per_query
     shift = np.uint64(max(int(num_queries - 1).bit_length(), 1))
     key = (query << np.uint64(64 - int(shift))) | (docnos.hash64() >> shift)   # the query's bits, then the hash's
     keys, inverse = np.unique(key, return_inverse=True)
@@ -395,6 +410,6 @@ def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray
     key_query = (keys >> np.uint64(64 - int(shift))).astype(np.int64)
     per_query = np.bincount(key_query, minlength=num_queries).astype(np.int64)
     first = np.concatenate(([0], np.cumsum(per_query)[:-1]))
-    ids = np.full(sum(len(run.codes) for run in runs), -1, dtype=np.int32)
-    ids[np.concatenate([run.codes for run in runs]) < 0] = (inverse - first[key_query[inverse]]).astype(np.int32)
+    ids = np.full(len(codes), -1, dtype=np.int32)
+    ids[hole] = (inverse - first[key_query[inverse]]).astype(np.int32)
     return ids, per_query

@@ -219,8 +219,17 @@ def test_bad_combinations_are_usage_errors(options, message):
     assert done.code == 2 and "lexeval: error:" in done.err and message in done.err
 
 
-def test_documents_whose_hashes_collide_are_told_apart_by_their_bytes(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kernel", ["on", "off"])
+def test_documents_whose_hashes_collide_are_told_apart_by_their_bytes(tmp_path, monkeypatch, kernel):
+    """The unjudged documents' numbers (the compiled kernel's hash table per
+    query, or numpy's sort of hashes), with every hash alike."""
+    from conftest import colliding_hashes
+
+    from lexeval.io import kernel as reading_kernel
     from lexeval.io import strings
+    if kernel == "on" and reading_kernel._kernel is None:
+        pytest.skip("the compiled reading kernel is not built")
+    monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
     qrels, runs = collection(11, 1, 8)
     runs = runs + [{q: list(reversed(docs)) for q, docs in runs[0].items()}]
     qrels_path, paths = write(tmp_path, "case", qrels, runs)
@@ -232,7 +241,11 @@ def test_documents_whose_hashes_collide_are_told_apart_by_their_bytes(tmp_path, 
             return np.zeros(len(self), dtype=np.uint64)
         return original(self)
     monkeypatch.setattr(strings.ByteStrings, "hash64", colliding_in_numbering)
-    colliding = evaluate(qrels_path, paths, ["P.3", "LP"], bounds=True).rankings
+    if kernel == "on":
+        with colliding_hashes():
+            colliding = evaluate(qrels_path, paths, ["P.3", "LP"], bounds=True).rankings
+    else:
+        colliding = evaluate(qrels_path, paths, ["P.3", "LP"], bounds=True).rankings
     np.testing.assert_array_equal(honest.hole_counts, colliding.hole_counts)
     # the same documents share a number, whatever the numbers are
     same = honest.hole_ids[:, None] == honest.hole_ids[None, :]

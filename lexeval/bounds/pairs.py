@@ -283,10 +283,13 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
 
 
 def _running_relevant(r: Rankings) -> np.ndarray:
-    """(N,) int32: each document's count of judged relevant documents at or above it in its ranking."""
-    running = np.cumsum(r.codes >= r.level, dtype=np.int64)
-    before = np.concatenate(([0], running))[r.starts]
-    return (running - np.repeat(before, r.lengths)).astype(np.int32)
+    """(N,) int32: each document's count of judged relevant documents at or above it in its ranking.
+    Summed in int32 throughout: past 2**31 documents the running sum wraps, and the difference of two of
+    its values (a ranking's part, far below 2**31) wraps back exactly."""
+    running = np.cumsum(r.codes >= r.level, dtype=np.int32)
+    before = np.concatenate((np.zeros(1, dtype=np.int32), running))[r.starts]
+    running -= np.repeat(before, r.lengths)
+    return running
 
 
 def _described(r: Rankings, chosen, top: int) -> tuple:

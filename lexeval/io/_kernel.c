@@ -577,6 +577,110 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* number_holes(data, offsets, query, queries, ids, per_query): every unjudged document's number among its
+ * query's (the same in every run): string k is data[offsets[k]:offsets[k + 1]] and belongs to query[k]
+ * (int64); ids (int32, one per string) gets its number, per_query (int64, queries) the count of each query's.
+ * A query's strings are numbered in order of first appearance, told apart by a hash and then their bytes
+ * (a hash table per query, small enough to stay in cache). */
+static PyObject *number_holes(PyObject *self, PyObject *args) {
+    Py_buffer data, offset_buffer, query_buffer, id_buffer, count_buffer;
+    Py_ssize_t queries;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &data, &offset_buffer, &query_buffer, &queries, &id_buffer,
+                          &count_buffer))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *first = NULL, *slot_hole = NULL;
+    uint64_t *slot_hash = NULL;
+    int32_t *order = NULL;
+    const int64_t *offsets = offset_buffer.buf, *query = query_buffer.buf;
+    int32_t *ids = id_buffer.buf;
+    int64_t *per_query = count_buffer.buf;
+    Py_ssize_t n = query_buffer.len / 8;
+    const char *problem = NULL;
+    if (offset_buffer.len != 8 * (n + 1) || id_buffer.len != 4 * n || count_buffer.len != 8 * queries || queries < 0 ||
+        n >= INT32_MAX)
+        problem = "number_holes: arrays of different lengths";
+    for (Py_ssize_t k = 0; k < n && !problem; k++)
+        if (query[k] < 0 || query[k] >= queries || offsets[k] < 0 || offsets[k + 1] < offsets[k] ||
+            offsets[k + 1] > data.len)
+            problem = "number_holes: a string or query out of range";
+    if (problem) {
+        PyErr_SetString(PyExc_ValueError, problem);
+        goto done;
+    }
+    first = PyMem_RawCalloc((size_t)queries + 1, 8);
+    order = PyMem_RawMalloc((size_t)(n ? n : 1) * 4);
+    if (!first || !order) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t most = 0;
+    for (Py_ssize_t k = 0; k < n; k++) first[query[k] + 1]++;
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        if (first[q + 1] > most) most = first[q + 1];
+        first[q + 1] += first[q];
+    }
+    size_t slots = 16;
+    while (slots < 2 * (size_t)most) slots *= 2;
+    slot_hole = PyMem_RawMalloc(slots * 8);
+    slot_hash = PyMem_RawMalloc(slots * 8);
+    if (!slot_hole || !slot_hash) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    {
+        int64_t *next = per_query;           /* the counting sort's cursor first, then each query's count */
+        for (Py_ssize_t q = 0; q < queries; q++) next[q] = first[q];
+        for (Py_ssize_t k = 0; k < n; k++) order[next[query[k]]++] = (int32_t)k;
+        const unsigned char *bytes = data.buf, *limit = (const unsigned char *)data.buf + data.len;
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            int64_t count = first[q + 1] - first[q], numbered = 0;
+            size_t size = 16;
+            while (size < 2 * (size_t)count) size *= 2;
+            for (size_t k = 0; k < size; k++) slot_hole[k] = -1;
+            for (int64_t at = first[q]; at < first[q + 1]; at++) {
+                int32_t k = order[at];
+                const unsigned char *text = bytes + offsets[k];
+                Py_ssize_t length = offsets[k + 1] - offsets[k];
+                uint64_t hash = hash_bytes(text, length, limit);
+                size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
+                while (1) {
+                    int64_t other = slot_hole[slot];
+                    if (other < 0) {                      /* the first of its bytes: a new number */
+                        slot_hole[slot] = k;
+                        slot_hash[slot] = hash;
+                        ids[k] = (int32_t)numbered++;
+                        break;
+                    }
+                    if (slot_hash[slot] == hash && offsets[other + 1] - offsets[other] == length &&
+                        same_bytes(bytes + offsets[other], text, length)) {
+                        ids[k] = ids[other];
+                        break;
+                    }
+                    slot = (slot + 1) & (size - 1);
+                }
+            }
+            per_query[q] = numbered;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_RawFree(first);
+    PyMem_RawFree(order);
+    PyMem_RawFree(slot_hole);
+    PyMem_RawFree(slot_hash);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offset_buffer);
+    PyBuffer_Release(&query_buffer);
+    PyBuffer_Release(&id_buffer);
+    PyBuffer_Release(&count_buffer);
+    return result;
+}
+
 PyObject *layout_block(PyObject *self, PyObject *args);     /* _layout.c */
 void layout_tables(void);
 
@@ -586,6 +690,9 @@ static PyMethodDef methods[] = {
     {"gather_pieces", gather_pieces, METH_VARARGS,
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
+    {"number_holes", number_holes, METH_VARARGS,
+     "number_holes(data, offsets, query, queries, ids, per_query): each string's number among its query's, "
+     "by first appearance (see lexeval.rankings.hole_identities)."},
     {"layout_block", layout_block, METH_VARARGS,
      "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, "
      "into) -> int: "

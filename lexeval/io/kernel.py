@@ -204,3 +204,14 @@ def layout_block(reals: np.ndarray, integers: np.ndarray, styles: np.ndarray, he
         into = bytearray(-made)
         made = _kernel.layout_block(*arguments, into)
     return into, made
+
+
+def number_holes(strings, query: np.ndarray, queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """((n,) int32, (queries,) int64): each of ``strings`` (ByteStrings, n)
+    numbered among those of its query (``query`` (n,) int64), equal bytes
+    alike, by first appearance; and how many each query has."""
+    ids, per_query = np.empty(len(query), dtype=np.int32), np.empty(queries, dtype=np.int64)
+    offsets = np.ascontiguousarray(strings.offsets, dtype=np.int64)
+    _kernel.number_holes(strings.data, offsets, np.ascontiguousarray(query, dtype=np.int64), int(queries), ids,
+                         per_query)
+    return ids, per_query
