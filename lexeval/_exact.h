@@ -375,6 +375,7 @@ PyObject *reciprocal_difference(PyObject *self, PyObject *args);
 PyObject *lex_moments(PyObject *self, PyObject *args);
 PyObject *lex_signs(PyObject *self, PyObject *args);
 PyObject *precision_bounds(PyObject *self, PyObject *args);
+PyObject *bpref_sums(PyObject *self, PyObject *args);
 PyObject *difference_bounds(PyObject *self, PyObject *args);
 PyObject *lex_bounds(PyObject *self, PyObject *args);
 

@@ -53,6 +53,9 @@ static PyMethodDef methods[] = {
      "t_finish(a, b, x, front, flip, index, p): the t-test's p from the beta function's front factor."},
     {"continued_fraction", continued_fraction, METH_VARARGS,
      "continued_fraction(a, b, x, out): the incomplete beta function's continued fraction, value by value."},
+    {"bpref_sums", bpref_sums, METH_VARARGS,
+     "bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): each segment's sum of bpref's "
+     "per relevant document scores (see lexeval.compiled.bpref_sums)."},
     {"precision_bounds", precision_bounds, METH_VARARGS,
      "precision_bounds(codes, starts, lengths, num_rel, level, cutoff, fraction, low, high): AP's, map_cut's, "
      "Rprec's or Rprec_mult's least and greatest value over the unjudged documents' grades, per segment (see "

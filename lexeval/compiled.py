@@ -288,6 +288,21 @@ def precision_bounds(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     return low, high
 
 
+def bpref_sums(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level: int, num_rel: np.ndarray,
+               num_judged_nonrel: np.ndarray) -> np.ndarray | None:
+    """(S,) each segment's sum of bpref's scores of its relevant documents
+    (see :func:`lexeval.measures.incomplete.bpref`, the reference: the same
+    additions in the same order), in one pass over the documents; None
+    where the kernel is not built."""
+    if not enabled():
+        return None
+    sums = np.empty(len(starts))
+    _exact.bpref_sums(np.ascontiguousarray(codes, dtype=np.int16),
+                      *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), int(level),
+                      *(np.ascontiguousarray(a, dtype=np.int64) for a in (num_rel, num_judged_nonrel)), sums)
+    return sums
+
+
 DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
 
 

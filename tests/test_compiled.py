@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_identity import identifiers
 
-from lexeval import compiled
+from lexeval import compiled, evaluate
 from lexeval.stats.moments import Moments
 from lexeval.stats.sums import GRID_BITS
 
@@ -572,3 +572,16 @@ def test_reciprocal_difference_equals_its_numpy_reference(runs, queries, longest
     got = compiled.reciprocal_difference(relevant.arrays, queries, first, second, level)
     want = reciprocal_difference_reference(relevant, first, second, level)
     np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 6), st.sampled_from([1, 2, 0, 3]))
+def test_bpref_in_one_pass_equals_its_numpy_reference(tmp_path_factory, seed, runs, queries, level):
+    """bpref's compiled pass over the documents against the numpy reference
+    (counts of judged non-relevant documents above each relevant one): the
+    same floats, at every relevance level, with unjudged documents and
+    queries a run lacks."""
+    from lexeval.measures.incomplete import bpref, bpref_reference
+    qrels, paths = write_collection(tmp_path_factory.mktemp("bpref"), np.random.default_rng(seed), runs, queries, 25)
+    rankings = evaluate(qrels, paths, "bpref", level=level, warn=lambda _: None).rankings
+    assert np.array_equal(bpref(rankings), bpref_reference(rankings))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled
 from ..rankings import Rankings
 from .base import INFAP_EPSILON, per_cutoff, ratio
 
@@ -12,7 +13,16 @@ from .base import INFAP_EPSILON, per_cutoff, ratio
 
 def bpref(r: Rankings, _=()) -> np.ndarray:
     """bpref: how many judged non-relevant documents (of the first R) rank
-    above each relevant one (Buckley and Voorhees 2004)."""
+    above each relevant one (Buckley and Voorhees 2004). The compiled
+    kernel's one pass where it is built, else :func:`bpref_reference`."""
+    made = compiled.bpref_sums(r.codes, r.starts, r.lengths, r.level, r.num_rel, r.num_judged_nonrel)
+    if made is None:
+        return bpref_reference(r)
+    return ratio(made, r.num_rel)
+
+
+def bpref_reference(r: Rankings) -> np.ndarray:
+    """:func:`bpref` in numpy: the judged non-relevant documents above each relevant one, counted."""
     nonrel_above = r.count_above(r.judged_nonrel, r.rel_index, r.rel_segment)
     limit = np.minimum(r.num_judged_nonrel, r.num_rel)[r.rel_segment]
     with np.errstate(divide="ignore", invalid="ignore"):
