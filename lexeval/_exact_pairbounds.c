@@ -10,7 +10,8 @@ typedef struct {
     int64_t *rank_a, *rank_b, *stamp_a, *stamp_b, *parent, *parent_stamp;
     int64_t *partner_a, *partner_b;   /* per hole of A (of B), its rank in B (in A), 0 if absent */
     double *values;
-    int64_t now;
+    int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
+    int64_t longest, now;
 } Scratch;
 
 /* Every pair's runs in [0, runs) and every compared query in [0, queries); else an IndexError naming ``who``. */
@@ -67,12 +68,63 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
     const int64_t *partner;  /* per hole, its rank in the other ranking (0: absent) */
 } Side;
 
+/* per rank d (0 .. the longer ranking's length), how many unjudged documents raise the difference at depth
+ * d (in A's top d, not B's: rA <= d < rB, absent never) and how many lower it (rB <= d < rA): the changes at
+ * each rank, made once from the two rankings' holes, then added up */
+static void count_sides(Scratch *s, const Side *a, const Side *b) {
+    int64_t longest = a->length > b->length ? a->length : b->length;
+    memset(s->plus_at, 0, (size_t)(longest + 2) * 4);
+    memset(s->minus_at, 0, (size_t)(longest + 2) * 4);
+    for (int64_t k = 0; k < a->count; k++) {
+        int64_t ra = a->rank[k], rb = a->partner[k];
+        if (rb == 0 || ra < rb) {
+            s->plus_at[ra]++;
+            if (rb) s->plus_at[rb]--;
+        } else if (rb < ra) {
+            s->minus_at[ra]--;                             /* B's since rb (counted with B's holes) */
+        }
+    }
+    for (int64_t k = 0; k < b->count; k++) {
+        int64_t rb = b->rank[k], ra = b->partner[k];
+        if (ra == 0 || rb < ra) s->minus_at[rb]++;
+    }
+    for (int64_t d = 1; d <= longest; d++) {
+        s->plus_at[d] += s->plus_at[d - 1];
+        s->minus_at[d] += s->minus_at[d - 1];
+    }
+    s->longest = longest;
+}
+
+/* whether a column reads count_sides' counts: R-precision's, and P's and hits' (equal weights in both runs) */
+static int reads_sides(int kind, int variant) { return kind == DEPTH || (kind == LINEAR && (variant == 0 || variant == 2)); }
+
 /* the (least, greatest) difference of one column on one query */
 static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
                           double base, int variable, int all_relevant, int64_t num_rel, int64_t ideal,
                           const double *ideal_before, int64_t ideal_size, const Side *a, const Side *b,
                           int64_t both, double *low, double *high) {
     int64_t union_count = a->count + b->count - both;
+    if (kind == LINEAR && (variant == 0 || variant == 2)) {
+        /* P.k and hits weigh each document of the top k alike in both runs: a hole weighs w where it raises
+         * the difference, -w where it lowers it, 0 in both tops or neither. With relevance 0 or 1 the
+         * difference is an integer over k: the integer is returned (P's too: the caller divides the sum
+         * over the queries by k once, so that a mean bound of 0 is 0, not a rounding either side of it) */
+        int64_t upto = depth < (double)s->longest ? (int64_t)depth : s->longest;
+        int64_t up = s->plus_at[upto], down = s->minus_at[upto];
+        if ((phi_low == 0.0 || phi_low == 1.0) && (phi_high == 0.0 || phi_high == 1.0)) {
+            int64_t in_a = upto < a->length ? upto : a->length, in_b = upto < b->length ? upto : b->length;
+            int64_t judged = (in_a > 0 ? a->running[in_a - 1] : 0) - (in_b > 0 ? b->running[in_b - 1] : 0);
+            int64_t most = judged + up * (int64_t)phi_high - down * (int64_t)phi_low;
+            int64_t least = judged + up * (int64_t)phi_low - down * (int64_t)phi_high;
+            *high = (double)most;
+            *low = (double)least;
+            return;
+        }
+        double w = linear_weight(variant, 1, a->length, depth);
+        *high = base + ((double)up * (w * phi_high) - (double)down * (w * phi_low));
+        *low = base + ((double)up * (w * phi_low) - (double)down * (w * phi_high));
+        return;
+    }
     if (kind == LINEAR) {
         double l = base, h = base;
         for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
@@ -145,40 +197,38 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     }
     if (kind == DEPTH) {       /* depth < 0: Rprec's R; else Rprec_mult's fraction */
         int64_t smallest = variable ? 0 : (all_relevant ? union_count : 0), largest = variable ? union_count : smallest;
-        int64_t next_a = 0, next_b = 0, plus = 0, minus = 0;
-        double best = -INFINITY, worst = INFINITY;
+        int64_t plus = 0, minus = 0;
+        /* the greatest and least values kept as fractions (numerator, denominator >= 1), compared by cross
+         * products: exact, and no division per number of relevant holes; each divided once at the end, as
+         * the measure divides (the larger fraction's double is never the smaller) */
+        int64_t best_top = 0, best_reach = 0, worst_bottom = 0, worst_reach = 0;
         for (int64_t many = smallest; many <= largest; many++) {
             int64_t total = num_rel + many;
-            double reach = depth < 0 ? (double)total : floor(depth * (double)total + 0.9);
-            /* the holes within reach, A's and B's in rank order; a hole in both counts once it is in both */
-            while (1) {
-                int64_t ra = next_a < a->count ? a->rank[next_a] : INT64_MAX;
-                int64_t rb = next_b < b->count ? b->rank[next_b] : INT64_MAX;
-                int64_t rank = ra < rb ? ra : rb;
-                if (rank == INT64_MAX || (double)rank > reach) break;
-                if (ra <= rb) {
-                    int64_t other = a->partner[next_a];
-                    if (other != 0 && other < ra) minus--; else plus++;
-                    next_a++;
+            int64_t reach = depth < 0 ? total : (int64_t)floor(depth * (double)total + 0.9);
+            /* the holes within reach that raise it and that lower it (count_sides) */
+            int64_t upto = reach < s->longest ? (reach > 0 ? reach : 0) : s->longest;
+            plus = s->plus_at[upto];
+            minus = s->minus_at[upto];
+            int64_t top, bottom, over = reach >= 1 ? reach : 1;
+            if (reach >= 1) {
+                int64_t in_a = reach < a->length ? reach : a->length, in_b = reach < b->length ? reach : b->length;
+                int64_t judged = (in_a ? a->running[in_a - 1] : 0) - (in_b ? b->running[in_b - 1] : 0);
+                int64_t zero = union_count - plus - minus;
+                if (variable) {
+                    top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
+                    bottom = judged - (many < minus ? many : minus) +
+                             (many - minus - zero > 0 ? many - minus - zero : 0);
                 } else {
-                    int64_t other = b->partner[next_b];
-                    if (other != 0 && other <= rb) plus--; else minus++;
-                    next_b++;
+                    top = bottom = judged + (all_relevant ? plus - minus : 0);
                 }
-            }
-            int64_t judged = within(a->running, a->length, reach) - within(b->running, b->length, reach);
-            int64_t zero = union_count - plus - minus, top, bottom;
-            if (variable) {
-                top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
-                bottom = judged - (many < minus ? many : minus) + (many - minus - zero > 0 ? many - minus - zero : 0);
             } else {
-                top = bottom = judged + (all_relevant ? plus - minus : 0);
+                top = bottom = 0;                               /* the value is 0 */
             }
-            double high_value = reach >= 1 ? (double)top / reach : 0.0, low_value = reach >= 1 ? (double)bottom / reach : 0.0;
-            if (high_value > best) best = high_value;
-            if (low_value < worst) worst = low_value;
+            if (!best_reach || top * best_reach > best_top * over) { best_top = top; best_reach = over; }
+            if (!worst_reach || bottom * worst_reach < worst_bottom * over) { worst_bottom = bottom; worst_reach = over; }
         }
-        *low = worst; *high = best;
+        *low = (double)worst_bottom / (double)worst_reach;
+        *high = (double)best_top / (double)best_reach;
         return;
     }
     /* GAIN: one positive gain; the ideal DCG depends on the number of relevant holes only */
@@ -274,17 +324,24 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.rank_a = PyMem_RawCalloc(room, 8); s.rank_b = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8); s.stamp_b = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
+    int64_t deepest = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
+    s.plus_at = PyMem_RawCalloc((size_t)deepest + 2, 4);
+    s.minus_at = PyMem_RawCalloc((size_t)deepest + 2, 4);
     s.partner_a = PyMem_RawCalloc(room, 8);
     s.partner_b = PyMem_RawCalloc(room, 8);
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !s.partner_a || !s.partner_b ||
-        !offsets) {
+        !offsets || !s.plus_at || !s.minus_at) {
         PyMem_RawFree(offsets);
         PyErr_NoMemory();
         goto done;
     }
     offsets[0] = 0;
     for (Py_ssize_t k = 0; k < segments; k++) offsets[k + 1] = offsets[k] + size[k];
+    int sided = 0;
+    for (Py_ssize_t c = 0; c < columns; c++) sided |= reads_sides((int)((const int64_t *)kind.buf)[c],
+                                                                  (int)((const int64_t *)variant.buf)[c]);
     Py_BEGIN_ALLOW_THREADS
     const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
     const int32_t *counts_running = (const int32_t *)running.buf;
@@ -314,6 +371,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 int64_t id = b.id[j];
                 s.partner_b[j] = s.stamp_a[id] == s.now ? s.rank_a[id] : 0;
             }
+            if (sided) count_sides(&s, &a, &b);
             for (Py_ssize_t c = 0; c < columns; c++) {
                 double l, h;
                 column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
@@ -332,6 +390,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.rank_b); PyMem_RawFree(s.stamp_a); PyMem_RawFree(s.stamp_b);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
+    PyMem_RawFree(s.plus_at); PyMem_RawFree(s.minus_at);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
     PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);

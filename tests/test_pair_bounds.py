@@ -106,3 +106,19 @@ def test_pair_bounds_equal_the_extremes_over_every_shared_assignment(tmp_path, m
             highs = [expected[(name, qid)][1] for qid in compared_qids]
             assert low[p] == pytest.approx(np.mean(lows), abs=1e-12), (name, a, b)
             assert high[p] == pytest.approx(np.mean(highs), abs=1e-12), (name, a, b)
+
+
+@pytest.mark.parametrize("kernel", ["on", "off"])
+def test_a_bound_of_zero_is_zero_not_a_rounding_either_side(tmp_path, monkeypatch, kernel):
+    """P.15's greatest difference is exactly 0 where A can at best tie B
+    (the fragile mark reads its sign): A holds judged relevant d1 and
+    unjudged h, B judged relevant d1 and d2: h relevant ties them."""
+    monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
+    qrels = {"q1": {"d1": 1, "d2": 1, "d3": 0}}
+    runs = [{"q1": ["d1", "h", "d3"]}, {"q1": ["d1", "d2", "d3"]}]
+    qrels_path, paths = write(tmp_path, "zero", qrels, runs)
+    ev = evaluate(qrels_path, paths, ["P.3,15"], complete=True, bounds=True, warn=lambda _: None)
+    found = bounded_differences(ev.rankings, select_measures(["P.3,15"], 2).metrics, np.array([[0, 1]]),
+                                ev.rankings.num_rel_per_query > 0)
+    for name in ("P_3", "P_15"):
+        assert found.high[name][0] == 0.0 and found.low[name][0] < 0, name

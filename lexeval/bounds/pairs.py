@@ -118,9 +118,20 @@ def _first_value(req, rank, depth) -> float:
     return 1.0 / rank if req.measure.name in ("recip_rank", "recip_rank_cut") else 1.0
 
 
+def whole_times(req, depth, top: int, level: int) -> int:
+    """k where a column's per-query bounds are k times the difference (P.k
+    with relevance 0 or 1: integers, whose sum over the queries is divided
+    by k once, so that a mean bound of 0 is exactly 0 and the fragile mark
+    reads its sign right), else 1."""
+    if req.measure.name == "P" and depth is not None and set(request_phi(req, top, level).tolist()) <= {0.0, 1.0}:
+        return int(depth)
+    return 1
+
+
 def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
     """(least, greatest) of A's value minus B's on one query, over every
-    shared assignment; ``a``, ``b``: (codes, hole numbers) of each ranking."""
+    shared assignment (times :func:`whole_times`); ``a``, ``b``: (codes,
+    hole numbers) of each ranking."""
     kind = pair_kind(req)
     level, top, num_rel, ideal_count = context
     phi = request_phi(req, top, level)
@@ -132,6 +143,15 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
     holes = sorted(set(rank_a) | set(rank_b))
     settled = kind != GAIN and (relevant_grade is None or other_grade is None)
     judged = lambda codes: [(i + 1, int(c)) for i, c in enumerate(codes) if c >= 0]   # noqa: E731
+    if kind == LINEAR and req.measure.name in ("P", "hits", "hits_cut") and set(phi.tolist()) <= {0.0, 1.0}:
+        # equal weights in both runs and relevance 0 or 1: an integer over k; the integer (see whole_times)
+        within = lambda rank: depth is None or rank <= depth                                # noqa: E731
+        count = sum(int(phi[c]) for i, c in judged(codes_a) if within(i)) \
+            - sum(int(phi[c]) for i, c in judged(codes_b) if within(i))
+        ups = sum(h in rank_a and within(rank_a[h]) and not (h in rank_b and within(rank_b[h])) for h in holes)
+        downs = sum(h in rank_b and within(rank_b[h]) and not (h in rank_a and within(rank_a[h])) for h in holes)
+        least, most = int(phi.min()), int(phi.max())
+        return float(count + ups * least - downs * most), float(count + ups * most - downs * least)
     if kind == LINEAR:
         total = sum(_weight(req, i, len(codes_a), depth) * phi[c] for i, c in judged(codes_a)) \
             - sum(_weight(req, i, len(codes_b), depth) * phi[c] for i, c in judged(codes_b))
@@ -224,10 +244,10 @@ _PAIR_BLOCK = 1 << 20       # (pair, query) cells per block: the per-query value
 
 
 def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
-                preferences=()) -> dict[str, tuple]:
-    """{printed name: (least, greatest)}, exact sums (:class:`~lexeval.stats.sums.Sums`,
+                preferences=()) -> tuple[dict[str, tuple], dict[str, int]]:
+    """({printed name: (least, greatest)}, {printed name: k}): exact sums (:class:`~lexeval.stats.sums.Sums`,
     a row per pair (P, 2)) over the ``compared`` (Q,) queries of each
-    pair's difference under one shared assignment, for each request with
+    pair's difference (times k, :func:`whole_times`) under one shared assignment, for each request with
     pair bounds and each of ``preferences`` (:data:`.lexical.BOUNDED_PREFERENCES`): the compiled kernel, else
     :func:`query_bounds` and :func:`.lexical.lex_bounds` query by query. Exact sums,
     so that a cluster's partitions add up to the same."""
@@ -257,6 +277,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                            _ideal_before(ranked, most), most)))
     size = max(1, _PAIR_BLOCK // max(len(queries), 1))
     parts: dict = {}
+    times: dict[str, int] = {}
     for start in range(0, len(pairs), size):
         block = pairs[start:start + size]
         for index, (level, chosen) in enumerate(zip(levels, groups)):
@@ -269,6 +290,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                 low, high = (made[0][column], made[1][column]) if made is not None else \
                     _pair_values(rankings, req, depth, block, queries, level, top)
                 parts.setdefault(name, []).append((fixed_sums(low), fixed_sums(high)))
+                times[name] = whole_times(req, depth, top, level)
         for name in preferences:
             made = compiled.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
                                         rankings.num_queries), hole_arrays[1:], block, queries,
@@ -279,7 +301,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                 made = _pair_values(rankings, name, None, block, queries, rankings.level, top)
             parts.setdefault(name, []).append((fixed_sums(made[0]), fixed_sums(made[1])))
     return {name: tuple(Sums.concatenate([part[side] for part in pieces]) for side in (0, 1))
-            for name, pieces in parts.items()}
+            for name, pieces in parts.items()}, times
 
 
 def _running_relevant(r: Rankings) -> np.ndarray:
@@ -366,19 +388,22 @@ class DifferenceBounds:
     sums: dict                      # name -> (least, greatest) Sums, a row per pair
     queries: int                    # the compared queries they are summed over
     fragile: dict[str, np.ndarray] = field(default_factory=dict)
+    times: dict[str, int] = field(default_factory=dict)      # name -> k: the sums are k times the differences
 
     @cached_property
     def low(self) -> dict[str, np.ndarray]:
-        return {name: least.divided(self.queries) for name, (least, _) in self.sums.items()}
+        return {name: least.divided(self.queries * self.times.get(name, 1)) for name, (least, _) in self.sums.items()}
 
     @cached_property
     def high(self) -> dict[str, np.ndarray]:
-        return {name: greatest.divided(self.queries) for name, (_, greatest) in self.sums.items()}
+        return {name: greatest.divided(self.queries * self.times.get(name, 1))
+                for name, (_, greatest) in self.sums.items()}
 
     def __add__(self, other: DifferenceBounds) -> DifferenceBounds:
         """A cluster's partitions' bounds, added."""
         return DifferenceBounds({name: (low + other.sums[name][0], high + other.sums[name][1])
-                                 for name, (low, high) in self.sums.items()}, self.queries + other.queries)
+                                 for name, (low, high) in self.sums.items()}, self.queries + other.queries,
+                                times={**other.times, **self.times})
 
 
 def bounded_requests(requests, top_grade: int) -> tuple[list, list]:
@@ -417,7 +442,7 @@ def marked_fragile(bounds: DifferenceBounds, tests, alpha: float) -> DifferenceB
         mean, high = tests.mean_difference[name], highs[name]
         could_reverse = np.where(mean > 0, low <= 0, np.where(mean < 0, high >= 0, True))
         fragile[name] = (tests.p[name] < alpha) & could_reverse
-    return DifferenceBounds(bounds.sums, bounds.queries, fragile)
+    return DifferenceBounds(bounds.sums, bounds.queries, fragile, bounds.times)
 
 
 def bounded_differences(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
@@ -428,4 +453,5 @@ def bounded_differences(rankings: Rankings, requests, pairs: np.ndarray, compare
     top = max(rankings.level_counts.shape[1] - 1, 0)
     kept, _ = bounded_requests(requests, top)
     bounded = [name for name in BOUNDED_PREFERENCES if name in preferences]
-    return DifferenceBounds(pair_bounds(rankings, kept, pairs, compared, bounded), int(compared.sum()))
+    sums, times = pair_bounds(rankings, kept, pairs, compared, bounded)
+    return DifferenceBounds(sums, int(compared.sum()), times=times)
