@@ -145,11 +145,11 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
     judged = lambda codes: [(i + 1, int(c)) for i, c in enumerate(codes) if c >= 0]   # noqa: E731
     if kind == LINEAR and req.measure.name in ("P", "hits", "hits_cut") and set(phi.tolist()) <= {0.0, 1.0}:
         # equal weights in both runs and relevance 0 or 1: an integer over k; the integer (see whole_times)
-        within = lambda rank: depth is None or rank <= depth                                # noqa: E731
-        count = sum(int(phi[c]) for i, c in judged(codes_a) if within(i)) \
-            - sum(int(phi[c]) for i, c in judged(codes_b) if within(i))
-        ups = sum(h in rank_a and within(rank_a[h]) and not (h in rank_b and within(rank_b[h])) for h in holes)
-        downs = sum(h in rank_b and within(rank_b[h]) and not (h in rank_a and within(rank_a[h])) for h in holes)
+        in_top = lambda rank: depth is None or rank <= depth                                # noqa: E731
+        count = sum(int(phi[c]) for i, c in judged(codes_a) if in_top(i)) \
+            - sum(int(phi[c]) for i, c in judged(codes_b) if in_top(i))
+        ups = sum(h in rank_a and in_top(rank_a[h]) and not (h in rank_b and in_top(rank_b[h])) for h in holes)
+        downs = sum(h in rank_b and in_top(rank_b[h]) and not (h in rank_a and in_top(rank_a[h])) for h in holes)
         least, most = int(phi.min()), int(phi.max())
         return float(count + ups * least - downs * most), float(count + ups * most - downs * least)
     if kind == LINEAR:
