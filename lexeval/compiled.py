@@ -347,18 +347,21 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     return low, high
 
 
-def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int, level: int,
-               variable: bool, all_relevant: bool, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,
+               relevance: tuple, most: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1)
     or rrLP (2) on each of the ``compared`` queries under one shared
     assignment (see :mod:`lexeval.bounds.lexical`, the reference);
     ``rankings_arrays``: codes, hole numbers, starts, lengths and the
     number of queries; ``holes``: the unjudged documents' numbers in
-    segment and rank order, each segment's first and count. A thread per
-    part of the pairs; None where the kernel is not built."""
+    segment and rank order, each segment's first and count;
+    ``relevance``: the level, whether the holes' grades vary, whether every
+    hole is relevant where they do not. A thread per part of the pairs;
+    None where the kernel is not built."""
     if not enabled():
         return None
     codes, hole_ids, starts, lengths, queries = rankings_arrays
+    level, variable, all_relevant = relevance
     low, high = np.empty((len(pairs), len(compared))), np.empty((len(pairs), len(compared)))
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
               np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),

@@ -112,8 +112,8 @@ def test_the_kernel_equals_the_reference_bit_for_bit(case):
     listed = [side[1][side[0] < 0] for side in (a, b)]
     holes = (np.concatenate(listed), np.array([0, len(listed[0])]), np.array([len(listed[0]), len(listed[1])]))
     for name, which in BOUNDED_PREFERENCES.items():
-        low, high = compiled.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which, level,
-                                        top >= level > 0, level <= 0 and top >= level, most)
+        low, high = compiled.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which,
+                                        (level, top >= level > 0, level <= 0 and top >= level), most)
         assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
         assert (low[1, 0], high[1, 0]) == lex_bounds(name, b, a, level, top), name
 

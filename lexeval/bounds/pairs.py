@@ -294,9 +294,9 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
         for name in preferences:
             made = compiled.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
                                         rankings.num_queries), hole_arrays[1:], block, queries,
-                                       BOUNDED_PREFERENCES[name],
-                                       rankings.level, top >= rankings.level > 0,
-                                       rankings.level <= 0 and top >= rankings.level, most)
+                                       BOUNDED_PREFERENCES[name], (rankings.level, top >= rankings.level > 0,
+                                                                   rankings.level <= 0 and top >= rankings.level),
+                                       most)
             if made is None:
                 made = _pair_values(rankings, name, None, block, queries, rankings.level, top)
             parts.setdefault(name, []).append((fixed_sums(made[0]), fixed_sums(made[1])))
