@@ -68,25 +68,27 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
     const int64_t *partner;  /* per hole, its rank in the other ranking (0: absent) */
 } Side;
 
-/* per rank d (0 .. the longer ranking's length), how many unjudged documents raise the difference at depth
- * d (in A's top d, not B's: rA <= d < rB, absent never) and how many lower it (rB <= d < rA): the changes at
- * each rank, made once from the two rankings' holes, then added up */
-static void count_sides(Scratch *s, const Side *a, const Side *b) {
+/* per rank d (0 .. the longer ranking's length, or the deepest a column reads), how many unjudged documents
+ * raise the difference at depth d (in A's top d, not B's: rA <= d < rB, absent never) and how many lower it
+ * (rB <= d < rA): the changes at each rank, made once from the two rankings' holes, then added up */
+static void count_sides(Scratch *s, const Side *a, const Side *b, double deepest) {
     int64_t longest = a->length > b->length ? a->length : b->length;
+    if (deepest < (double)longest) longest = deepest >= 0 ? (int64_t)deepest : 0;     /* no column reads below */
     memset(s->plus_at, 0, (size_t)(longest + 2) * 4);
     memset(s->minus_at, 0, (size_t)(longest + 2) * 4);
-    for (int64_t k = 0; k < a->count; k++) {
+    for (int64_t k = 0; k < a->count && a->rank[k] <= longest; k++) {
         int64_t ra = a->rank[k], rb = a->partner[k];
-        if (rb == 0 || ra < rb) {
+        if (rb == 0 || ra < rb) {                          /* raises it from ra until rb */
             s->plus_at[ra]++;
-            if (rb) s->plus_at[rb]--;
-        } else if (rb < ra) {
-            s->minus_at[ra]--;                             /* B's since rb (counted with B's holes) */
+            if (rb && rb <= longest) s->plus_at[rb]--;
         }
     }
-    for (int64_t k = 0; k < b->count; k++) {
+    for (int64_t k = 0; k < b->count && b->rank[k] <= longest; k++) {   /* lowers it from rb until ra */
         int64_t rb = b->rank[k], ra = b->partner[k];
-        if (ra == 0 || rb < ra) s->minus_at[rb]++;
+        if (ra == 0 || rb < ra) {
+            s->minus_at[rb]++;
+            if (ra && ra <= longest) s->minus_at[ra]--;
+        }
     }
     for (int64_t d = 1; d <= longest; d++) {
         s->plus_at[d] += s->plus_at[d - 1];
@@ -340,8 +342,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     offsets[0] = 0;
     for (Py_ssize_t k = 0; k < segments; k++) offsets[k + 1] = offsets[k] + size[k];
     int sided = 0;
-    for (Py_ssize_t c = 0; c < columns; c++) sided |= reads_sides((int)((const int64_t *)kind.buf)[c],
-                                                                  (int)((const int64_t *)variant.buf)[c]);
+    double deepest_read = 0.0;        /* the deepest rank a column reads count_sides' counts at (R-precision: any) */
+    for (Py_ssize_t c = 0; c < columns; c++) {
+        int column_kind = (int)((const int64_t *)kind.buf)[c];
+        if (!reads_sides(column_kind, (int)((const int64_t *)variant.buf)[c])) continue;
+        sided = 1;
+        double reads = column_kind == DEPTH ? INFINITY : ((const double *)depth.buf)[c];
+        if (reads > deepest_read) deepest_read = reads;
+    }
     Py_BEGIN_ALLOW_THREADS
     const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
     const int32_t *counts_running = (const int32_t *)running.buf;
@@ -371,7 +379,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 int64_t id = b.id[j];
                 s.partner_b[j] = s.stamp_a[id] == s.now ? s.rank_a[id] : 0;
             }
-            if (sided) count_sides(&s, &a, &b);
+            if (sided) count_sides(&s, &a, &b, deepest_read);
             for (Py_ssize_t c = 0; c < columns; c++) {
                 double l, h;
                 column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],

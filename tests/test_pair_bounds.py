@@ -84,14 +84,15 @@ def enumerated_differences(tmp, qrels, runs, a, b, level):
 
 @pytest.mark.parametrize("seed,top_grade,level", [(seed, top, level) for seed in range(8)
                                                   for top, level in ((1, 1), (2, 1), (2, 2))])
-@pytest.mark.parametrize("kernel", ["on", "off"])
+@pytest.mark.parametrize("kernel,asked", [("on", ASKED), ("off", ASKED), ("on", ["P.1,3,5", "hits.3"])])
 def test_pair_bounds_equal_the_extremes_over_every_shared_assignment(tmp_path, monkeypatch, seed, top_grade, level,
-                                                                     kernel):
+                                                                     kernel, asked):
+    """Every column (and, alone, the cutoffs the kernel counts only to)."""
     monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
     qrels, runs = collection(seed, top_grade)
     qrels_path, paths = write(tmp_path, "case", qrels, runs)
-    ev = evaluate(qrels_path, paths, ASKED, level=level, complete=True, warn=lambda _: None, bounds=True)
-    requests = select_measures(ASKED, len(runs)).metrics
+    ev = evaluate(qrels_path, paths, asked, level=level, complete=True, warn=lambda _: None, bounds=True)
+    requests = select_measures(asked, len(runs)).metrics
     pairs = np.array([(a, b) for a in range(len(runs)) for b in range(len(runs)) if a != b])
     compared = ev.rankings.num_rel_per_query > 0
     found = bounded_differences(ev.rankings, requests, pairs, compared, PREFERENCES)
