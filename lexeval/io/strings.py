@@ -113,13 +113,20 @@ class ByteStrings:
     @classmethod
     def from_spans(cls, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> ByteStrings:
         """The byte ranges ``data[starts[i]:ends[i]]`` (uint8 data), copied
-        end to end. Short strings are gathered a few megabytes at a time
-        (the index arrays cost 16 bytes a byte), long ones sliced whole."""
+        end to end: by the compiled reading kernel where it is built (a copy
+        per string), else short strings are gathered a few megabytes at a
+        time (the index arrays cost 16 bytes a byte), long ones sliced whole."""
+        from . import kernel
         starts = np.asarray(starts, dtype=np.int64)
         lengths = np.asarray(ends, dtype=np.int64) - starts
         total = int(lengths.sum())
         offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if total < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
+        if kernel.enabled() and len(lengths):          # the strings joined, then copied before the padding
+            joined = kernel.gather_pieces(data, starts, lengths, np.arange(len(lengths), dtype=np.int64))
+            out = np.zeros(total + _PAD, dtype=np.uint8)
+            out[:total] = np.frombuffer(joined, dtype=np.uint8)
+            return cls(out, offsets)
         out = np.zeros(total + _PAD, dtype=np.uint8)
         long = lengths > _GATHERED
         for i in np.flatnonzero(long).tolist():
