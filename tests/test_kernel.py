@@ -183,3 +183,28 @@ def test_pieces_gathered_by_number_join_as_python_joins_them(texts, data):
         kernel.gather_pieces(blob, starts, sizes, np.array([len(texts)]))
     with pytest.raises(ValueError):
         kernel.gather_pieces(blob, starts, sizes + 1, np.array([len(texts) - 1]))
+
+
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=60), st.randoms(use_true_random=False))
+def test_spans_copied_by_the_kernel_equal_numpys_gather(strings, rng):
+    """ByteStrings.from_spans through the kernel's gather and through numpy's: the same bytes and offsets."""
+    import os
+
+    from lexeval.io.strings import ByteStrings
+    source = ByteStrings.from_list(strings)
+    index = np.array(rng.sample(range(len(strings)), rng.randint(1, len(strings))), dtype=np.int64)
+    starts, ends = source.offsets[:-1][index].astype(np.int64), source.offsets[1:][index].astype(np.int64)
+    before = os.environ.get("LEXEVAL_KERNEL")
+    made = []
+    try:
+        for switch in ("on", "off"):
+            os.environ["LEXEVAL_KERNEL"] = switch
+            made.append(ByteStrings.from_spans(source.data, starts, ends))
+    finally:
+        if before is None:
+            del os.environ["LEXEVAL_KERNEL"]
+        else:
+            os.environ["LEXEVAL_KERNEL"] = before
+    assert np.array_equal(made[0].data, made[1].data) and np.array_equal(made[0].offsets, made[1].offsets)
+    assert [bytes(made[0].data[made[0].offsets[k]:made[0].offsets[k + 1]]) for k in range(len(index))] == \
+        [strings[k] for k in index.tolist()]

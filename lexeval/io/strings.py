@@ -11,6 +11,7 @@ result, only the time it takes.
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 
@@ -90,6 +91,19 @@ def arrow_indices(index) -> object:
     return pa.Array.from_buffers(pa.int64(), len(index), [None, pa.py_buffer(index)])
 
 
+def _compiled_gather():
+    """The compiled reading kernel's ``gather_pieces`` where it is built and
+    on (as :func:`lexeval.io.kernel.enabled` says; read here, not imported
+    from there, which imports this module), else None."""
+    if os.environ.get("LEXEVAL_KERNEL", "on") == "off":
+        return None
+    try:
+        from . import _kernel  # type: ignore[attr-defined]  # the compiled module: no type information
+    except ImportError:
+        return None
+    return _kernel.gather_pieces
+
+
 class ByteStrings:
     """n byte strings end to end: ``data`` (uint8, followed by 8 zero bytes
     of padding) and ``offsets`` (n + 1,) int64; string i is
@@ -116,14 +130,14 @@ class ByteStrings:
         end to end: by the compiled reading kernel where it is built (a copy
         per string), else short strings are gathered a few megabytes at a
         time (the index arrays cost 16 bytes a byte), long ones sliced whole."""
-        from . import kernel
+        gather = _compiled_gather()
         starts = np.asarray(starts, dtype=np.int64)
         lengths = np.asarray(ends, dtype=np.int64) - starts
         total = int(lengths.sum())
         offsets = np.zeros(len(lengths) + 1, dtype=np.int32 if total < 2 ** 31 - 64 else np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        if kernel.enabled() and len(lengths):          # the strings joined, then copied before the padding
-            joined = kernel.gather_pieces(data, starts, lengths, np.arange(len(lengths), dtype=np.int64))
+        if gather is not None and len(lengths):         # the strings joined, then copied before the padding
+            joined = gather(data, starts, lengths, np.arange(len(lengths), dtype=np.int64))
             out = np.zeros(total + _PAD, dtype=np.uint8)
             out[:total] = np.frombuffer(joined, dtype=np.uint8)
             return cls(out, offsets)
