@@ -68,8 +68,8 @@ static PyMethodDef methods[] = {
     {"lex_bounds", lex_bounds, METH_VARARGS,
      "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
      "which, level, variable, "
-     "all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1) or rrLP (2) of pairs "
-     "of runs on each compared query under one shared assignment (see lexeval.compiled)."},
+     "all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) "
+     "of pairs of runs on each compared query under one shared assignment (see lexeval.compiled)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,

@@ -11,6 +11,7 @@ typedef struct {
     int64_t *partner_a, *partner_b;   /* per hole of A (of B), its rank in B (in A), 0 if absent */
     double *values;
     int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
+    int64_t *coefficient, *coefficient_stamp, *undo;   /* rrLR: per class its coefficient; the links to undo */
     int64_t longest, now;
 } Scratch;
 
@@ -409,7 +410,7 @@ done:
 }
 
 /* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
- * level, variable, all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1) or rrLP (2) of pairs of runs on each
+ * level, variable, all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) of pairs of runs on each
  * compared query (P x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
@@ -587,6 +588,172 @@ static void lr_pair(const Alike *u, const Ranking *a, const Ranking *b, const Ho
     *low = -(double)lr_high(u, b, a, hb, ha, other, both, s->stamp_b, s->stamp_a, stamp);
 }
 
+/* rrLR. The counts of relevant documents retrieved are equal iff A's only unjudged documents made relevant less
+ * B's only ones equal J_B - J_A (the documents both hold count once for each). Each class of documents made alike
+ * takes one grade, with a coefficient: +1 per A's only document in it, -1 per B's only. Going up from the bottom,
+ * each rank joins one document of A and one of B, and each document is in each ranking once, so a class is a path
+ * whose ends alone can be only one side's: its coefficient is between -2 and 2, and the sums the free classes can
+ * make are every integer from the negative coefficients' sum to the positive ones' where one is odd, else the even
+ * ones (see lexeval/bounds/lexical.py, the reference). */
+typedef struct {
+    int64_t fixed;          /* the coefficients of the class made relevant */
+    int64_t plus, minus;    /* the free classes' positive coefficients' sum, and negative ones' */
+    int64_t odd;            /* how many free classes have an odd coefficient */
+    int64_t mark;           /* the stamp of A's (stamp_a) and B's (stamp_b) unjudged documents of this pair */
+} Tally;
+
+static int64_t coefficient(const Alike *u, const Tally *t, int64_t root) {
+    Scratch *s = u->s;
+    if (s->coefficient_stamp[root] == s->now) return s->coefficient[root];
+    if (root == u->zero || root == u->one) return 0;
+    return (s->stamp_a[root] == t->mark) - (s->stamp_b[root] == t->mark);
+}
+
+static void free_class(Tally *t, int64_t c, int64_t sign) {
+    if (c > 0) t->plus += sign * c; else t->minus += sign * c;
+    t->odd += sign * (c & 1);
+}
+
+static int sum_possible(const Tally *t, int64_t target) {
+    return target >= t->minus && target <= t->plus && (t->odd > 0 || (target & 1) == 0);
+}
+
+/* x and y made alike for good, the tally kept: 0 (nothing joined) where they cannot be */
+static int join_counted(const Alike *u, Tally *t, int64_t x, int64_t y) {
+    Scratch *s = u->s;
+    int64_t fx = find(s, x), fy = find(s, y);
+    if (fx == fy) return 1;
+    int64_t f0 = find(s, u->zero), f1 = find(s, u->one);
+    if ((fx == f0 && fy == f1) || (fx == f1 && fy == f0)) return 0;
+    if (fx == f0 || fx == f1) { int64_t swap = fx; fx = fy; fy = swap; }   /* a constant's class stays the root */
+    int64_t cx = coefficient(u, t, fx);
+    free_class(t, cx, -1);
+    if (fy == f1) {
+        t->fixed += cx;
+    } else if (fy != f0) {
+        int64_t cy = coefficient(u, t, fy);
+        free_class(t, cy, -1);
+        free_class(t, cx + cy, 1);
+        s->coefficient[fy] = cx + cy;
+        s->coefficient_stamp[fy] = s->now;
+    }
+    s->parent[fx] = fy;
+    s->parent_stamp[fx] = s->now;
+    return 1;
+}
+
+/* the root of x without shortening paths: the links made for one rank q are undone after it */
+static int64_t root_of(Scratch *s, int64_t x) {
+    while (1) {
+        int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
+        if (p == x) return x;
+        x = p;
+    }
+}
+
+/* x's class made relevant (to_one) or not for one rank q, logged; 0 where it is forced the other way */
+static int force(const Alike *u, Tally *t, int64_t x, int to_one, int64_t *logged) {
+    Scratch *s = u->s;
+    int64_t fx = root_of(s, x), f0 = root_of(s, u->zero), f1 = root_of(s, u->one);
+    if (fx == (to_one ? f1 : f0)) return 1;
+    if (fx == (to_one ? f0 : f1)) return 0;
+    int64_t c = coefficient(u, t, fx);
+    free_class(t, c, -1);
+    if (to_one) t->fixed += c;
+    s->parent[fx] = to_one ? f1 : f0;
+    s->parent_stamp[fx] = s->now;
+    s->undo[(*logged)++] = fx;
+    return 1;
+}
+
+/* whether x can be relevant with the counts equal, given what is joined and forced */
+static int relevant_with_equal_counts(const Alike *u, const Tally *t, int64_t x, int64_t need) {
+    Scratch *s = u->s;
+    int64_t fx = root_of(s, x), f0 = root_of(s, u->zero), f1 = root_of(s, u->one);
+    if (fx == f0) return 0;
+    if (fx == f1) return sum_possible(t, need - t->fixed);
+    Tally with = *t;
+    int64_t c = coefficient(u, t, fx);
+    free_class(&with, c, -1);
+    return sum_possible(&with, need - t->fixed - c);
+}
+
+/* A's wins with equal counts: B relevant at q, the lowest rank where they differ (every rank below alike), A's
+ * lowest relevant above it at r (A's documents between not relevant); each value 1/(r+1) - 1/(q+1) (0-based ranks).
+ * ``least``: the least of them (for each q the first r going up), else the greatest, found above ``*best`` (where
+ * ``*found``): ranks q whose greatest cannot beat it (its r at or below A's lowest judged relevant document above q)
+ * are passed over. Returns whether one was found; ``t`` the tally before any join. */
+static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, int64_t need, Tally t, int least,
+                            int found, double *best) {
+    Scratch *s = u->s;
+    s->now++;
+    int64_t judged_above = a->length - 1;       /* A's lowest judged relevant rank above q (-1: none) */
+    for (int64_t q = longer(a, b) - 1; q >= 0; q--) {
+        int64_t x = node(u, a, q), y = node(u, b, q);
+        while (judged_above >= q || (judged_above >= 0 && node(u, a, judged_above) != u->one)) judged_above--;
+        /* the best this q can give: r = q - 1 (least), else r at A's lowest judged relevant above, or the top */
+        double ceiling = q == 0 ? 0.0 : least ? 1.0 / (double)q - 1.0 / (double)(q + 1)
+                                      : 1.0 / (double)(judged_above < 0 ? 1 : judged_above + 1) - 1.0 / (double)(q + 1);
+        if (x != y && q > 0 && can(u, y, x) && !(found && (least ? ceiling >= *best : ceiling <= *best))) {
+            Tally above = t;
+            int64_t logged = 0;
+            force(u, &above, y, 1, &logged);
+            force(u, &above, x, 0, &logged);
+            for (int64_t r = q - 1; r >= 0; r--) {
+                int64_t at = node(u, a, r);
+                if (relevant_with_equal_counts(u, &above, at, need)) {
+                    double value = 1.0 / (double)(r + 1) - 1.0 / (double)(q + 1);
+                    if (!found || (least ? value < *best : value > *best)) { *best = value; found = 1; }
+                    if (least) break;
+                }
+                if (!force(u, &above, at, 0, &logged)) break;
+            }
+            for (int64_t k = 0; k < logged; k++) s->parent_stamp[s->undo[k]] = 0;
+        }
+        if (!join_counted(u, &t, x, y)) break;
+    }
+    return found;
+}
+
+/* rrLR's greatest for A over B: ``judged`` each ranking's judged relevant documents; ha, hb their unjudged ones */
+static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
+                        const int64_t *judged) {
+    Scratch *s = u->s;
+    int64_t mark = ++s->now, only_a = 0, only_b = 0;
+    for (int64_t k = 0; k < hb->count; k++) s->stamp_b[hb->ids[k]] = mark;
+    for (int64_t k = 0; k < ha->count; k++) { s->stamp_a[ha->ids[k]] = mark; only_a += s->stamp_b[ha->ids[k]] != mark; }
+    for (int64_t k = 0; k < hb->count; k++) only_b += s->stamp_a[hb->ids[k]] != mark;
+    Tally t = {0, only_a, -only_b, only_a + only_b, mark};
+    int found = 0;
+    double best = 0.0;
+    /* A wins by counts: its lowest relevant as high as it can be, at or below its lowest judged relevant */
+    int64_t lowest_judged = -1, ahead = judged[0] - judged[1];
+    for (int64_t r = a->length - 1; r >= 0 && lowest_judged < 0; r--)
+        if (node(u, a, r) == u->one) lowest_judged = r;
+    for (int64_t r = 0; r < a->length; r++) {
+        int64_t x = node(u, a, r);
+        ahead += x != u->one && x != u->zero && s->stamp_b[x] != mark;
+        if (r >= lowest_judged && x != u->zero && ahead > 0) { best = 1.0 / (double)(r + 1); found = 1; break; }
+    }
+    int64_t need = judged[1] - judged[0];
+    found = equal_count_wins(u, a, b, need, t, 0, found, &best);
+    if (found) return best;
+    if (tie_possible(u, a, b)) return 0.0;
+    /* B wins whatever the grades: by counts with its lowest rank that can be relevant, or with equal counts */
+    if (need + only_b > 0) {
+        for (int64_t r = b->length - 1; r >= 0 && !found; r--)
+            if (node(u, b, r) != u->zero) { best = 1.0 / (double)(r + 1); found = 1; }
+    }
+    Tally swapped = {0, only_b, -only_a, only_a + only_b, mark};
+    int64_t *stamps = s->stamp_a;             /* B's side now: its only documents count +1 */
+    s->stamp_a = s->stamp_b;
+    s->stamp_b = stamps;
+    found = equal_count_wins(u, b, a, -need, swapped, 1, found, &best);
+    s->stamp_b = s->stamp_a;
+    s->stamp_a = stamps;
+    return -best;
+}
+
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
     Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, low, high;
     Py_ssize_t queries, most;
@@ -606,8 +773,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
         !check(&low, count_pairs * count_compared, 8, "low") ||
         !check(&high, count_pairs * count_compared, 8, "high") || most < 0)
         goto done;
-    if (which < 0 || which > 2) {
-        PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR) or 2 (rrLP)");
+    if (which < 0 || which > 3) {
+        PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR), 2 (rrLP) or 3 (rrLR)");
         goto done;
     }
     const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
@@ -639,8 +806,12 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     s.parent_stamp = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8);
     s.stamp_b = PyMem_RawCalloc(room, 8);
+    s.coefficient = PyMem_RawCalloc(room, 8);
+    s.coefficient_stamp = PyMem_RawCalloc(room, 8);
+    s.undo = PyMem_RawCalloc(room, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
-    if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !tallies) {
+    if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !s.coefficient || !s.coefficient_stamp ||
+        !s.undo || !tallies) {
         PyErr_NoMemory();
         goto done;
     }
@@ -665,7 +836,13 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
                 HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
                 HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
-                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+                if (which == 1) {
+                    lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+                } else {
+                    int64_t other[2] = {judged[1], judged[0]};
+                    *h = rrlr_high(&u, &a, &b, &ha, &hb, judged);
+                    *l = -rrlr_high(&u, &b, &a, &hb, &ha, other);
+                }
             }
         }
     }
@@ -677,6 +854,9 @@ done:
     PyMem_RawFree(s.parent_stamp);
     PyMem_RawFree(s.stamp_a);
     PyMem_RawFree(s.stamp_b);
+    PyMem_RawFree(s.coefficient);
+    PyMem_RawFree(s.coefficient_stamp);
+    PyMem_RawFree(s.undo);
     PyMem_RawFree(tallies);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);

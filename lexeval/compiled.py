@@ -349,8 +349,8 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
 
 def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,
                relevance: tuple, most: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1)
-    or rrLP (2) on each of the ``compared`` queries under one shared
+    """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1),
+    rrLP (2) or rrLR (3) on each of the ``compared`` queries under one shared
     assignment (see :mod:`lexeval.bounds.lexical`, the reference);
     ``rankings_arrays``: codes, hole numbers, starts, lengths and the
     number of queries; ``holes``: the unjudged documents' numbers in

@@ -1,4 +1,4 @@
-"""LP's, rrLP's and LR's bounds under one assignment of grades shared by two
+"""LP's, rrLP's, LR's and rrLR's bounds under one assignment of grades shared by two
 runs (lexeval.bounds.lexical and the compiled kernel's lex_bounds), against
 every assignment enumerated, with the preferences written here from the
 contract's definitions (relevant positions, the unretrieved below every
@@ -40,6 +40,18 @@ def lr(a, b):
     return 0.0
 
 
+def reciprocal(position):
+    return 0.0 if position == UNRETRIEVED else 1 / position
+
+
+def rrlr(a, b):
+    """1/p_A - 1/p_B at lexirecall's deciding level: the larger count where the counts differ, else the lowest
+    level (from the bottom up) where the positions differ."""
+    ka, kb = sum(x != UNRETRIEVED for x in a), sum(y != UNRETRIEVED for y in b)
+    levels = [max(ka, kb) - 1] if ka != kb else [j for j in reversed(range(ka)) if a[j] != b[j]][:1]
+    return reciprocal(a[levels[0]]) - reciprocal(b[levels[0]]) if levels else 0.0
+
+
 def enumerated(case):
     """{name: (least, greatest)} over every grade of every unjudged document of either ranking."""
     judged, run_a, run_b, level, top = case
@@ -54,6 +66,7 @@ def enumerated(case):
         found["LP"].append(sign)
         found["rrLP"].append(reciprocal)
         found["LR"].append(lr(a, b))
+        found["rrLR"].append(rrlr(a, b))
     return {name: (min(values), max(values)) for name, values in found.items()}
 
 
@@ -145,3 +158,16 @@ def test_rrlp_bounds_worked_by_hand():
     assert enumerated(case)["rrLP"] == (-0.5, 0.5)
     (a, b), _ = arrays(case)
     assert lex_bounds("rrLP", a, b, 1, 1) == (-0.5, 0.5)
+
+
+def test_rrlr_bounds_worked_by_hand():
+    """A = (d0, h), B = (h, d0), h unjudged in both: h relevant, both hold relevant documents at ranks 1 and 2 (a
+    tie); not, the counts are equal (1) and from the bottom A's d0 at 1 beats B's at 2: 1/1 - 1/2. A = (d0, x),
+    B = (d0, y), x and y each one run's only: x alone relevant, A retrieves more and its lowest relevant is at 2."""
+    judged = {"d0": 1}
+    for run_a, run_b, expected in ((["d0", "h"], ["h", "d0"], (0.0, 0.5)),
+                                   (["d0", "x"], ["d0", "y"], (-0.5, 0.5))):
+        case = (judged, run_a, run_b, 1, 1)
+        assert enumerated(case)["rrLR"] == expected
+        (a, b), _ = arrays(case)
+        assert lex_bounds("rrLR", a, b, 1, 1) == expected

@@ -21,7 +21,7 @@ ASKED = ["P.1,3,5", "hits.3", "hits", "set_P", "dcg", "dcg_cut.3", "dcg_exp.3", 
          "ndcg", "ndcg_cut.2,5", "ndcg_exp.3", "ndcg_burges", "nDCG(gains={1:3})@4"]
 
 
-PREFERENCES = ["LP", "rrLP", "LR"]
+PREFERENCES = ["LP", "rrLP", "LR", "rrLR"]
 
 
 def collection(seed: int, top_grade: int, most_holes: int = 6):

@@ -235,6 +235,8 @@ def test_list_measures_reads_well():
     for name in ("bpref", "iprec_at_recall.0,0.1", "G.1=3,2=9", "ndcg_rel.1=3,2=9", "rbp_resid.p=0.95", "tse",
                  "P_rare.5,10", "P_rare_norm.5,10", "map_rare", "rbp.p=0.95", "LP", "rrLP", "LR", "rrLR"):
         assert descriptions[name].endswith((".", ")")), (name, descriptions[name])
+    # the meanings, not notes on the code (a docstring's reST roles or literals)
+    assert not re.search(r":(func|mod|class|data|meth):|``", listing), re.search(r".*(:func:|``).*", listing)
     assert len({len(line) - len(line.lstrip()) for line in listing.splitlines() if line.startswith("  ")}) <= 2
 
 

@@ -1,7 +1,7 @@
 """The lexicographic preferences' bounds under one assignment of grades to
 the unjudged documents shared by both runs (a document has the same grade
-in each): per query, the least and greatest LP, rrLP and LR of run A over
-run B. The references of the compiled kernel (``lex_bounds``), one query
+in each): per query, the least and greatest LP, rrLP, LR and rrLR of run A
+over run B. The references of the compiled kernel (``lex_bounds``), one query
 and pair at a time.
 
 Each is read off relevance rank by rank. With ``rel_A(i)`` and ``rel_B(i)``
@@ -30,12 +30,29 @@ the relevance of the two documents at rank i (0 past a ranking's end):
   union-find from the bottom up says whether B can be relevant and A not
   at some rank with every rank below alike.
 
+- **rrLR** is 1/r where A wins by counts and r is its lowest relevant rank
+  (the smallest r at or below A's lowest judged relevant document from
+  which A's only documents at or above r, made relevant, put A ahead), and
+  1/r - 1/q where the counts are equal: q is the lowest rank where the two
+  differ (B's document relevant, A's not), every rank below alike, and r
+  A's lowest relevant rank above q (A's documents between not relevant).
+  The counts are equal iff A's only documents made relevant less B's only
+  ones equal ``J_B - J_A``: the documents both hold count once for each.
+  Each class of documents made alike takes one grade, so the sum is one of
+  the subset sums of the classes' coefficients (+1 per A's only document,
+  -1 per B's only; going up from the bottom, a class is a path of ranks,
+  so its coefficient is between -2 and 2). Where A cannot win and no tie
+  can be made, the greatest is B's smallest win: 1/r of B's lowest rank
+  that can be relevant, or the least 1/r - 1/q of B's equal-count wins.
+
 Each run's least is the other's greatest with the sign turned, and a tie
 can be made iff every rank can be made alike (then the counts are equal
 too).
 """
 
 from __future__ import annotations
+
+import copy
 
 ZERO, ONE = -1, -2          # the two constants' nodes; an unjudged document's node is its number (>= 0)
 
@@ -160,14 +177,81 @@ def _lr_high(a: list, b: list) -> int:
     return 0 if _tie(a, b) else -1
 
 
+def _only(a: list, b: list) -> tuple[set, set]:
+    """The unjudged documents only A holds, and only B."""
+    holes_a, holes_b = {x for x in a if x >= 0}, {x for x in b if x >= 0}
+    return holes_a - holes_b, holes_b - holes_a
+
+
+def _counts_can_equal(alike: Alike, only: tuple, need: int, also_relevant=None) -> bool:
+    """Whether A's only documents made relevant less B's only ones can be
+    ``need`` given what is joined (and ``also_relevant``'s class relevant)."""
+    coefficient: dict = {}
+    for members, sign in zip(only, (1, -1)):
+        for x in members:
+            root = alike.find(x)
+            coefficient[root] = coefficient.get(root, 0) + sign
+    relevant = {alike.find(ONE)} | ({alike.find(also_relevant)} if also_relevant is not None else set())
+    sums = {sum(coefficient.pop(root, 0) for root in relevant)}
+    coefficient.pop(alike.find(ZERO), None)
+    for c in coefficient.values():
+        sums |= {s + c for s in sums}
+    return need in sums
+
+
+def _equal_count_wins(a: list, b: list, only: tuple, need: int):
+    """Every (r, q), 0-based, at which A wins with equal counts: going up
+    from the bottom, every rank below q alike, B's document at q relevant and
+    A's not, A's at r relevant and A's between not, the counts equal."""
+    below = Alike()
+    ranks = list(_ranks(a, b))
+    for q in range(len(ranks) - 1, -1, -1):
+        x, y = ranks[q]
+        if below.can(y, x):
+            above = copy.deepcopy(below)
+            above.join(y, ONE)
+            above.join(x, ZERO)
+            for r in range(q - 1, -1, -1):
+                node = ranks[r][0]
+                if above.find(node) != above.find(ZERO) and _counts_can_equal(above, only, need, node):
+                    yield r, q
+                if not above.join(node, ZERO):
+                    break
+        if not below.join(x, y):
+            return
+
+
+def _rrlr_high(a: list, b: list) -> float:
+    only_a, only_b = _only(a, b)
+    ahead = a.count(ONE) - b.count(ONE)
+    lowest_judged = max((i for i, x in enumerate(a) if x == ONE), default=-1)
+    values = []
+    for r, x in enumerate(a):                   # A wins by counts: its lowest relevant as high as it can be
+        ahead += x in only_a
+        if r >= lowest_judged and x != ZERO and ahead > 0:
+            values.append(1.0 / (r + 1))
+            break
+    need = b.count(ONE) - a.count(ONE)
+    values += [1.0 / (r + 1) - 1.0 / (q + 1) for r, q in _equal_count_wins(a, b, (only_a, only_b), need)]
+    if values:
+        return max(values)
+    if _tie(a, b):
+        return 0.0
+    # B wins whatever the grades: by counts with its lowest rank that can be relevant, or with equal counts
+    if need + len(only_b) > 0:
+        values.append(-1.0 / (max(i for i, y in enumerate(b) if y != ZERO) + 1))
+    values += [1.0 / (q + 1) - 1.0 / (r + 1) for r, q in _equal_count_wins(b, a, (only_b, only_a), -need)]
+    return max(values)
+
+
 def lex_bounds(name: str, a, b, level: int, top: int) -> tuple[float, float]:
-    """(least, greatest) of preference ``name`` (LP, rrLP or LR) of A over
+    """(least, greatest) of preference ``name`` (LP, rrLP, LR or rrLR) of A over
     B on one query, over every shared assignment; ``a``, ``b``: each
     ranking's (codes, unjudged documents' numbers)."""
-    high = {"LP": _lp_high, "rrLP": _rrlp_high, "LR": _lr_high}[name]
+    high = {"LP": _lp_high, "rrLP": _rrlp_high, "LR": _lr_high, "rrLR": _rrlr_high}[name]
     nodes_a, nodes_b = _nodes(a, level, top), _nodes(b, level, top)
     return -high(nodes_b, nodes_a), high(nodes_a, nodes_b)
 
 
 #: the preferences lex_bounds bounds, with the compiled kernel's number for each
-BOUNDED_PREFERENCES = {"LP": 0, "LR": 1, "rrLP": 2}
+BOUNDED_PREFERENCES = {"LP": 0, "LR": 1, "rrLP": 2, "rrLR": 3}

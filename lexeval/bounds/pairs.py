@@ -26,7 +26,7 @@ Which measures have them, and why each is exact, by the measure table's
   gain): the ideal DCG depends on the number m of relevant holes only, so
   the best m are those with the largest (or least) discount differences;
   every m is tried;
-- LP, rrLP and LR: :mod:`.lexical`.
+- LP, rrLP, LR and rrLR: :mod:`.lexical`.
 
 This module computes them one query and pair at a time; it is the
 reference of the compiled kernel and its stand-in where that is not built.
@@ -448,8 +448,8 @@ def marked_fragile(bounds: DifferenceBounds, tests, alpha: float) -> DifferenceB
 def bounded_differences(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
                         preferences=()) -> DifferenceBounds:
     """Every pair's (P, 2) difference bounds over the ``compared`` queries,
-    for the requests that have them and the ``preferences`` that do (LP,
-    rrLP, LR); the compiled kernel where it is built."""
+    for the requests that have them and the ``preferences`` that do
+    (:data:`.lexical.BOUNDED_PREFERENCES`); the compiled kernel where it is built."""
     top = max(rankings.level_counts.shape[1] - 1, 0)
     kept, _ = bounded_requests(requests, top)
     bounded = [name for name in BOUNDED_PREFERENCES if name in preferences]

@@ -9,6 +9,7 @@ import textwrap
 
 import click
 
+from ..bounds.lexical import BOUNDED_PREFERENCES
 from ..choices import PREFERENCE_ALIASES, PREFERENCE_SETS, PREFERENCES
 
 HELP = """Evaluate retrieval runs against relevance judgements, like trec_eval,
@@ -101,9 +102,10 @@ def list_measures(ctx, _param, value):
               "twice with two values (IPrec(recall=0.4)@0.2) is an error. In trec_eval's words a measure has one",
               "parameter set, the first given (-m set_F -m set_F.0.5 prints set_F_0.5, as trec_eval; a note on",
               "stderr names the set left out); cutoffs asked twice are united (-m P.5 -m P.10).", "",
-              "Pair preferences (two or more runs): -m NAME (--bounds: LP's, rrLP's and LR's exact bounds under",
-              "one assignment of grades to the unjudged documents shared by both runs; the others have none;",
-              "--tie-order expected: none)"]
+              *textwrap.wrap("Pair preferences (two or more runs): -m NAME (--bounds: "
+                             + ", ".join(f"{name}'s" for name in BOUNDED_PREFERENCES)
+                             + " exact bounds under one assignment of grades to the unjudged documents shared by"
+                               " both runs; the others have none; --tie-order expected: none)", 100)]
     for name, description in PREFERENCES.items():
         aliases = [alias for alias, target in PREFERENCE_ALIASES.items() if target == name]
         lines += entry(name, description + (f" (also {', '.join(aliases)})" if aliases else ""))

@@ -13,8 +13,8 @@ from .base import INFAP_EPSILON, per_cutoff, ratio
 
 def bpref(r: Rankings, _=()) -> np.ndarray:
     """bpref: how many judged non-relevant documents (of the first R) rank
-    above each relevant one (Buckley and Voorhees 2004). The compiled
-    kernel's one pass where it is built, else :func:`bpref_reference`."""
+    above each relevant one (Buckley and Voorhees 2004)."""
+    # the compiled kernel's one pass where it is built, else bpref_reference
     made = compiled.bpref_sums(r.codes, r.starts, r.lengths, r.level, r.num_rel, r.num_judged_nonrel)
     if made is None:
         return bpref_reference(r)
