@@ -62,8 +62,9 @@ static PyMethodDef methods[] = {
      "lexeval.compiled)."},
     {"difference_bounds", difference_bounds, METH_VARARGS,
      "difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared, "
-     "pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, ideal, ideal_before, "
-     "most_holes, low, high): the sums over the compared queries of two runs' least and greatest difference "
+     "pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, "
+     "ideal_before, most_holes, low, high): on each compared query, each pair of runs' least and greatest "
+     "difference "
      "under one shared assignment, for several measures (see lexeval.compiled)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
      "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "

@@ -12,6 +12,11 @@ typedef struct {
     double *values;
     int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
     int64_t *coefficient, *coefficient_stamp, *undo;   /* rrLR: per class its coefficient; the links to undo */
+    double *prefix, *best_upto;       /* nDCG: the sums of the largest weights; a layer's best chain so far */
+    double *discount;                 /* nDCG: 1 / log2(r + 1) of each rank r */
+    double *merged;                   /* nDCG: the weights' three sorted lists, before they are merged */
+    int64_t *chosen;                  /* nDCG: per layer and count, the next layer's best count */
+    int64_t *counts;                  /* nDCG: a chain's counts, one per layer */
     int64_t longest, now;
 } Scratch;
 
@@ -101,9 +106,102 @@ static void count_sides(Scratch *s, const Side *a, const Side *b, double deepest
 /* whether a column reads count_sides' counts: R-precision's, and P's and hits' (equal weights in both runs) */
 static int reads_sides(int kind, int variant) { return kind == DEPTH || (kind == LINEAR && (variant == 0 || variant == 2)); }
 
+/* nDCG's layers of gain on one query: the steps v_l - v_(l-1) between the distinct positive gains, and the
+ * qrels' documents of gain at least v_l (see lexeval/bounds/pairs.py) */
+typedef struct {
+    int64_t count;
+    const double *step;
+    const int64_t *judged;       /* judged[l * stride] */
+    Py_ssize_t stride;
+} Layers;
+
+/* the ideal DCG's discounts of the first ``reach`` ranks, within the depth */
+static double ideal_discounts(const double *ideal_before, int64_t ideal_size, int64_t reach, double depth) {
+    if ((double)reach > depth) reach = (int64_t)depth;
+    if (reach >= ideal_size) reach = ideal_size - 1;
+    return ideal_before[reach];
+}
+
+typedef struct {             /* what a chain (T_1 >= ... >= T_L) of nDCG's layers is scored with */
+    const Layers *layers;
+    const double *prefix;    /* the sums of the t largest weights, t = 0 .. holes */
+    int64_t holes;
+    double base, depth;
+    const double *ideal_before;
+    int64_t ideal_size;
+} Chains;
+
+/* the difference (base + sum of step_l W(T_l)) over the ideal (sum of step_l D(J_l + T_l)), 0 where that is 0 */
+static double chain_value(const Chains *c, const int64_t *counts) {
+    double numerator = c->base, ideal = 0.0;
+    for (int64_t l = 0; l < c->layers->count; l++) {
+        double step = c->layers->step[l];
+        numerator += step * c->prefix[counts[l]];
+        ideal += step * ideal_discounts(c->ideal_before, c->ideal_size,
+                                        c->layers->judged[l * c->layers->stride] + counts[l], c->depth);
+    }
+    return ideal > 0 ? numerator / ideal : 0.0;
+}
+
+/* the chain (into counts) of the greatest numerator - lambda ideal: from the last layer up, each count's best
+ * with the next layers' counts at most it (a running best), then the first layer's best at or above ``least`` */
+static void best_chain(Scratch *s, const Chains *c, double lambda, int64_t least, int64_t *counts) {
+    int64_t layers = c->layers->count, n = c->holes;
+    for (int64_t l = layers - 1; l >= 0; l--) {
+        double step = c->layers->step[l];
+        int64_t judged = c->layers->judged[l * c->layers->stride];
+        int64_t *chosen = s->chosen + l * (n + 1);
+        double running = -INFINITY;
+        int64_t at = 0;
+        for (int64_t t = 0; t <= n; t++) {
+            double value = step * (c->prefix[t] - lambda * ideal_discounts(c->ideal_before, c->ideal_size,
+                                                                           judged + t, c->depth));
+            if (l + 1 < layers) value += s->best_upto[t];
+            if (l == 0 && t < least) value = -INFINITY;
+            if (value > running) { running = value; at = t; }
+            s->best_upto[t] = running;
+            chosen[t] = at;
+        }
+    }
+    counts[0] = s->chosen[n];
+    for (int64_t l = 1; l < layers; l++) counts[l] = s->chosen[l * (n + 1) + counts[l - 1]];
+}
+
+/* the greatest chain_value over every chain. One layer: every count tried. More: Dinkelbach's iteration (the
+ * best chain for the ratio so far, until its ratio is no larger), exact on a finite set; where no document of the
+ * qrels has a positive gain, the chain of no relevant hole (value 0) is kept aside and the rest start at 1 */
+static double best_ratio(Scratch *s, const Chains *c) {
+    int64_t *counts = s->counts, layers = c->layers->count;
+    if (layers == 1) {
+        double best = -INFINITY;
+        for (int64_t t = 0; t <= c->holes; t++) {
+            counts[0] = t;
+            double value = chain_value(c, counts);
+            if (value > best) best = value;
+        }
+        return best;
+    }
+    int64_t least = c->layers->judged[0] > 0 ? 0 : 1;
+    double best = least ? 0.0 : -INFINITY;
+    if (c->holes < least) return best;
+    double lambda = -INFINITY;                 /* started at the best chain of one grade for every relevant hole */
+    for (int64_t t = least; t <= c->holes; t++) {
+        for (int64_t l = 0; l < layers; l++) counts[l] = t;
+        double value = chain_value(c, counts);
+        if (value > lambda) lambda = value;
+    }
+    for (int round = 0; round < 200; round++) {
+        best_chain(s, c, lambda, least, counts);
+        double value = chain_value(c, counts);
+        if (!(value > lambda)) break;
+        lambda = value;
+    }
+    return lambda > best ? lambda : best;
+}
+
 /* the (least, greatest) difference of one column on one query */
 static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
-                          double base, int variable, int all_relevant, int64_t num_rel, int64_t ideal,
+                          double base, int variable, int all_relevant, int64_t num_rel, const Layers *layers,
                           const double *ideal_before, int64_t ideal_size, const Side *a, const Side *b,
                           int64_t both, double *low, double *high) {
     int64_t union_count = a->count + b->count - both;
@@ -234,70 +332,98 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         *high = (double)best_top / (double)best_reach;
         return;
     }
-    /* GAIN: one positive gain; the ideal DCG depends on the number of relevant holes only */
-    double value = phi_high;
-    if (!(value > 0)) { *low = *high = base; return; }
-    int64_t count = 0;
-    for (int64_t k = 0; k < a->count; k++) {
-        int64_t ra = a->rank[k], rb = a->partner[k];
-        double da = (double)ra <= depth ? 1.0 / log2((double)ra + 1.0) : 0.0;
-        double db = rb != 0 && (double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0;
-        s->values[count++] = value * (da - db);
+    /* GAIN: each hole's discount difference (0 for the holes below the depth in both, counted, not sorted);
+     * the greatest and least over the chains of layers */
+    if (layers->count == 0) { *low = *high = base; return; }
+    /* three lists, each sorted ascending, merged: A's only holes (d(rA), falling with the rank: taken from the
+     * bottom up), B's only (-d(rB), rising with it) and the shared (any order: sorted) */
+    double *only_a = s->merged, *only_b = s->merged + a->count, *shared = s->merged + a->count + b->count;
+    int64_t count_a = 0, count_b = 0, count_shared = 0;
+    for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
+        int64_t rb = a->partner[k];
+        double da = s->discount[a->rank[k]], db = rb != 0 && (double)rb <= depth ? s->discount[rb] : 0.0;
+        if (rb == 0) only_a[count_a++] = da;
+        else if (da != db) shared[count_shared++] = da - db;
     }
-    for (int64_t k = 0; k < b->count; k++) {
-        if (b->partner[k] != 0) continue;
-        int64_t rb = b->rank[k];
-        s->values[count++] = -value * ((double)rb <= depth ? 1.0 / log2((double)rb + 1.0) : 0.0);
+    for (int64_t k = 0; k < b->count && (double)b->rank[k] <= depth; k++) {
+        int64_t ra = b->partner[k];
+        if (ra == 0) only_b[count_b++] = -s->discount[b->rank[k]];
+        else if ((double)ra > depth) shared[count_shared++] = -s->discount[b->rank[k]];
     }
-    qsort(s->values, (size_t)count, sizeof(double), compare_doubles);
-    double best = -INFINITY, worst = INFINITY, top_sum = 0.0, bottom_sum = 0.0;
-    for (int64_t many = 0; many <= count; many++) {
-        if (many) { top_sum += s->values[count - many]; bottom_sum += s->values[many - 1]; }
-        int64_t reach = ideal + many;
-        if ((double)reach > depth) reach = (int64_t)depth;
-        if (reach >= ideal_size) reach = ideal_size - 1;
-        double best_ideal = value * ideal_before[reach];
-        double high_value = best_ideal > 0 ? (base + top_sum) / best_ideal : 0.0;
-        double low_value = best_ideal > 0 ? (base + bottom_sum) / best_ideal : 0.0;
-        if (high_value > best) best = high_value;
-        if (low_value < worst) worst = low_value;
+    qsort(shared, (size_t)count_shared, sizeof(double), compare_doubles);
+    int64_t count = count_a + count_b + count_shared;
+    for (int64_t i = 0, ia = count_a - 1, ib = 0, is = 0; i < count; i++) {
+        double x = ia >= 0 ? only_a[ia] : INFINITY, y = ib < count_b ? only_b[ib] : INFINITY;
+        double z = is < count_shared ? shared[is] : INFINITY;
+        if (x <= y && x <= z) { s->values[i] = x; ia--; }
+        else if (y <= z) { s->values[i] = y; ib++; }
+        else { s->values[i] = z; is++; }
     }
-    *low = worst; *high = best;
+    int64_t negative = 0, zeros = union_count - count;
+    while (negative < count && s->values[negative] < 0) negative++;
+    int64_t positive = count - negative;
+    /* Past the depth's ideal (every layer's J_l + t at the depth) and the weights that raise it, a chain's
+     * numerator can only fall and its ideal stays: no count need go past that */
+    int64_t judged_last = layers->judged[(layers->count - 1) * layers->stride];
+    int64_t saturated = depth < (double)(union_count + judged_last) ? (int64_t)depth - judged_last : union_count;
+    if (saturated < 0) saturated = 0;
+    Chains chains = {layers, s->prefix, 0, base, depth, ideal_before, ideal_size};
+    /* the greatest: the weights largest first (the positive, the zeros, the negative) */
+    chains.holes = positive > saturated ? positive : saturated;
+    s->prefix[0] = 0.0;
+    for (int64_t t = 1; t <= chains.holes; t++) {
+        int64_t i = t - 1;
+        double w = i < positive ? s->values[count - t] : i < positive + zeros ? 0.0
+                                                      : s->values[negative - 1 - (i - positive - zeros)];
+        s->prefix[t] = s->prefix[t - 1] + w;
+    }
+    *high = best_ratio(s, &chains);
+    /* the least: the greatest of the negated weights, the smallest first */
+    chains.holes = negative > saturated ? negative : saturated;
+    for (int64_t t = 1; t <= chains.holes; t++) {
+        int64_t i = t - 1;
+        double w = i < negative ? s->values[i] : i < negative + zeros ? 0.0 : s->values[i - zeros];
+        s->prefix[t] = s->prefix[t - 1] - w;
+    }
+    chains.base = -base;
+    *low = -best_ratio(s, &chains);
 }
 
 /* difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared,
- * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, ideal, ideal_before,
+ * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, ideal_before,
  * most_holes, low, high): for pairs (first, second) of runs and C columns of measures at one relevance level,
  * on each of the ``compared`` queries the least and greatest difference under one shared assignment.
  * Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
  * (int32: its number in its query), its length and first judged relevant rank; ``running`` (int32, one per
  * document, segments end to end, offsets from the lengths) the judged relevant running count. Per column
  * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
- * each run's value with the holes not relevant (linear) or its DCG (gain); ideal (int64, C x queries) the
- * ideal's relevant documents. num_rel int64 (queries); ideal_before float64; low, high float64 (C x P x
- * compared queries). */
+ * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
+ * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
+ * least each layer's. num_rel int64 (queries); ideal_before float64; low, high float64 (C x P x compared
+ * queries). */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
-    Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, ideal, ideal_before, low, high;
+    Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high;
     Py_ssize_t queries, most;
     int variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*nw*w*", &hole_rank, &hole_id, &hole_start,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nw*w*", &hole_rank, &hole_id, &hole_start,
                           &hole_count, &running, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
-                          &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &ideal,
-                          &ideal_before, &most, &low, &high))
+                          &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &steps,
+                          &ideal, &ideal_before, &most, &low, &high))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
     Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
-    Py_ssize_t documents = running.len / 4;
+    Py_ssize_t documents = running.len / 4, layer_width = columns ? steps.len / 8 / columns : 0;
     if (!queries || !check(&hole_id, holes, 4, "hole_id") || !check(&hole_start, segments, 8, "hole_start") ||
         !check(&hole_count, segments, 8, "hole_count") || !check(&first, segments, 8, "first") ||
         !check(&variant, columns, 8, "variant") || !check(&depth, columns, 8, "depth") ||
         !check(&phi_low, columns, 8, "phi_low") || !check(&phi_high, columns, 8, "phi_high") ||
         !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
-        !check(&ideal, columns * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
+        !check(&steps, columns * layer_width, 8, "steps") ||
+        !check(&ideal, columns * layer_width * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
         !check(&high, columns * count_pairs * count_compared, 8, "high") || ideal_size < 1 || most < 0)
         goto done;
     const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
@@ -333,15 +459,28 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.minus_at = PyMem_RawCalloc((size_t)deepest + 2, 4);
     s.partner_a = PyMem_RawCalloc(room, 8);
     s.partner_b = PyMem_RawCalloc(room, 8);
+    s.prefix = PyMem_RawCalloc(room + 1, 8);
+    s.best_upto = PyMem_RawCalloc(room + 1, 8);
+    s.chosen = PyMem_RawCalloc((size_t)(layer_width + 1) * (room + 1), 8);
+    s.counts = PyMem_RawCalloc((size_t)layer_width + 1, 8);
+    s.discount = PyMem_RawCalloc((size_t)deepest + 2, 8);
+    s.merged = PyMem_RawCalloc(3 * room, 8);     /* each ranking's holes, and the shared again */
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
+    int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !s.partner_a || !s.partner_b ||
-        !offsets || !s.plus_at || !s.minus_at) {
+        !offsets || !s.plus_at || !s.minus_at || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
+        !layer_counts) {
         PyMem_RawFree(offsets);
+        PyMem_RawFree(layer_counts);
         PyErr_NoMemory();
         goto done;
     }
     offsets[0] = 0;
     for (Py_ssize_t k = 0; k < segments; k++) offsets[k + 1] = offsets[k] + size[k];
+    for (int64_t r = 1; r <= deepest; r++) s.discount[r] = 1.0 / log2((double)r + 1.0);
+    const double *step_of = (const double *)steps.buf;
+    for (Py_ssize_t c = 0; c < columns; c++)              /* a column's layers: its positive steps, first */
+        while (layer_counts[c] < layer_width && step_of[c * layer_width + layer_counts[c]] > 0) layer_counts[c]++;
     int sided = 0;
     double deepest_read = 0.0;        /* the deepest rank a column reads count_sides' counts at (R-precision: any) */
     for (Py_ssize_t c = 0; c < columns; c++) {
@@ -383,9 +522,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             if (sided) count_sides(&s, &a, &b, deepest_read);
             for (Py_ssize_t c = 0; c < columns; c++) {
                 double l, h;
+                Layers layers = {layer_counts[c], step_of + c * layer_width, ideals + c * layer_width * queries + q,
+                                 queries};
                 column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
                               bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
-                              relevant[q], ideals[c * queries + q], (const double *)ideal_before.buf, ideal_size,
+                              relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
                               &a, &b, both, &l, &h);
                 lows[(c * count_pairs + p) * count_compared + k] = l;
                 highs[(c * count_pairs + p) * count_compared + k] = h;
@@ -394,17 +535,20 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(offsets);
+    PyMem_RawFree(layer_counts);
     result = Py_None;
     Py_INCREF(result);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.rank_b); PyMem_RawFree(s.stamp_a); PyMem_RawFree(s.stamp_b);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
     PyMem_RawFree(s.plus_at); PyMem_RawFree(s.minus_at);
+    PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.chosen); PyMem_RawFree(s.counts);
+    PyMem_RawFree(s.discount); PyMem_RawFree(s.merged);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
     PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
-    PyBuffer_Release(&num_rel); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
+    PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
     PyBuffer_Release(&low); PyBuffer_Release(&high);
     return result;
 }

@@ -315,14 +315,15 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     index, count); ``per_segment``: the judged relevant running counts (N,),
     first relevant ranks and lengths (S,), and the number of queries;
     ``columns``: kind, variant, depth, phi's least and greatest, base values
-    (C, S); ``relevance``: (variable, all relevant); ``per_query``: R, the
-    ideal's relevant documents (C, Q), the ideal's running discounts, the
-    most holes of a query. A thread per part of the pairs; None where the
+    (C, S); ``relevance``: (variable, all relevant); ``per_query``: R,
+    nDCG's layers of gain (the steps (C, L) and the qrels' documents of gain
+    at least each, (C, L, Q)), the ideal's running discounts, the most
+    holes of a query. A thread per part of the pairs; None where the
     kernel is not built."""
     if not enabled():
         return None
     kinds, variants, depths, phi_low, phi_high, base = columns
-    num_rel, ideal, ideal_before, most = per_query
+    num_rel, (steps, ideal), ideal_before, most = per_query
     size = len(kinds)
     low, high = np.empty((size, len(pairs), len(compared))), np.empty((size, len(pairs), len(compared)))
     holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
@@ -333,8 +334,8 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     described = (np.asarray(kinds, dtype=np.int64), np.asarray(variants, dtype=np.int64),
                  np.asarray(depths, dtype=np.float64), np.asarray(phi_low, dtype=np.float64),
                  np.asarray(phi_high, dtype=np.float64), np.ascontiguousarray(base, dtype=np.float64))
-    tables = (np.ascontiguousarray(num_rel, dtype=np.int64), np.ascontiguousarray(ideal, dtype=np.int64),
-              np.ascontiguousarray(ideal_before, dtype=np.float64))
+    tables = (np.ascontiguousarray(num_rel, dtype=np.int64), np.ascontiguousarray(steps, dtype=np.float64),
+              np.ascontiguousarray(ideal, dtype=np.int64), np.ascontiguousarray(ideal_before, dtype=np.float64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
 

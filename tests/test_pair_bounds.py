@@ -123,3 +123,35 @@ def test_a_bound_of_zero_is_zero_not_a_rounding_either_side(tmp_path, monkeypatc
                                 ev.rankings.num_rel_per_query > 0)
     for name in ("P_3", "P_15"):
         assert found.high[name][0] == 0.0 and found.low[name][0] < 0, name
+
+
+GRADED = ["ndcg", "ndcg_cut.3,10", "ndcg_exp", "nDCG(gains={1:3,2:5,3:6})@8"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_graded_ndcg_pair_bounds_of_the_kernel_equal_every_chain_tried(tmp_path, monkeypatch, seed):
+    """nDCG with three positive gains and up to 14 unjudged documents a query (too many to enumerate every
+    assignment): the kernel's Dinkelbach iteration, its lists merged and its counts capped at the depth, against
+    the reference, which tries every chain of the layers' counts."""
+    rng = random.Random(seed)
+    qrels, runs = {}, [{} for _ in range(3)]
+    for q in range(3):
+        docs = [f"d{k}" for k in range(rng.randint(16, 30))]
+        holes = rng.randint(8, 14)
+        qrels[f"q{q}"] = {doc: rng.randint(0, 3) for doc in docs[holes:]}
+        qrels[f"q{q}"][docs[holes]] = max(1, qrels[f"q{q}"][docs[holes]])
+        for run in runs:
+            run[f"q{q}"] = rng.sample(docs, rng.randint(1, len(docs)))
+    qrels_path, paths = write(tmp_path, "graded", qrels, runs)
+    pairs = np.array([(a, b) for a in range(3) for b in range(3) if a != b])
+    found = {}
+    for kernel in ("on", "off"):
+        monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
+        ev = evaluate(qrels_path, paths, GRADED, complete=True, warn=lambda _: None, bounds=True)
+        made = bounded_differences(ev.rankings, select_measures(GRADED, 3).metrics, pairs,
+                                   ev.rankings.num_rel_per_query > 0)
+        found[kernel] = {name: (made.low[name], made.high[name]) for name in made.sums}
+    assert set(found["on"]) == set(found["off"]) >= {"ndcg", "ndcg_cut_3", "ndcg_cut_10"}
+    for name, (low, high) in found["on"].items():
+        np.testing.assert_allclose(low, found["off"][name][0], rtol=0, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(high, found["off"][name][1], rtol=0, atol=1e-12, err_msg=name)

@@ -22,10 +22,17 @@ Which measures have them, and why each is exact, by the measure table's
 - **depth** (Rprec, Rprec_mult): for m relevant holes the depth is fixed,
   and the best m are the +1s, then the 0s, then the -1s at that depth;
   every m is tried;
-- **gain** (nDCG and its cuts, for qrels whose grades have one positive
-  gain): the ideal DCG depends on the number m of relevant holes only, so
-  the best m are those with the largest (or least) discount differences;
-  every m is tried;
+- **gain** (nDCG and its cuts, gains at least 0 and none for grade 0):
+  with the distinct positive gains v_1 < ... < v_L, a gain is the sum of
+  the steps v_l - v_(l-1) up to it, so with T_l the holes of gain at least
+  v_l the ideal DCG is the sum over l of the step times the discounts of
+  the first J_l + T_l ranks (J_l: the qrels' documents of gain at least
+  v_l), fixed by (T_1 >= ... >= T_L); given them, the greatest difference
+  puts the largest gains on the holes with the largest discount
+  differences (the rearrangement inequality): T_l's step on the T_l
+  largest. Every such chain is tried here; the kernel finds the best ratio
+  by Dinkelbach's iteration, each step a pass over the chains' layers (one
+  layer, every T tried);
 - LP, rrLP, LR and rrLR: :mod:`.lexical`.
 
 This module computes them one query and pair at a time; it is the
@@ -34,6 +41,7 @@ reference of the compiled kernel and its stand-in where that is not built.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import cast
@@ -128,12 +136,25 @@ def whole_times(req, depth, top: int, level: int) -> int:
     return 1
 
 
+def gain_layers(gains: np.ndarray, grade_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG's layers of gain: the steps v_l - v_(l-1) between the distinct
+    positive ``gains`` (G + 1,) of the grades, v_1 < ... < v_L, and the
+    qrels' documents of gain at least v_l, from ``grade_counts`` (..., G')
+    judged documents per grade (...: a query, or (Q,)); (L,) and (..., L)."""
+    values = np.array(sorted(set(gains[gains > 0].tolist())))
+    steps = np.diff(np.concatenate(([0.0], values)))
+    width = min(grade_counts.shape[-1], len(gains))
+    reaches = gains[:width, None] >= values[None, :]                         # (G', L)
+    return steps, grade_counts[..., :width] @ reaches.astype(np.int64)
+
+
 def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
     """(least, greatest) of A's value minus B's on one query, over every
     shared assignment (times :func:`whole_times`); ``a``, ``b``: (codes,
-    hole numbers) of each ranking."""
+    hole numbers) of each ranking; ``context``: the level, the top grade,
+    the query's relevant documents and its judged documents per grade."""
     kind = pair_kind(req)
-    level, top, num_rel, ideal_count = context
+    level, top, num_rel, grade_counts = context
     phi = request_phi(req, top, level)
     relevant_grade = top if top >= level else None
     other_grade = 0 if level > 0 else None
@@ -206,22 +227,23 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
         return low, high
     if kind == GAIN:
         gains = phi
-        positive = sorted(set(gains[gains > 0].tolist()))
+        steps, judged_at = gain_layers(gains, grade_counts)
         discount = lambda rank: 0.0 if not within(rank, depth) else 1.0 / np.log2(rank + 1.0)   # noqa: E731
         dcg = lambda codes: sum(gains[c] * discount(i + 1) for i, c in enumerate(codes) if c >= 0)  # noqa: E731
         base = dcg(codes_a) - dcg(codes_b)
-        if not positive:
+        if not len(steps):
             return base, base
-        value = positive[0]
-        moves = sorted(value * ((discount(rank_a[h]) if h in rank_a else 0.0)
-                                - (discount(rank_b[h]) if h in rank_b else 0.0)) for h in holes)
+        moves = sorted((discount(rank_a[h]) if h in rank_a else 0.0) - (discount(rank_b[h]) if h in rank_b else 0.0)
+                       for h in holes)
+        ideal = lambda reach: sum(1.0 / np.log2(i + 1.0) for i in range(1, reach + 1) if within(i, depth))  # noqa: E731
         low, high = np.inf, -np.inf
-        for many in range(len(holes) + 1):
-            ideal = value * sum(1.0 / np.log2(i + 1.0) for i in range(1, ideal_count + many + 1) if within(i, depth))
-            best = base + sum(moves[len(moves) - many:]) if many else base
-            worst = base + sum(moves[:many])
-            high = max(high, best / ideal if ideal > 0 else 0.0)
-            low = min(low, worst / ideal if ideal > 0 else 0.0)
+        for chain in itertools.combinations_with_replacement(range(len(holes) + 1), len(steps)):
+            layers = sorted(chain, reverse=True)         # T_1 >= ... >= T_L: the holes of gain >= v_l
+            ideal_dcg = sum(step * ideal(int(j) + t) for step, j, t in zip(steps, judged_at, layers))
+            best = base + sum(step * sum(moves[len(moves) - t:]) for step, t in zip(steps, layers) if t)
+            worst = base + sum(step * sum(moves[:t]) for step, t in zip(steps, layers))
+            high = max(high, best / ideal_dcg if ideal_dcg > 0 else 0.0)
+            low = min(low, worst / ideal_dcg if ideal_dcg > 0 else 0.0)
         return low, high
     raise ValueError(f"no pair bounds for {req.measure.name}")
 
@@ -273,8 +295,8 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             plans.append((hole_arrays,
                           (_running_relevant(ranked), ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
                           _described(ranked, chosen, top), (top >= level > 0, level <= 0 and top >= level),
-                          (ranked.num_rel_per_query, np.stack([_ideal_count(ranked, req, top) for req, _, _ in chosen]),
-                           _ideal_before(ranked, most), most)))
+                          (ranked.num_rel_per_query, _gain_tables(ranked, chosen, top), _ideal_before(ranked, most),
+                           most)))
     size = max(1, _PAIR_BLOCK // max(len(queries), 1))
     parts: dict = {}
     times: dict[str, int] = {}
@@ -346,10 +368,19 @@ def _judged_dcg(r: Rankings, phi: np.ndarray, cutoff: float) -> np.ndarray:
     return r.segment_sum(np.where(chosen, gain / np.log2(r.rank + 1.0), 0.0))
 
 
-def _ideal_count(r: Rankings, req, top: int) -> np.ndarray:
-    """(Q,) the documents of the qrels whose gain is positive, for nDCG's ideal."""
-    phi = request_phi(req, top, r.level)
-    return r.level_counts[:, :len(phi)] @ (phi[:r.level_counts.shape[1]] > 0)
+def _gain_tables(r: Rankings, chosen, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG's layers (:func:`gain_layers`) of each column, for its ideal: the steps (C, L) and the qrels'
+    documents of gain at least each layer's (C, L, Q), L the most layers of a column (0 steps past a column's
+    own); a column of another kind has none."""
+    layers = [gain_layers(request_phi(req, top, r.level), r.level_counts) if pair_kind(req) == GAIN
+              else (np.zeros(0), np.zeros((r.num_queries, 0), dtype=np.int64)) for req, _, _ in chosen]
+    width = max([len(steps) for steps, _ in layers] + [1])
+    steps = np.zeros((len(chosen), width))
+    judged = np.zeros((len(chosen), width, r.num_queries), dtype=np.int64)
+    for column, (step, at) in enumerate(layers):
+        steps[column, :len(step)] = step
+        judged[column, :len(step)] = at.T
+    return steps, judged
 
 
 def _ideal_before(r: Rankings, most: int) -> np.ndarray:
@@ -369,8 +400,7 @@ def _pair_values(rankings: Rankings, req, depth, pairs, queries, level: int, top
                 lo, hi = lex_bounds(req, segments.of(a, q), segments.of(b, q), level, top)
             else:
                 counts = rankings.level_counts[q]
-                context = (level, top, int(counts[max(level, 0):].sum()),
-                           int(counts[request_phi(req, top, level)[:len(counts)] > 0].sum()))
+                context = (level, top, int(counts[max(level, 0):].sum()), counts)
                 lo, hi = query_bounds(req, depth, segments.of(a, q), segments.of(b, q), context)
             low[p, k], high[p, k] = lo, hi
     return low, high
@@ -408,16 +438,16 @@ class DifferenceBounds:
 
 def bounded_requests(requests, top_grade: int) -> tuple[list, list]:
     """(requests with exact pair bounds, the printed names of those
-    without): nDCG's need one positive gain (binary grades)."""
+    without): nDCG's need gains at least 0, and none for grade 0."""
     kept, missing = [], []
     for req in requests:
         if not req.measure.per_query or not testable_measure(req.measure):
             continue
-        single = True
+        layered = True
         if req.measure.pair_bounds == GAIN:
             phi = request_phi(req, top_grade, 1)
-            single = bool((phi >= 0).all() and phi[0] == 0 and len(set(phi[phi > 0].tolist())) <= 1)
-        if req.measure.pair_bounds and single:
+            layered = bool((phi >= 0).all() and phi[0] == 0)
+        if req.measure.pair_bounds and layered:
             kept.append(req)
         else:
             missing.extend(req.output_names())
