@@ -57,6 +57,7 @@ from ..measures.registry import PAIR_LINEAR as LINEAR
 from ..measures.registry import PAIR_RECALL as RECALL
 from ..measures.registry import REAL
 from ..rankings import Rankings
+from .gains import gain_layers
 from .lexical import BOUNDED_PREFERENCES, lex_bounds
 
 
@@ -136,16 +137,15 @@ def whole_times(req, depth, top: int, level: int) -> int:
     return 1
 
 
-def gain_layers(gains: np.ndarray, grade_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """nDCG's layers of gain: the steps v_l - v_(l-1) between the distinct
-    positive ``gains`` (G + 1,) of the grades, v_1 < ... < v_L, and the
-    qrels' documents of gain at least v_l, from ``grade_counts`` (..., G')
-    judged documents per grade (...: a query, or (Q,)); (L,) and (..., L)."""
-    values = np.array(sorted(set(gains[gains > 0].tolist())))
-    steps = np.diff(np.concatenate(([0.0], values)))
+def judged_layers(gains: np.ndarray, grade_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG's layers of gain (:func:`.gains.gain_layers`: the steps v_l -
+    v_(l-1) between the distinct positive ``gains`` (G + 1,) of the
+    grades), (L,), and the qrels' documents of gain at least v_l, from
+    ``grade_counts`` (..., G') judged documents per grade (...: a query, or
+    (Q,)), (..., L)."""
+    steps, _, reaches = gain_layers(gains, "nDCG")
     width = min(grade_counts.shape[-1], len(gains))
-    reaches = gains[:width, None] >= values[None, :]                         # (G', L)
-    return steps, grade_counts[..., :width] @ reaches.astype(np.int64)
+    return steps, grade_counts[..., :width] @ reaches[:width].astype(np.int64)
 
 
 def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
@@ -227,7 +227,7 @@ def query_bounds(req, depth, a, b, context) -> tuple[float, float]:
         return low, high
     if kind == GAIN:
         gains = phi
-        steps, judged_at = gain_layers(gains, grade_counts)
+        steps, judged_at = judged_layers(gains, grade_counts)
         discount = lambda rank: 0.0 if not within(rank, depth) else 1.0 / np.log2(rank + 1.0)   # noqa: E731
         dcg = lambda codes: sum(gains[c] * discount(i + 1) for i, c in enumerate(codes) if c >= 0)  # noqa: E731
         base = dcg(codes_a) - dcg(codes_b)
@@ -369,10 +369,10 @@ def _judged_dcg(r: Rankings, phi: np.ndarray, cutoff: float) -> np.ndarray:
 
 
 def _gain_tables(r: Rankings, chosen, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """nDCG's layers (:func:`gain_layers`) of each column, for its ideal: the steps (C, L) and the qrels'
+    """nDCG's layers (:func:`judged_layers`) of each column, for its ideal: the steps (C, L) and the qrels'
     documents of gain at least each layer's (C, L, Q), L the most layers of a column (0 steps past a column's
     own); a column of another kind has none."""
-    layers = [gain_layers(request_phi(req, top, r.level), r.level_counts) if pair_kind(req) == GAIN
+    layers = [judged_layers(request_phi(req, top, r.level), r.level_counts) if pair_kind(req) == GAIN
               else (np.zeros(0), np.zeros((r.num_queries, 0), dtype=np.int64)) for req, _, _ in chosen]
     width = max([len(steps) for steps, _ in layers] + [1])
     steps = np.zeros((len(chosen), width))
