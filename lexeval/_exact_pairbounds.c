@@ -7,7 +7,7 @@
 enum { LINEAR = 0, FIRST = 1, RECALL = 2, DEPTH = 3, GAIN = 4 };
 
 typedef struct {
-    int64_t *rank_a, *rank_b, *stamp_a, *stamp_b, *parent, *parent_stamp;
+    int64_t *rank_a, *stamp_a, *stamp_b, *parent, *parent_stamp;   /* rank_a: a hole's place in A's list */
     int64_t *partner_a, *partner_b;   /* per hole of A (of B), its rank in B (in A), 0 if absent */
     double *values;
     int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
@@ -82,19 +82,19 @@ static void count_sides(Scratch *s, const Side *a, const Side *b, double deepest
     if (deepest < (double)longest) longest = deepest >= 0 ? (int64_t)deepest : 0;     /* no column reads below */
     memset(s->plus_at, 0, (size_t)(longest + 2) * 4);
     memset(s->minus_at, 0, (size_t)(longest + 2) * 4);
+    /* without branches (whether a hole is shared, and where, is unpredictable): the end of a change past the
+     * deepest rank read goes to the slot after it, which is never added up */
     for (int64_t k = 0; k < a->count && a->rank[k] <= longest; k++) {
         int64_t ra = a->rank[k], rb = a->partner[k];
-        if (rb == 0 || ra < rb) {                          /* raises it from ra until rb */
-            s->plus_at[ra]++;
-            if (rb && rb <= longest) s->plus_at[rb]--;
-        }
+        int32_t raises = rb == 0 || ra < rb;               /* raises it from ra until rb */
+        s->plus_at[ra] += raises;
+        s->plus_at[rb != 0 && rb <= longest ? rb : longest + 1] -= raises;
     }
     for (int64_t k = 0; k < b->count && b->rank[k] <= longest; k++) {   /* lowers it from rb until ra */
         int64_t rb = b->rank[k], ra = b->partner[k];
-        if (ra == 0 || rb < ra) {
-            s->minus_at[rb]++;
-            if (ra && ra <= longest) s->minus_at[ra]--;
-        }
+        int32_t lowers = ra == 0 || rb < ra;
+        s->minus_at[rb] += lowers;
+        s->minus_at[ra != 0 && ra <= longest ? ra : longest + 1] -= lowers;
     }
     for (int64_t d = 1; d <= longest; d++) {
         s->plus_at[d] += s->plus_at[d - 1];
@@ -399,7 +399,7 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
  * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
- * least each layer's. num_rel int64 (queries); ideal_before float64; low, high float64 (C x P x compared
+ * least each layer's. num_rel int64 (queries); ideal_before float64; low, high float64 (P x C x compared
  * queries). */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
@@ -450,8 +450,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (!pairs_and_queries_in_range("difference_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
         goto done;
     size_t room = (size_t)(most + 2);
-    s.rank_a = PyMem_RawCalloc(room, 8); s.rank_b = PyMem_RawCalloc(room, 8);
-    s.stamp_a = PyMem_RawCalloc(room, 8); s.stamp_b = PyMem_RawCalloc(room, 8);
+    s.rank_a = PyMem_RawCalloc(room, 8);
+    s.stamp_a = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
     int64_t deepest = 0;
     for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
@@ -467,7 +467,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.merged = PyMem_RawCalloc(3 * room, 8);     /* each ranking's holes, and the shared again */
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
-    if (!s.rank_a || !s.rank_b || !s.stamp_a || !s.stamp_b || !s.values || !s.partner_a || !s.partner_b ||
+    if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_a || !s.partner_b ||
         !offsets || !s.plus_at || !s.minus_at || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts) {
         PyMem_RawFree(offsets);
@@ -498,26 +498,33 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
     const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
-    for (Py_ssize_t p = 0; p < count_pairs; p++) {
-        for (Py_ssize_t k = 0; k < count_compared; k++) {
-            Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
+    /* a query at a time, each run A's unjudged documents marked once (their place in A's list, and a stamp) for
+     * every pair (A, B) that follows it: each cell then looks B's up once, and finds both partners */
+    for (Py_ssize_t k = 0; k < count_compared; k++) {
+        Py_ssize_t q = chosen[k], marked = -1;
+        for (Py_ssize_t p = 0; p < count_pairs; p++) {
+            Py_ssize_t sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
                       firsts[sa], s.partner_a};
             Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
                       firsts[sb], s.partner_b};
-            s.now++;
-            int64_t both = 0;
-            for (int64_t j = 0; j < b.count; j++) { s.stamp_b[b.id[j]] = s.now; s.rank_b[b.id[j]] = b.rank[j]; }
-            for (int64_t j = 0; j < a.count; j++) {       /* each hole's rank in the other ranking, once */
-                int64_t id = a.id[j], shared = s.stamp_b[id] == s.now;
-                s.stamp_a[id] = s.now;
-                s.rank_a[id] = a.rank[j];
-                s.partner_a[j] = shared ? s.rank_b[id] : 0;
-                both += shared;
+            if (sa != marked) {
+                s.now++;
+                for (int64_t j = 0; j < a.count; j++) { s.stamp_a[a.id[j]] = s.now; s.rank_a[a.id[j]] = j; }
+                marked = sa;
             }
-            for (int64_t j = 0; j < b.count; j++) {
+            memset(s.partner_a, 0, (size_t)a.count * 8);
+            int64_t both = 0;
+            for (int64_t j = 0; j < b.count; j++) {       /* each hole's rank in the other ranking, once */
                 int64_t id = b.id[j];
-                s.partner_b[j] = s.stamp_a[id] == s.now ? s.rank_a[id] : 0;
+                if (s.stamp_a[id] == s.now) {
+                    int64_t in_a = s.rank_a[id];
+                    s.partner_b[j] = a.rank[in_a];
+                    s.partner_a[in_a] = b.rank[j];
+                    both++;
+                } else {
+                    s.partner_b[j] = 0;
+                }
             }
             if (sided) count_sides(&s, &a, &b, deepest_read);
             for (Py_ssize_t c = 0; c < columns; c++) {
@@ -528,8 +535,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                               bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
                               relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
                               &a, &b, both, &l, &h);
-                lows[(c * count_pairs + p) * count_compared + k] = l;
-                highs[(c * count_pairs + p) * count_compared + k] = h;
+                lows[(p * columns + c) * count_compared + k] = l;
+                highs[(p * columns + c) * count_compared + k] = h;
             }
         }
     }
@@ -539,7 +546,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyMem_RawFree(s.rank_a); PyMem_RawFree(s.rank_b); PyMem_RawFree(s.stamp_a); PyMem_RawFree(s.stamp_b);
+    PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
     PyMem_RawFree(s.plus_at); PyMem_RawFree(s.minus_at);
     PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.chosen); PyMem_RawFree(s.counts);

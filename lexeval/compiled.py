@@ -307,8 +307,8 @@ DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
 
 
 def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
-                      relevance: tuple, per_query: tuple) -> tuple[np.ndarray, np.ndarray] | None:
-    """(least, greatest), (C, P, compared Q) each: on each of the
+                      relevance: tuple, per_query: tuple, out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(least, greatest), (C, P, compared Q) views each: on each of the
     ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
     columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
     reference). ``holes``: each segment's holes (ranks, numbers, first
@@ -318,14 +318,18 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     (C, S); ``relevance``: (variable, all relevant); ``per_query``: R,
     nDCG's layers of gain (the steps (C, L) and the qrels' documents of gain
     at least each, (C, L, Q)), the ideal's running discounts, the most
-    holes of a query. A thread per part of the pairs; None where the
-    kernel is not built."""
+    holes of a query. ``out``: two flat float64 buffers of at least P x C x
+    compared Q values to write into, reused from block to block (fresh
+    ones cost a page fault per 4 kB). A thread per part of the pairs; None
+    where the kernel is not built."""
     if not enabled():
         return None
     kinds, variants, depths, phi_low, phi_high, base = columns
     num_rel, (steps, ideal), ideal_before, most = per_query
     size = len(kinds)
-    low, high = np.empty((size, len(pairs), len(compared))), np.empty((size, len(pairs), len(compared)))
+    shape = (len(pairs), size, len(compared))
+    low, high = (buffer[:int(np.prod(shape))].reshape(shape) for buffer in out) if out is not None else \
+        (np.empty(shape), np.empty(shape))
     holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
              np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
     running, first, lengths, queries = per_segment
@@ -339,13 +343,11 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
 
-    def part(start, stop):
-        part_low, part_high = (np.empty((size, stop - start, len(chosen))) for _ in range(2))
-        _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop], *described,
-                                 int(relevance[0]), int(relevance[1]), *tables, int(most), part_low, part_high)
-        low[:, start:stop], high[:, start:stop] = part_low, part_high
-    in_parts(part, len(pairs), cores(), least=16)
-    return low, high
+    in_parts(lambda start, stop: _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop],
+                                                          *described, int(relevance[0]), int(relevance[1]), *tables,
+                                                          int(most), low[start:stop], high[start:stop]),
+             len(pairs), cores(), least=16)
+    return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
 
 
 def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,

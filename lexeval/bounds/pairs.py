@@ -300,6 +300,9 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     size = max(1, _PAIR_BLOCK // max(len(queries), 1))
     parts: dict = {}
     times: dict[str, int] = {}
+    # the kernel's per-query bounds, written into the same two buffers block after block (summed before the next)
+    widest = max([len(chosen) for chosen in groups] + [0])
+    buffers = tuple(np.empty(min(size, len(pairs)) * widest * len(queries)) for _ in range(2)) if plans else None
     for start in range(0, len(pairs), size):
         block = pairs[start:start + size]
         for index, (level, chosen) in enumerate(zip(levels, groups)):
@@ -307,7 +310,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             if plans:
                 holes_of, per_segment, described, relevance, per_query = plans[index]
                 made = compiled.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
-                                                  per_query)
+                                                  per_query, buffers)
             for column, (req, name, depth) in enumerate(chosen):
                 low, high = (made[0][column], made[1][column]) if made is not None else \
                     _pair_values(rankings, req, depth, block, queries, level, top)
