@@ -307,7 +307,8 @@ DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
 
 
 def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
-                      relevance: tuple, per_query: tuple, out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                      relevance: tuple, per_query: tuple,
+                      out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(least, greatest), (C, P, compared Q) views each: on each of the
     ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
     columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
