@@ -27,6 +27,7 @@ from .io.zscores import read_zscores
 from .loading import DEFAULT_SETS, LexevalNote, check_judgements, in_keywords, load, note  # noqa: F401 (the library's)
 from .measures import registry as m
 from .measures.names import select_measures
+from .measures.requests import computed
 from .measures.zscores import to_zscores
 from .options import Evaluating, Hooks, Measuring, Options, Reading
 from .preferences import Preferences, RelevantRanks, compute_preferences, rank_runs
@@ -222,23 +223,22 @@ class Evaluation(ResultCore):
 
 def compute_columns(rankings: Rankings, requests, phases=None, bounds: bool = False,
                     expected: bool = False) -> list[Column]:
-    """Every requested measure's (R, Q) values; with ``bounds``, after each
-    column that has them its least and greatest over the unjudged
-    documents' grades (<name>_low, <name>_high; :mod:`lexeval.bounds`);
-    with ``expected``, each its expected value over the orders of tied
-    documents (:mod:`lexeval.measures.expected`). ``phases("measures",
-    done, total)`` follows them."""
+    """Every requested measure's (R, Q) values (on every core: :func:`.measures.requests.computed`); with
+    ``bounds``, after each column that has them its least and greatest over the unjudged documents' grades
+    (<name>_low, <name>_high; :mod:`lexeval.bounds`); with ``expected``, each its expected value over the
+    orders of tied documents (:mod:`lexeval.measures.expected`). ``phases("measures", done, total)`` follows."""
     columns = []
     bounder = None
-    for done, req in enumerate(requests):
+    made = computed(requests, rankings, lambda req: req.measure.expected if expected and
+                    req.measure.expected != m.ORDER_FREE else None)
+    for done, (req, value) in enumerate(zip(requests, made)):
         if phases:
             phases("measures", done, len(requests))
-        if req.measure.compute is None:       # runid, num_q: summary only
+        if value is None:                     # runid, num_q: summary only
             columns.append(Column(req.output_names()[0], req.measure,
                                   np.zeros((rankings.num_runs, rankings.num_queries))))
             continue
-        kernel = req.measure.expected if expected and req.measure.expected != m.ORDER_FREE else None
-        values = [req.compute(rankings, kernel)]
+        values = [value]
         bounded = bounds and has_bounds(req.measure)
         if bounded:
             bounder = bounder or Bounder(rankings)

@@ -94,8 +94,10 @@ def _collection(tmp_path, runs: int, queries: int, depth: int = 12):
 @pytest.fixture
 def split_everything(monkeypatch):
     """Every threshold below which work stays on one thread set to its least: a small collection is split."""
+    from lexeval.measures import requests
     from lexeval.output import records
     from lexeval.stats import conclusions, totals
+    monkeypatch.setattr(requests, "THREADED_SEGMENTS", 1)       # the measures computed on threads
     monkeypatch.setattr(conclusions, "THREADED_CELLS", 1)
     monkeypatch.setattr(totals, "THREADED_CELLS", 1)
     monkeypatch.setattr(records, "_SUMMARY_PAIRS", 3)           # many blocks of pairs, laid out on threads

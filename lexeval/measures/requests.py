@@ -5,7 +5,7 @@ of several -m values become one per measure and parameter set
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import cast
 
@@ -74,6 +74,20 @@ class MeasureRequest:
             options["num_docs"] = self.num_docs
         values = cast(Callable, kernel or self.measure.compute)(rankings, self.values, **options)
         return values.reshape(len(values), -1)
+
+
+THREADED_SEGMENTS = 1 << 14     # rankings (runs x queries) from which the measures are computed on every core
+
+
+def computed(requests: list[MeasureRequest], rankings: Rankings, kernel_of: Callable) -> Iterator:
+    """Each request's :meth:`MeasureRequest.compute` (``kernel_of(request)``
+    its kernel; None for a summary-only measure), in the requests' order:
+    on every core where the rankings are many (numpy and the compiled
+    kernels let the other threads run; each value is its own)."""
+    from ..compiled import cores, in_threads
+    threads = cores() > 1 and rankings.num_segments >= THREADED_SEGMENTS and len(requests) > 1
+    return in_threads(lambda req: None if req.measure.compute is None else req.compute(rankings, kernel_of(req)),
+                      requests, threads)
 
 
 def _shown(value) -> str:
