@@ -12,6 +12,7 @@ typedef struct {
     double *values;
     int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
     int64_t *coefficient, *coefficient_stamp, *undo;   /* rrLR: per class its coefficient; the links to undo */
+    int64_t *only_above;              /* rrLR: A's only unjudged documents at or above each rank */
     double *prefix, *best_upto;       /* nDCG: the sums of the largest weights; a layer's best chain so far */
     double *discount;                 /* nDCG: 1 / log2(r + 1) of each rank r */
     double *merged;                   /* nDCG: the weights' three sorted lists, before they are merged */
@@ -838,19 +839,37 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
                             int found, double *best) {
     Scratch *s = u->s;
     s->now++;
+    /* A's only documents at or above each rank: the counts are equal only if those at or above r and those below
+     * q (the ones between are not relevant) reach ``need``, so r is at least where they can */
+    int64_t *only_above = s->only_above;
+    for (int64_t i = 0, running = 0; i < a->length; i++) {
+        int64_t x = node(u, a, i);
+        running += x != u->zero && x != u->one && s->stamp_a[x] == t.mark && s->stamp_b[x] != t.mark;
+        only_above[i] = running;
+    }
     int64_t judged_above = a->length - 1;       /* A's lowest judged relevant rank above q (-1: none) */
+    int64_t only_below = 0, reach = a->length;  /* A's only documents below q; the highest r they allow */
     for (int64_t q = longer(a, b) - 1; q >= 0; q--) {
         int64_t x = node(u, a, q), y = node(u, b, q);
         while (judged_above >= q || (judged_above >= 0 && node(u, a, judged_above) != u->one)) judged_above--;
-        /* the best this q can give: r = q - 1 (least), else r at A's lowest judged relevant above, or the top */
+        int64_t short_of = need - only_below;
+        while (reach > 0 && only_above[reach - 1] >= short_of) reach--;
+        if (short_of <= 0) reach = 0;
+        int64_t lowest = judged_above > reach ? judged_above : reach;     /* r's least, where one can be */
+        /* the best this q can give: r = q - 1 (least), else r at ``lowest`` */
         double ceiling = q == 0 ? 0.0 : least ? 1.0 / (double)q - 1.0 / (double)(q + 1)
-                                      : 1.0 / (double)(judged_above < 0 ? 1 : judged_above + 1) - 1.0 / (double)(q + 1);
-        if (x != y && q > 0 && can(u, y, x) && !(found && (least ? ceiling >= *best : ceiling <= *best))) {
+                                      : 1.0 / (double)(lowest < 0 ? 1 : lowest + 1) - 1.0 / (double)(q + 1);
+        int hopeless = reach >= q;              /* too few of A's only documents above q to equal the counts */
+        if (x != y && q > 0 && !hopeless && can(u, y, x) &&
+            !(found && (least ? ceiling >= *best : ceiling <= *best))) {
             Tally above = t;
             int64_t logged = 0;
             force(u, &above, y, 1, &logged);
             force(u, &above, x, 0, &logged);
             for (int64_t r = q - 1; r >= 0; r--) {
+                /* each document forced not relevant takes its class's coefficient out of what the free classes can
+                 * sum to: once the counts cannot be equal, they cannot above either */
+                if (need - above.fixed > above.plus || need - above.fixed < above.minus) break;
                 int64_t at = node(u, a, r);
                 if (relevant_with_equal_counts(u, &above, at, need)) {
                     double value = 1.0 / (double)(r + 1) - 1.0 / (double)(q + 1);
@@ -862,6 +881,8 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
             for (int64_t k = 0; k < logged; k++) s->parent_stamp[s->undo[k]] = 0;
         }
         if (!join_counted(u, &t, x, y)) break;
+        only_below += q < a->length && x != u->zero && x != u->one && s->stamp_a[x] == t.mark &&
+                      s->stamp_b[x] != t.mark;
     }
     return found;
 }
@@ -960,9 +981,12 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     s.coefficient = PyMem_RawCalloc(room, 8);
     s.coefficient_stamp = PyMem_RawCalloc(room, 8);
     s.undo = PyMem_RawCalloc(room, 8);
+    int64_t deepest = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
+    s.only_above = PyMem_RawCalloc((size_t)deepest + 1, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !s.coefficient || !s.coefficient_stamp ||
-        !s.undo || !tallies) {
+        !s.undo || !s.only_above || !tallies) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1008,6 +1032,7 @@ done:
     PyMem_RawFree(s.coefficient);
     PyMem_RawFree(s.coefficient_stamp);
     PyMem_RawFree(s.undo);
+    PyMem_RawFree(s.only_above);
     PyMem_RawFree(tallies);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
