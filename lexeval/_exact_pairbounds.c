@@ -841,20 +841,23 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
     s->now++;
     /* A's only documents at or above each rank: the counts are equal only if those at or above r and those below
      * q (the ones between are not relevant) reach ``need``, so r is at least where they can */
-    int64_t *only_above = s->only_above;
-    for (int64_t i = 0, running = 0; i < a->length; i++) {
-        int64_t x = node(u, a, i);
-        running += x != u->zero && x != u->one && s->stamp_a[x] == t.mark && s->stamp_b[x] != t.mark;
-        only_above[i] = running;
-    }
+    int64_t *only_above = s->only_above, counted = 0;     /* counted once a q reads them */
     int64_t judged_above = a->length - 1;       /* A's lowest judged relevant rank above q (-1: none) */
     int64_t only_below = 0, reach = a->length;  /* A's only documents below q; the highest r they allow */
     for (int64_t q = longer(a, b) - 1; q >= 0; q--) {
         int64_t x = node(u, a, q), y = node(u, b, q);
         while (judged_above >= q || (judged_above >= 0 && node(u, a, judged_above) != u->one)) judged_above--;
         int64_t short_of = need - only_below;
-        while (reach > 0 && only_above[reach - 1] >= short_of) reach--;
+        if (short_of > 0 && !counted) {
+            for (int64_t i = 0, running = 0; i < a->length; i++) {
+                int64_t at = node(u, a, i);
+                running += at != u->zero && at != u->one && s->stamp_a[at] == t.mark && s->stamp_b[at] != t.mark;
+                only_above[i] = running;
+            }
+            counted = 1;
+        }
         if (short_of <= 0) reach = 0;
+        else while (reach > 0 && only_above[reach - 1] >= short_of) reach--;
         int64_t lowest = judged_above > reach ? judged_above : reach;     /* r's least, where one can be */
         /* the best this q can give: r = q - 1 (least), else r at ``lowest`` */
         double ceiling = q == 0 ? 0.0 : least ? 1.0 / (double)q - 1.0 / (double)(q + 1)
