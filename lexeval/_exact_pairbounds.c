@@ -700,6 +700,15 @@ typedef struct {           /* one ranking's unjudged documents' numbers, in rank
     int64_t count;
 } HoleList;
 
+/* A's (B's) unjudged documents marked in stamp_a (stamp_b) with a new stamp, returned; ``both``: how many both hold */
+static int64_t mark_holes(Scratch *s, const HoleList *ha, const HoleList *hb, int64_t *both) {
+    int64_t stamp = ++s->now;
+    *both = 0;
+    for (int64_t k = 0; k < hb->count; k++) s->stamp_b[hb->ids[k]] = stamp;
+    for (int64_t k = 0; k < ha->count; k++) { s->stamp_a[ha->ids[k]] = stamp; *both += s->stamp_b[ha->ids[k]] == stamp; }
+    return stamp;
+}
+
 /* LR's greatest for A over B (+1, 0 or -1): ``judged`` each ranking's judged relevant documents, ``both`` the
  * unjudged documents both hold, with stamp_a (stamp_b) marking A's (B's) at the current stamp */
 static int lr_high(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
@@ -732,9 +741,7 @@ static void lr_pair(const Alike *u, const Ranking *a, const Ranking *b, const Ho
     /* each side's only documents are at least its holes less the fewer: decided without matching where
      * both sides' counts can be more */
     if (base + ha->count - fewer > 0 && -base + hb->count - fewer > 0) { *low = -1.0; *high = 1.0; return; }
-    int64_t stamp = ++s->now, both = 0;
-    for (int64_t k = 0; k < hb->count; k++) s->stamp_b[hb->ids[k]] = stamp;
-    for (int64_t k = 0; k < ha->count; k++) { s->stamp_a[ha->ids[k]] = stamp; both += s->stamp_b[ha->ids[k]] == stamp; }
+    int64_t both, stamp = mark_holes(s, ha, hb, &both);
     int64_t other[2] = {judged[1], judged[0]};
     *high = (double)lr_high(u, a, b, ha, hb, judged, both, s->stamp_a, s->stamp_b, stamp);
     *low = -(double)lr_high(u, b, a, hb, ha, other, both, s->stamp_b, s->stamp_a, stamp);
@@ -753,6 +760,11 @@ typedef struct {
     int64_t odd;            /* how many free classes have an odd coefficient */
     int64_t mark;           /* the stamp of A's (stamp_a) and B's (stamp_b) unjudged documents of this pair */
 } Tally;
+
+/* whether node x is an unjudged document only the first run (stamp_a) holds */
+static int only_first(const Alike *u, int64_t mark, int64_t x) {
+    return x != u->zero && x != u->one && u->s->stamp_a[x] == mark && u->s->stamp_b[x] != mark;
+}
 
 static int64_t coefficient(const Alike *u, const Tally *t, int64_t root) {
     Scratch *s = u->s;
@@ -850,8 +862,7 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
         int64_t short_of = need - only_below;
         if (short_of > 0 && !counted) {
             for (int64_t i = 0, running = 0; i < a->length; i++) {
-                int64_t at = node(u, a, i);
-                running += at != u->zero && at != u->one && s->stamp_a[at] == t.mark && s->stamp_b[at] != t.mark;
+                running += only_first(u, t.mark, node(u, a, i));
                 only_above[i] = running;
             }
             counted = 1;
@@ -884,8 +895,7 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
             for (int64_t k = 0; k < logged; k++) s->parent_stamp[s->undo[k]] = 0;
         }
         if (!join_counted(u, &t, x, y)) break;
-        only_below += q < a->length && x != u->zero && x != u->one && s->stamp_a[x] == t.mark &&
-                      s->stamp_b[x] != t.mark;
+        only_below += q < a->length && only_first(u, t.mark, x);
     }
     return found;
 }
@@ -894,10 +904,7 @@ static int equal_count_wins(const Alike *u, const Ranking *a, const Ranking *b, 
 static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
                         const int64_t *judged) {
     Scratch *s = u->s;
-    int64_t mark = ++s->now, only_a = 0, only_b = 0;
-    for (int64_t k = 0; k < hb->count; k++) s->stamp_b[hb->ids[k]] = mark;
-    for (int64_t k = 0; k < ha->count; k++) { s->stamp_a[ha->ids[k]] = mark; only_a += s->stamp_b[ha->ids[k]] != mark; }
-    for (int64_t k = 0; k < hb->count; k++) only_b += s->stamp_a[hb->ids[k]] != mark;
+    int64_t both, mark = mark_holes(s, ha, hb, &both), only_a = ha->count - both, only_b = hb->count - both;
     Tally t = {0, only_a, -only_b, only_a + only_b, mark};
     int found = 0;
     double best = 0.0;
@@ -907,7 +914,7 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
         if (node(u, a, r) == u->one) lowest_judged = r;
     for (int64_t r = 0; r < a->length; r++) {
         int64_t x = node(u, a, r);
-        ahead += x != u->one && x != u->zero && s->stamp_b[x] != mark;
+        ahead += only_first(u, mark, x);
         if (r >= lowest_judged && x != u->zero && ahead > 0) { best = 1.0 / (double)(r + 1); found = 1; break; }
     }
     int64_t need = judged[1] - judged[0];
