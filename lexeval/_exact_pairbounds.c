@@ -10,7 +10,6 @@ typedef struct {
     int64_t *rank_a, *stamp_a, *stamp_b, *parent, *parent_stamp;   /* rank_a: a hole's place in A's list */
     int64_t *partner_a, *partner_b;   /* per hole of A (of B), its rank in B (in A), 0 if absent */
     double *values;
-    int32_t *plus_at, *minus_at;      /* per depth, the holes that raise (lower) the difference (count_sides) */
     int64_t *coefficient, *coefficient_stamp, *undo;   /* rrLR: per class its coefficient; the links to undo */
     int64_t *only_above;              /* rrLR: A's only unjudged documents at or above each rank */
     double *prefix, *best_upto;       /* nDCG: the sums of the largest weights; a layer's best chain so far */
@@ -75,36 +74,18 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
     const int64_t *partner;  /* per hole, its rank in the other ranking (0: absent) */
 } Side;
 
-/* per rank d (0 .. the longer ranking's length, or the deepest a column reads), how many unjudged documents
- * raise the difference at depth d (in A's top d, not B's: rA <= d < rB, absent never) and how many lower it
- * (rB <= d < rA): the changes at each rank, made once from the two rankings' holes, then added up */
-static void count_sides(Scratch *s, const Side *a, const Side *b, double deepest) {
-    int64_t longest = a->length > b->length ? a->length : b->length;
-    if (deepest < (double)longest) longest = deepest >= 0 ? (int64_t)deepest : 0;     /* no column reads below */
-    memset(s->plus_at, 0, (size_t)(longest + 2) * 4);
-    memset(s->minus_at, 0, (size_t)(longest + 2) * 4);
-    /* without branches (whether a hole is shared, and where, is unpredictable): the end of a change past the
-     * deepest rank read goes to the slot after it, which is never added up */
-    for (int64_t k = 0; k < a->count && a->rank[k] <= longest; k++) {
-        int64_t ra = a->rank[k], rb = a->partner[k];
-        int32_t raises = rb == 0 || ra < rb;               /* raises it from ra until rb */
-        s->plus_at[ra] += raises;
-        s->plus_at[rb != 0 && rb <= longest ? rb : longest + 1] -= raises;
-    }
-    for (int64_t k = 0; k < b->count && b->rank[k] <= longest; k++) {   /* lowers it from rb until ra */
-        int64_t rb = b->rank[k], ra = b->partner[k];
-        int32_t lowers = ra == 0 || rb < ra;
-        s->minus_at[rb] += lowers;
-        s->minus_at[ra != 0 && ra <= longest ? ra : longest + 1] -= lowers;
-    }
-    for (int64_t d = 1; d <= longest; d++) {
-        s->plus_at[d] += s->plus_at[d - 1];
-        s->minus_at[d] += s->minus_at[d - 1];
-    }
-    s->longest = longest;
-}
+/* one pair's unjudged documents per depth d (0 .. longest: the longer ranking's length, or the deepest a column
+ * reads): each ranking's within d (holes_a, holes_b) and those both hold within d in both (shared). A hole raises
+ * the difference at depth d where it is in A's top d and not B's, and lowers it the other way round */
+typedef struct {
+    const int32_t *shared, *holes_a, *holes_b;
+    int64_t longest;
+} Depths;
 
-/* whether a column reads count_sides' counts: R-precision's, and P's and hits' (equal weights in both runs) */
+static int64_t raising(const Depths *t, int64_t d) { return (int64_t)t->holes_a[d] - t->shared[d]; }
+static int64_t lowering(const Depths *t, int64_t d) { return (int64_t)t->holes_b[d] - t->shared[d]; }
+
+/* whether a column reads the Depths: R-precision's, and P's and hits' (equal weights in both runs) */
 static int reads_sides(int kind, int variant) { return kind == DEPTH || (kind == LINEAR && (variant == 0 || variant == 2)); }
 
 /* nDCG's layers of gain on one query: the steps v_l - v_(l-1) between the distinct positive gains, and the
@@ -200,19 +181,80 @@ static double best_ratio(Scratch *s, const Chains *c) {
     return lambda > best ? lambda : best;
 }
 
+/* R-precision (Rprec_mult) with ``many`` relevant holes: its depth (reach; over: at least 1), the greatest (top)
+ * and least (bottom) count of A's relevant documents less B's (0 at depth 0), and the holes within reach that
+ * raise (plus) and lower (minus) it */
+typedef struct { int64_t reach, over, top, bottom, plus, minus; } Point;
+
+static int64_t judged_within(const Side *x, int64_t d) {
+    int64_t in = d < x->length ? d : x->length;
+    return in > 0 ? x->running[in - 1] : 0;
+}
+
+static void depth_point(const Depths *t, const Side *a, const Side *b, double depth, int64_t num_rel,
+                        int64_t union_count, int variable, int all_relevant, int64_t many, Point *x) {
+    int64_t total = num_rel + many;
+    x->reach = depth < 0 ? total : (int64_t)floor(depth * (double)total + 0.9);
+    x->over = x->reach >= 1 ? x->reach : 1;
+    x->plus = x->minus = 0;
+    if (x->reach < 1) { x->top = x->bottom = 0; return; }                      /* the value is 0 */
+    int64_t upto = x->reach < t->longest ? x->reach : t->longest;
+    int64_t plus = x->plus = raising(t, upto), minus = x->minus = lowering(t, upto);
+    int64_t judged = judged_within(a, x->reach) - judged_within(b, x->reach);
+    int64_t zero = union_count - plus - minus;
+    if (variable) {
+        x->top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
+        x->bottom = judged - (many < minus ? many : minus) + (many - minus - zero > 0 ? many - minus - zero : 0);
+    } else {
+        x->top = x->bottom = judged + (all_relevant ? plus - minus : 0);
+    }
+}
+
+/* R-precision's greatest value can beat the best so far (best / below) at k more relevant holes (depth D + k)
+ * only where its numerator can: from ``numerator`` here it grows by at most the ranking's (A's) judged relevant
+ * documents in (D, D + k] (B's only lower it) plus min(k, ``counted`` (the holes raising it) not yet relevant +
+ * A's holes in (D, D + k]): the relevant holes counted gain at most one each time, and a new raising one is
+ * A's. The least value is the same with the signs turned and B for A. Returned: the first such k (from the
+ * looser bound numerator + 2k, which needs no scan), or left + 1 where there is none */
+static int64_t next_chance(const int32_t *holes, int64_t longest, const Side *x, int64_t many, int64_t reach,
+                           int64_t numerator, int64_t counted, int64_t best, int64_t below, int64_t left) {
+    if (best >= below) return left + 1;                           /* 1 (or -1): nothing beats it */
+    double gap = (double)best * (double)reach - (double)below * (double)numerator;
+    int64_t k = gap > 0 ? (int64_t)(gap / (double)(2 * below - best)) : 1;      /* at most the exact first k */
+    if (k < 1) k = 1;
+    int64_t slack = counted > many ? counted - many : 0;
+    int64_t judged = judged_within(x, reach), own = holes[reach < longest ? reach : longest];
+    while (k <= left) {
+        /* 32 at a time: the bound only grows with k, so its value at a block's end bounds the whole block */
+        int64_t end = k + 31 < left ? k + 31 : left, d = reach + end;
+        int64_t fresh = holes[d < longest ? d : longest] - own + slack;
+        if ((numerator + judged_within(x, d) - judged + (end < fresh ? end : fresh)) * below <=
+            best * (best >= 0 ? reach + k : d)) {
+            k = end + 1;
+            continue;
+        }
+        for (; k <= end; k++) {
+            d = reach + k;
+            fresh = holes[d < longest ? d : longest] - own + slack;
+            if ((numerator + judged_within(x, d) - judged + (k < fresh ? k : fresh)) * below > best * d) return k;
+        }
+    }
+    return left + 1;
+}
+
 /* the (least, greatest) difference of one column on one query */
 static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
                           double base, int variable, int all_relevant, int64_t num_rel, const Layers *layers,
                           const double *ideal_before, int64_t ideal_size, const Side *a, const Side *b,
-                          int64_t both, double *low, double *high) {
+                          const Depths *t, int64_t both, double *low, double *high) {
     int64_t union_count = a->count + b->count - both;
     if (kind == LINEAR && (variant == 0 || variant == 2)) {
         /* P.k and hits weigh each document of the top k alike in both runs: a hole weighs w where it raises
          * the difference, -w where it lowers it, 0 in both tops or neither. With relevance 0 or 1 the
          * difference is an integer over k: the integer is returned (P's too: the caller divides the sum
          * over the queries by k once, so that a mean bound of 0 is 0, not a rounding either side of it) */
-        int64_t upto = depth < (double)s->longest ? (int64_t)depth : s->longest;
-        int64_t up = s->plus_at[upto], down = s->minus_at[upto];
+        int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
+        int64_t up = raising(t, upto), down = lowering(t, upto);
         if ((phi_low == 0.0 || phi_low == 1.0) && (phi_high == 0.0 || phi_high == 1.0)) {
             int64_t in_a = upto < a->length ? upto : a->length, in_b = upto < b->length ? upto : b->length;
             int64_t judged = (in_a > 0 ? a->running[in_a - 1] : 0) - (in_b > 0 ? b->running[in_b - 1] : 0);
@@ -299,36 +341,32 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     }
     if (kind == DEPTH) {       /* depth < 0: Rprec's R; else Rprec_mult's fraction */
         int64_t smallest = variable ? 0 : (all_relevant ? union_count : 0), largest = variable ? union_count : smallest;
-        int64_t plus = 0, minus = 0;
         /* the greatest and least values kept as fractions (numerator, denominator >= 1), compared by cross
          * products: exact, and no division per number of relevant holes; each divided once at the end, as
          * the measure divides (the larger fraction's double is never the smaller) */
         int64_t best_top = 0, best_reach = 0, worst_bottom = 0, worst_reach = 0;
-        for (int64_t many = smallest; many <= largest; many++) {
-            int64_t total = num_rel + many;
-            int64_t reach = depth < 0 ? total : (int64_t)floor(depth * (double)total + 0.9);
-            /* the holes within reach that raise it and that lower it (count_sides) */
-            int64_t upto = reach < s->longest ? (reach > 0 ? reach : 0) : s->longest;
-            plus = s->plus_at[upto];
-            minus = s->minus_at[upto];
-            int64_t top, bottom, over = reach >= 1 ? reach : 1;
-            if (reach >= 1) {
-                int64_t in_a = reach < a->length ? reach : a->length, in_b = reach < b->length ? reach : b->length;
-                int64_t judged = (in_a ? a->running[in_a - 1] : 0) - (in_b ? b->running[in_b - 1] : 0);
-                int64_t zero = union_count - plus - minus;
-                if (variable) {
-                    top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
-                    bottom = judged - (many < minus ? many : minus) +
-                             (many - minus - zero > 0 ? many - minus - zero : 0);
-                } else {
-                    top = bottom = judged + (all_relevant ? plus - minus : 0);
+        Point x;
+        int stepped = variable && depth < 0;
+        /* R-precision: every 32nd number of holes first, for a good best early; then from the first number on,
+         * each step to the next that can beat the best (next_chance). Else every number */
+        for (int pass = 0; pass < (stepped ? 3 : 1); pass++)
+            for (int64_t many = smallest; many <= largest;) {
+                depth_point(t, a, b, depth, num_rel, union_count, variable, all_relevant, many, &x);
+                if (pass < 2 && (!best_reach || x.top * best_reach > best_top * x.over)) {
+                    best_top = x.top; best_reach = x.over;
                 }
-            } else {
-                top = bottom = 0;                               /* the value is 0 */
+                if (pass != 1 && (!worst_reach || x.bottom * worst_reach < worst_bottom * x.over)) {
+                    worst_bottom = x.bottom; worst_reach = x.over;
+                }
+                if (pass == 0) many += stepped ? 32 : 1;
+                else if (x.reach < 1) many++;
+                else if (pass == 1)
+                    many += next_chance(t->holes_a, t->longest, a, many, x.reach, x.top, x.plus, best_top, best_reach,
+                                        largest - many);
+                else
+                    many += next_chance(t->holes_b, t->longest, b, many, x.reach, -x.bottom, x.minus, -worst_bottom,
+                                        worst_reach, largest - many);
             }
-            if (!best_reach || top * best_reach > best_top * over) { best_top = top; best_reach = over; }
-            if (!worst_reach || bottom * worst_reach < worst_bottom * over) { worst_bottom = bottom; worst_reach = over; }
-        }
         *low = (double)worst_bottom / (double)worst_reach;
         *high = (double)best_top / (double)best_reach;
         return;
@@ -390,9 +428,76 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     *low = -best_ratio(s, &chains);
 }
 
+/* One query's unjudged documents listed per hole number, for the runs on the B side of some pair: the runs
+ * holding each (in increasing order) and its rank in each. A run A's holes then meet every pair (A, B) holding
+ * them, in work that grows with the runs holding each hole, not with pairs x holes */
+typedef struct {
+    int64_t *start;      /* per hole number (most + 1), its first listing */
+    int64_t *cursor;     /* per hole number, its first listing of a run after the A being read (pairs in order) */
+    int32_t *run, *rank;
+} Postings;
+
+static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, const int64_t *h_start,
+                       const int64_t *h_count, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *listed,
+                       int64_t most) {
+    memset(o->start, 0, (size_t)(most + 1) * 8);
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (!listed[r]) continue;
+        const int32_t *own = ids + h_start[r * queries + q];
+        for (int64_t j = 0, n = h_count[r * queries + q]; j < n; j++) o->start[own[j] + 1]++;
+    }
+    for (int64_t id = 0; id < most; id++) o->start[id + 1] += o->start[id];
+    memcpy(o->cursor, o->start, (size_t)most * 8);
+    for (Py_ssize_t r = 0; r < runs; r++) {          /* the runs in increasing order: each list sorted by run */
+        if (!listed[r]) continue;
+        Py_ssize_t sg = r * queries + q;
+        for (int64_t j = 0, n = h_count[sg]; j < n; j++) {
+            int64_t at = o->cursor[ids[h_start[sg] + j]]++;
+            o->run[at] = (int32_t)r;
+            o->rank[at] = (int32_t)ranks[h_start[sg] + j];
+        }
+    }
+    memcpy(o->cursor, o->start, (size_t)most * 8);
+}
+
+/* per depth d (0 .. cap), how many of a ranking's holes (ranks ascending) are within d */
+static void fill_within(int32_t *out, const int64_t *rank, int64_t count, int64_t cap) {
+    int64_t c = 0;
+    for (int64_t d = 0; d <= cap; d++) {
+        while (c < count && rank[c] <= d) c++;
+        out[d] = (int32_t)c;
+    }
+}
+
+/* how many of a ranking's holes (ranks ascending) are at or above ``reach`` */
+static int64_t holes_above(const int64_t *rank, int64_t count, double reach) {
+    int64_t lo = 0, hi = count;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((double)rank[mid] <= reach) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* the deepest rank at which the columns read the holes' partners (each hole's rank in the other ranking) in a
+ * ranking whose first judged relevant rank is ``first`` (0: none): the first relevant's above it, the others'
+ * within their depth, R-precision's and P's none (they read the Depths) */
+static double partner_reach(const int64_t *kinds, const int64_t *variants, const double *depths, Py_ssize_t columns,
+                            int variable, int64_t first) {
+    double reach = 0.0;
+    for (Py_ssize_t c = 0; c < columns; c++) {
+        int kind = (int)kinds[c];
+        double r = depths[c];
+        if (reads_sides(kind, (int)variants[c])) continue;
+        if (kind == FIRST) r = !variable ? 0.0 : first && (double)(first - 1) < r ? (double)(first - 1) : r;
+        if (r > reach) reach = r;
+    }
+    return reach;
+}
+
 /* difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared,
  * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, ideal_before,
- * most_holes, low, high): for pairs (first, second) of runs and C columns of measures at one relevance level,
+ * most_holes, budget, low, high): for pairs (first, second) of runs and C columns of measures at one relevance level,
  * on each of the ``compared`` queries the least and greatest difference under one shared assignment.
  * Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
  * (int32: its number in its query), its length and first judged relevant rank; ``running`` (int32, one per
@@ -400,18 +505,18 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
  * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
- * least each layer's. num_rel int64 (queries); ideal_before float64; low, high float64 (P x C x compared
- * queries). */
+ * least each layer's. num_rel int64 (queries); ideal_before float64; budget: the cells of scratch a
+ * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries). */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
     Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high;
-    Py_ssize_t queries, most;
+    Py_ssize_t queries, most, budget;
     int variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nw*w*", &hole_rank, &hole_id, &hole_start,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nnw*w*", &hole_rank, &hole_id, &hole_start,
                           &hole_count, &running, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
                           &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &steps,
-                          &ideal, &ideal_before, &most, &low, &high))
+                          &ideal, &ideal_before, &most, &budget, &low, &high))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -425,8 +530,12 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
         !check(&steps, columns * layer_width, 8, "steps") ||
         !check(&ideal, columns * layer_width * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
-        !check(&high, columns * count_pairs * count_compared, 8, "high") || ideal_size < 1 || most < 0)
+        !check(&high, columns * count_pairs * count_compared, 8, "high"))
         goto done;
+    if (ideal_size < 1 || most < 0 || budget < 1) {
+        PyErr_SetString(PyExc_ValueError, "difference_bounds: ideal_before empty, or most or budget out of range");
+        goto done;
+    }
     const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
     const int64_t *size = (const int64_t *)lengths.buf, *chosen = (const int64_t *)compared.buf;
     const int64_t *pair = (const int64_t *)pairs.buf;
@@ -451,15 +560,51 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (!pairs_and_queries_in_range("difference_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
         goto done;
     size_t room = (size_t)(most + 2);
+    int64_t deepest = 0, widest = 0, listed_most = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) {
+        deepest = size[k] > deepest ? size[k] : deepest;
+        widest = h_count[k] > widest ? h_count[k] : widest;
+    }
+    const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
+    const double *depths = (const double *)depth.buf;
+    int sided = 0, partnered = 0, ordered = 1;
+    double deepest_read = 0.0;        /* the deepest rank a column reads the Depths at (R-precision: any) */
+    for (Py_ssize_t c = 0; c < columns; c++) {
+        if (!reads_sides((int)kinds[c], (int)variants[c])) { partnered = 1; continue; }
+        sided = 1;
+        double reads = kinds[c] == DEPTH ? INFINITY : depths[c];
+        if (reads > deepest_read) deepest_read = reads;
+    }
+    int64_t cap = deepest_read < (double)deepest ? (int64_t)deepest_read : deepest;   /* the deepest Depths row */
+    char *listed = PyMem_RawCalloc((size_t)runs + 1, 1), *used = PyMem_RawCalloc((size_t)runs + 1, 1);
+    for (Py_ssize_t p = 0; p < count_pairs && listed && used; p++) {
+        listed[pair[2 * p + 1]] = used[pair[2 * p + 1]] = used[pair[2 * p]] = 1;
+        /* in order (A < B, A never falling): a hole's listings of runs up to A are passed once for good */
+        if (pair[2 * p] >= pair[2 * p + 1] || (p && pair[2 * p] < pair[2 * p - 2])) ordered = 0;
+    }
+    for (Py_ssize_t q = 0; q < queries && listed; q++) {
+        int64_t count = 0;
+        for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? h_count[r * queries + q] : 0;
+        listed_most = count > listed_most ? count : listed_most;
+    }
+    /* a group is the pairs (A, B0 .. B0 + n - 1), n at most ``group`` (the shared holes per depth of each: n rows
+     * of cap + 2; their partners: n rows of ``widest``), within ``budget`` cells; each run's holes per depth made
+     * once per query where that table fits the budget, else per pair */
+    int64_t group = budget / (cap + 2);
+    if (partnered && widest && group > budget / widest) group = budget / widest;
+    if (group > runs) group = runs;
+    if (group < 1) group = 1;
+    int tabled = sided && (double)runs * (double)(cap + 1) <= (double)budget;
+    Postings o = {PyMem_RawCalloc(room, 8), PyMem_RawCalloc(room, 8), PyMem_RawCalloc((size_t)listed_most + 1, 4),
+                  PyMem_RawCalloc((size_t)listed_most + 1, 4)};
+    int32_t *within = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
+    int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) : 1, 4);
+    int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
+    int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
     s.rank_a = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
-    int64_t deepest = 0;
-    for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
-    s.plus_at = PyMem_RawCalloc((size_t)deepest + 2, 4);
-    s.minus_at = PyMem_RawCalloc((size_t)deepest + 2, 4);
-    s.partner_a = PyMem_RawCalloc(room, 8);
-    s.partner_b = PyMem_RawCalloc(room, 8);
+    s.partner_b = PyMem_RawCalloc((size_t)widest + 1, 8);
     s.prefix = PyMem_RawCalloc(room + 1, 8);
     s.best_upto = PyMem_RawCalloc(room + 1, 8);
     s.chosen = PyMem_RawCalloc((size_t)(layer_width + 1) * (room + 1), 8);
@@ -468,11 +613,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.merged = PyMem_RawCalloc(3 * room, 8);     /* each ranking's holes, and the shared again */
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
-    if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_a || !s.partner_b ||
-        !offsets || !s.plus_at || !s.minus_at || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
+    if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
+        !o.run || !o.rank || !within || !shared_at || !shared || !partners ||
+        !offsets || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts) {
-        PyMem_RawFree(offsets);
-        PyMem_RawFree(layer_counts);
+        PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
+        PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyErr_NoMemory();
         goto done;
     }
@@ -482,74 +629,106 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     const double *step_of = (const double *)steps.buf;
     for (Py_ssize_t c = 0; c < columns; c++)              /* a column's layers: its positive steps, first */
         while (layer_counts[c] < layer_width && step_of[c * layer_width + layer_counts[c]] > 0) layer_counts[c]++;
-    int sided = 0;
-    double deepest_read = 0.0;        /* the deepest rank a column reads count_sides' counts at (R-precision: any) */
-    for (Py_ssize_t c = 0; c < columns; c++) {
-        int column_kind = (int)((const int64_t *)kind.buf)[c];
-        if (!reads_sides(column_kind, (int)((const int64_t *)variant.buf)[c])) continue;
-        sided = 1;
-        double reads = column_kind == DEPTH ? INFINITY : ((const double *)depth.buf)[c];
-        if (reads > deepest_read) deepest_read = reads;
-    }
     Py_BEGIN_ALLOW_THREADS
     const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
     const int32_t *counts_running = (const int32_t *)running.buf;
-    const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
-    const double *depths = (const double *)depth.buf, *lows_phi = (const double *)phi_low.buf;
+    const double *lows_phi = (const double *)phi_low.buf;
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
     const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
-    /* a query at a time, each run A's unjudged documents marked once (their place in A's list, and a stamp) for
-     * every pair (A, B) that follows it: each cell then looks B's up once, and finds both partners */
+    int64_t rows = cap + 2;
     for (Py_ssize_t k = 0; k < count_compared; k++) {
-        Py_ssize_t q = chosen[k], marked = -1;
-        for (Py_ssize_t p = 0; p < count_pairs; p++) {
-            Py_ssize_t sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
+        Py_ssize_t q = chosen[k];
+        list_holes(&o, ranks, ids, h_start, h_count, runs, queries, q, listed, most);
+        if (tabled)
+            for (Py_ssize_t r = 0; r < runs; r++)
+                if (used[r])
+                    fill_within(within + r * (cap + 1), ranks + h_start[r * queries + q], h_count[r * queries + q], cap);
+        for (Py_ssize_t p = 0; p < count_pairs;) {
+            int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = 1;
+            while (p + n < count_pairs && n < group && pair[2 * (p + n)] == first_run &&
+                   pair[2 * (p + n) + 1] == b0 + n && b0 + n != first_run)
+                n++;
+            Py_ssize_t sa = first_run * queries + q;
             Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
-                      firsts[sa], s.partner_a};
-            Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
-                      firsts[sb], s.partner_b};
-            if (sa != marked) {
-                s.now++;
+                      firsts[sa], NULL};
+            int64_t a_reach = partnered ? holes_above(a.rank, a.count, partner_reach(kinds, variants, depths, columns,
+                                                                                    variable, a.first)) : 0;
+            memset(shared, 0, (size_t)n * 8);
+            if (sided) memset(shared_at, 0, (size_t)(n * rows) * 4);
+            if (partnered) {
+                memset(partners, 0, (size_t)(n * (widest + 1)) * 8);
+                s.now++;          /* A's holes marked (their place in A's list): B's find their rank in A */
                 for (int64_t j = 0; j < a.count; j++) { s.stamp_a[a.id[j]] = s.now; s.rank_a[a.id[j]] = j; }
-                marked = sa;
             }
-            memset(s.partner_a, 0, (size_t)a.count * 8);
-            int64_t both = 0;
-            for (int64_t j = 0; j < b.count; j++) {       /* each hole's rank in the other ranking, once */
-                int64_t id = b.id[j];
-                if (s.stamp_a[id] == s.now) {
-                    int64_t in_a = s.rank_a[id];
-                    s.partner_b[j] = a.rank[in_a];
-                    s.partner_a[in_a] = b.rank[j];
-                    both++;
-                } else {
-                    s.partner_b[j] = 0;
+            /* each of A's holes, with every B of the group holding it: counted shared, at the deeper of its ranks */
+            for (int64_t j = 0; j < a.count; j++) {
+                int64_t id = a.id[j], ra = a.rank[j], at = o.start[id], end = o.start[id + 1];
+                if (ordered) {
+                    at = o.cursor[id];
+                    while (at < end && o.run[at] <= first_run) at++;
+                    o.cursor[id] = at;
+                }
+                for (; at < end; at++) {
+                    int64_t slot = (int64_t)o.run[at] - b0, rb = o.rank[at];
+                    if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
+                    shared[slot]++;
+                    if (sided) shared_at[slot * rows + ((ra > rb ? ra : rb) <= cap ? (ra > rb ? ra : rb) : cap + 1)]++;
+                    if (j < a_reach) partners[slot * (widest + 1) + j] = rb;
                 }
             }
-            if (sided) count_sides(&s, &a, &b, deepest_read);
-            for (Py_ssize_t c = 0; c < columns; c++) {
-                double l, h;
-                Layers layers = {layer_counts[c], step_of + c * layer_width, ideals + c * layer_width * queries + q,
-                                 queries};
-                column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
-                              bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
-                              relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
-                              &a, &b, both, &l, &h);
-                lows[(p * columns + c) * count_compared + k] = l;
-                highs[(p * columns + c) * count_compared + k] = h;
+            const int32_t *within_a = NULL;
+            if (sided) {
+                within_a = tabled ? within + first_run * (cap + 1) : within;
+                if (!tabled) fill_within(within, a.rank, a.count, cap);
+            }
+            for (int64_t slot = 0; slot < n; slot++, p++) {
+                Py_ssize_t sb = (b0 + slot) * queries + q;
+                Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
+                          firsts[sb], s.partner_b};
+                a.partner = partners + slot * (widest + 1);
+                Depths t = {NULL, NULL, NULL, 0};
+                if (sided) {
+                    int64_t longest = a.length > b.length ? a.length : b.length;
+                    t.longest = longest < cap ? longest : cap;
+                    int32_t *counted = shared_at + slot * rows;
+                    for (int64_t d = 1; d <= t.longest; d++) counted[d] += counted[d - 1];
+                    t.shared = counted;
+                    t.holes_a = within_a;
+                    if (tabled) t.holes_b = within + (b0 + slot) * (cap + 1);
+                    else { fill_within(within + cap + 1, b.rank, b.count, cap); t.holes_b = within + cap + 1; }
+                }
+                if (partnered) {
+                    int64_t b_reach = holes_above(b.rank, b.count, partner_reach(kinds, variants, depths, columns,
+                                                                                variable, b.first));
+                    for (int64_t j = 0; j < b_reach; j++) {
+                        int64_t id = b.id[j];
+                        s.partner_b[j] = s.stamp_a[id] == s.now ? a.rank[s.rank_a[id]] : 0;
+                    }
+                }
+                for (Py_ssize_t c = 0; c < columns; c++) {
+                    double l, h;
+                    Layers layers = {layer_counts[c], step_of + c * layer_width, ideals + c * layer_width * queries + q,
+                                     queries};
+                    column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
+                                  bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
+                                  relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
+                                  &a, &b, &t, shared[slot], &l, &h);
+                    lows[(p * columns + c) * count_compared + k] = l;
+                    highs[(p * columns + c) * count_compared + k] = h;
+                }
             }
         }
     }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(offsets);
-    PyMem_RawFree(layer_counts);
+    PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+    PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
+    PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     result = Py_None;
     Py_INCREF(result);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
-    PyMem_RawFree(s.plus_at); PyMem_RawFree(s.minus_at);
     PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.chosen); PyMem_RawFree(s.counts);
     PyMem_RawFree(s.discount); PyMem_RawFree(s.merged);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);

@@ -304,6 +304,7 @@ def bpref_sums(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level
 
 
 DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
+SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 
 
 def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
@@ -346,7 +347,7 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
 
     in_parts(lambda start, stop: _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop],
                                                           *described, int(relevance[0]), int(relevance[1]), *tables,
-                                                          int(most), low[start:stop], high[start:stop]),
+                                                          int(most), SCRATCH_CELLS, low[start:stop], high[start:stop]),
              len(pairs), cores(), least=16)
     return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
 

@@ -155,3 +155,47 @@ def test_graded_ndcg_pair_bounds_of_the_kernel_equal_every_chain_tried(tmp_path,
     for name, (low, high) in found["on"].items():
         np.testing.assert_allclose(low, found["off"][name][0], rtol=0, atol=1e-12, err_msg=name)
         np.testing.assert_allclose(high, found["off"][name][1], rtol=0, atol=1e-12, err_msg=name)
+
+
+DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "set_P", "set_recall", "recip_rank",
+        "success.5", "dcg_cut.25", "ndcg_cut.30"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path, monkeypatch, seed):
+    """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks (so that
+    R-precision's steps over the numbers of holes, and the lists of each hole's runs, have work to do): the
+    kernel against the reference, for the pairs in order and shuffled (both orders), with room for every pair
+    of a run at once, a few, or one at a time without the per-query table (the scratch cells)."""
+    from lexeval import compiled
+    rng = random.Random(seed)
+    runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
+    for q in range(3):
+        pool = [f"d{q}-{k}" for k in range(rng.randint(200, 400))]
+        judged = rng.sample(pool, len(pool) // 2)
+        qrels[f"q{q}"] = {doc: int(rng.random() < 0.25) for doc in judged}
+        qrels[f"q{q}"][judged[0]] = 1
+        for run in runs:
+            order = sorted(pool, key=lambda doc, noise=rng.random() * 40: pool.index(doc) + rng.gauss(0, noise))
+            run[f"q{q}"] = order[:rng.randint(50, 300)]
+    qrels_path, paths = write(tmp_path, "deep", qrels, runs)
+    ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
+    shuffled = np.array(rng.sample([(a, b) for a in range(runs_count) for b in range(runs_count) if a != b], 30))
+
+    def bounds(pairs, kernel, cells):
+        monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
+        monkeypatch.setattr(compiled, "SCRATCH_CELLS", cells)
+        ev = evaluate(qrels_path, paths, DEEP, complete=True, warn=lambda _: None, bounds=True)
+        made = bounded_differences(ev.rankings, select_measures(DEEP, runs_count).metrics, pairs,
+                                   ev.rankings.num_rel_per_query > 0)
+        return {name: (made.low[name], made.high[name]) for name in made.sums}
+
+    for pairs in (ordered, shuffled):
+        expected = bounds(pairs, "off", 1 << 22)
+        assert set(expected) >= {"Rprec", "P_40", "recip_rank", "ndcg_cut_30"}
+        for cells in (1, 700, 1 << 22):
+            found = bounds(pairs, "on", cells)
+            assert set(found) == set(expected)
+            for name, (low, high) in found.items():
+                np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
+                np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
