@@ -176,7 +176,9 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
         qrels[f"q{q}"] = {doc: int(rng.random() < 0.25) for doc in judged}
         qrels[f"q{q}"][judged[0]] = 1
         for run in runs:
-            order = sorted(pool, key=lambda doc, noise=rng.random() * 40: pool.index(doc) + rng.gauss(0, noise))
+            noise = rng.random() * 40                    # each run the pool's order, shuffled a little
+            place = {doc: k + rng.gauss(0, noise) for k, doc in enumerate(pool)}
+            order = sorted(pool, key=place.__getitem__)
             run[f"q{q}"] = order[:rng.randint(50, 300)]
     qrels_path, paths = write(tmp_path, "deep", qrels, runs)
     ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
