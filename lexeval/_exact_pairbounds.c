@@ -79,11 +79,13 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
  * the difference at depth d where it is in A's top d and not B's, and lowers it the other way round */
 typedef struct {
     const int32_t *shared, *holes_a, *holes_b;
+    int64_t stride;          /* shared: d's count at shared[d * stride] (a group's pairs side by side) */
     int64_t longest;
 } Depths;
 
-static int64_t raising(const Depths *t, int64_t d) { return (int64_t)t->holes_a[d] - t->shared[d]; }
-static int64_t lowering(const Depths *t, int64_t d) { return (int64_t)t->holes_b[d] - t->shared[d]; }
+static int64_t shared_within(const Depths *t, int64_t d) { return t->shared[d * t->stride]; }
+static int64_t raising(const Depths *t, int64_t d) { return (int64_t)t->holes_a[d] - shared_within(t, d); }
+static int64_t lowering(const Depths *t, int64_t d) { return (int64_t)t->holes_b[d] - shared_within(t, d); }
 
 /* whether a column reads the Depths: R-precision's, and P's and hits' (equal weights in both runs) */
 static int reads_sides(int kind, int variant) { return kind == DEPTH || (kind == LINEAR && (variant == 0 || variant == 2)); }
@@ -210,36 +212,55 @@ static void depth_point(const Depths *t, const Side *a, const Side *b, double de
     }
 }
 
-/* R-precision's greatest value can beat the best so far (best / below) at k more relevant holes (depth D + k)
- * only where its numerator can: from ``numerator`` here it grows by at most the ranking's (A's) judged relevant
- * documents in (D, D + k] (B's only lower it) plus min(k, ``counted`` (the holes raising it) not yet relevant +
- * A's holes in (D, D + k]): the relevant holes counted gain at most one each time, and a new raising one is
- * A's. The least value is the same with the signs turned and B for A. Returned: the first such k (from the
- * looser bound numerator + 2k, which needs no scan), or left + 1 where there is none */
-static int64_t next_chance(const int32_t *holes, int64_t longest, const Side *x, int64_t many, int64_t reach,
-                           int64_t numerator, int64_t counted, int64_t best, int64_t below, int64_t left) {
-    if (best >= below) return left + 1;                           /* 1 (or -1): nothing beats it */
-    double gap = (double)best * (double)reach - (double)below * (double)numerator;
-    int64_t k = gap > 0 ? (int64_t)(gap / (double)(2 * below - best)) : 1;      /* at most the exact first k */
-    if (k < 1) k = 1;
-    int64_t slack = counted > many ? counted - many : 0;
-    int64_t judged = judged_within(x, reach), own = holes[reach < longest ? reach : longest];
-    while (k <= left) {
-        /* 32 at a time: the bound only grows with k, so its value at a block's end bounds the whole block */
-        int64_t end = k + 31 < left ? k + 31 : left, d = reach + end;
-        int64_t fresh = holes[d < longest ? d : longest] - own + slack;
-        if ((numerator + judged_within(x, d) - judged + (end < fresh ? end : fresh)) * below <=
-            best * (best >= 0 ? reach + k : d)) {
-            k = end + 1;
-            continue;
-        }
-        for (; k <= end; k++) {
-            d = reach + k;
-            fresh = holes[d < longest ? d : longest] - own + slack;
-            if ((numerator + judged_within(x, d) - judged + (k < fresh ? k : fresh)) * below > best * d) return k;
-        }
+static int64_t at_depth(const int32_t *per_depth, int64_t longest, int64_t d) {
+    return per_depth[d < longest ? d : longest];
+}
+
+/* whether R-precision with some number of relevant holes in [m1, m2] (depths D1 = R + m1 .. D2) can be greater
+ * (``high``) or less than the best so far, best / below: the numerator bounded by each of its terms' monotone
+ * parts at the range's ends (A's judged relevant within D2 at most, B's within D1 at least; A's raising holes at
+ * most its holes within D2 less the shared within D1; B's lowering ones at least its holes within D1 less the
+ * shared within D2; the least value mirrors it), over D1 or D2 as its sign says */
+static int may_beat(const Depths *t, const Side *a, const Side *b, int64_t num_rel, int64_t union_count, int64_t m1,
+                    int64_t m2, int64_t best, int64_t below, int high) {
+    int64_t d1 = num_rel + m1, d2 = num_rel + m2, longest = t->longest;
+    const Side *own = high ? a : b, *other = high ? b : a;
+    const int32_t *own_holes = high ? t->holes_a : t->holes_b, *other_holes = high ? t->holes_b : t->holes_a;
+    int64_t counted = at_depth(own_holes, longest, d2) - shared_within(t, d1 < longest ? d1 : longest);
+    int64_t against = m1 - union_count + at_depth(other_holes, longest, d1) -
+                      shared_within(t, d2 < longest ? d2 : longest);
+    int64_t most = judged_within(own, d2) - judged_within(other, d1) + (m2 < counted ? m2 : counted) -
+                   (against > 0 ? against : 0);
+    /* the least value: -(B's greatest over A's, the same bound), against -best */
+    if (!high) best = -best;
+    return most * below > best * (most >= 0 ? d1 : d2);
+}
+
+/* R-precision's greatest (``high``) or least value so far, best / below, over the numbers of relevant holes
+ * searched */
+typedef struct {
+    const Depths *t;
+    const Side *a, *b;
+    double depth;
+    int64_t num_rel, union_count;
+    int high;
+    int64_t best, below;
+} Search;
+
+/* the numbers of relevant holes in [m1, m2] (``size`` of them at most) into the search's best: none where the
+ * range's bound cannot beat it (may_beat), each of 4 or fewer, else the range's quarters in turn */
+static void search(Search *c, int64_t m1, int64_t m2, int64_t size) {
+    if (!may_beat(c->t, c->a, c->b, c->num_rel, c->union_count, m1, m2, c->best, c->below, c->high)) return;
+    if (size > 4) {
+        for (int64_t n1 = m1; n1 <= m2; n1 += size / 4) search(c, n1, n1 + size / 4 - 1 < m2 ? n1 + size / 4 - 1 : m2, size / 4);
+        return;
     }
-    return left + 1;
+    for (int64_t many = m1; many <= m2; many++) {
+        Point x;
+        depth_point(c->t, c->a, c->b, c->depth, c->num_rel, c->union_count, 1, 0, many, &x);
+        if (c->high && x.top * c->below > c->best * x.over) { c->best = x.top; c->below = x.over; }
+        if (!c->high && x.bottom * c->below < c->best * x.over) { c->best = x.bottom; c->below = x.over; }
+    }
 }
 
 /* the (least, greatest) difference of one column on one query */
@@ -347,25 +368,24 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         int64_t best_top = 0, best_reach = 0, worst_bottom = 0, worst_reach = 0;
         Point x;
         int stepped = variable && depth < 0;
-        /* R-precision: every 32nd number of holes first, for a good best early; then from the first number on,
-         * each step to the next that can beat the best (next_chance). Else every number */
-        for (int pass = 0; pass < (stepped ? 3 : 1); pass++)
-            for (int64_t many = smallest; many <= largest;) {
-                depth_point(t, a, b, depth, num_rel, union_count, variable, all_relevant, many, &x);
-                if (pass < 2 && (!best_reach || x.top * best_reach > best_top * x.over)) {
-                    best_top = x.top; best_reach = x.over;
-                }
-                if (pass != 1 && (!worst_reach || x.bottom * worst_reach < worst_bottom * x.over)) {
-                    worst_bottom = x.bottom; worst_reach = x.over;
-                }
-                if (pass == 0) many += stepped ? 32 : 1;
-                else if (x.reach < 1) many++;
-                else if (pass == 1)
-                    many += next_chance(t->holes_a, t->longest, a, many, x.reach, x.top, x.plus, best_top, best_reach,
-                                        largest - many);
-                else
-                    many += next_chance(t->holes_b, t->longest, b, many, x.reach, -x.bottom, x.minus, -worst_bottom,
-                                        worst_reach, largest - many);
+        /* R-precision: every 32nd number of holes first, for a good best early; then, for the greatest and the
+         * least in turn, ranges of 64 numbers, of 16 and of 4 where their bounds can beat the best (search). Else
+         * every number */
+        for (int64_t many = smallest; many <= largest; many += stepped ? 32 : 1) {
+            depth_point(t, a, b, depth, num_rel, union_count, variable, all_relevant, many, &x);
+            if (!best_reach || x.top * best_reach > best_top * x.over) { best_top = x.top; best_reach = x.over; }
+            if (!worst_reach || x.bottom * worst_reach < worst_bottom * x.over) {
+                worst_bottom = x.bottom; worst_reach = x.over;
+            }
+        }
+        int64_t first = num_rel + smallest >= 1 ? smallest : smallest + 1;      /* depth 0 (value 0) seen above */
+        for (int high = stepped; high >= 0 && stepped; high--)
+            for (int64_t m1 = first; m1 <= largest; m1 += 64) {
+                Search c = {t, a, b, depth, num_rel, union_count, high, high ? best_top : worst_bottom,
+                            high ? best_reach : worst_reach};
+                search(&c, m1, m1 + 63 < largest ? m1 + 63 : largest, 64);
+                if (high) { best_top = c.best; best_reach = c.below; }
+                else { worst_bottom = c.best; worst_reach = c.below; }
             }
         *low = (double)worst_bottom / (double)worst_reach;
         *high = (double)best_top / (double)best_reach;
@@ -458,6 +478,11 @@ static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, co
         }
     }
     memcpy(o->cursor, o->start, (size_t)most * 8);
+}
+
+/* row += above, n apart (a loop the compiler makes vector instructions of) */
+static __attribute__((noinline)) void add_row(int32_t *restrict row, const int32_t *restrict above, int64_t n) {
+    for (int64_t k = 0; k < n; k++) row[k] += above[k];
 }
 
 /* per depth d (0 .. cap), how many of a ranking's holes (ranks ascending) are within d */
@@ -587,8 +612,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? h_count[r * queries + q] : 0;
         listed_most = count > listed_most ? count : listed_most;
     }
-    /* a group is the pairs (A, B0 .. B0 + n - 1), n at most ``group`` (the shared holes per depth of each: n rows
-     * of cap + 2; their partners: n rows of ``widest``), within ``budget`` cells; each run's holes per depth made
+    /* a group is the pairs (A, B0 .. B0 + n - 1), n at most ``group`` (the shared holes per depth: cap + 2 rows of
+     * n, a column per pair; their partners: n rows of ``widest``), within ``budget`` cells; each run's holes per depth made
      * once per query where that table fits the budget, else per pair */
     int64_t group = budget / (cap + 2);
     if (partnered && widest && group > budget / widest) group = budget / widest;
@@ -673,12 +698,18 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     int64_t slot = (int64_t)o.run[at] - b0, rb = o.rank[at];
                     if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
                     shared[slot]++;
-                    if (sided) shared_at[slot * rows + ((ra > rb ? ra : rb) <= cap ? (ra > rb ? ra : rb) : cap + 1)]++;
+                    if (sided) shared_at[((ra > rb ? ra : rb) <= cap ? (ra > rb ? ra : rb) : cap + 1) * n + slot]++;
                     if (j < a_reach) partners[slot * (widest + 1) + j] = rb;
                 }
             }
             const int32_t *within_a = NULL;
             if (sided) {
+                /* the shared holes within each depth: rows (a depth's counts of the group's pairs) added up */
+                int64_t longest = a.length;
+                for (int64_t slot = 0; slot < n; slot++)
+                    longest = size[(b0 + slot) * queries + q] > longest ? size[(b0 + slot) * queries + q] : longest;
+                longest = longest < cap ? longest : cap;
+                for (int64_t d = 1; d <= longest; d++) add_row(shared_at + d * n, shared_at + (d - 1) * n, n);
                 within_a = tabled ? within + first_run * (cap + 1) : within;
                 if (!tabled) fill_within(within, a.rank, a.count, cap);
             }
@@ -687,13 +718,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
                           firsts[sb], s.partner_b};
                 a.partner = partners + slot * (widest + 1);
-                Depths t = {NULL, NULL, NULL, 0};
+                Depths t = {NULL, NULL, NULL, n, 0};
                 if (sided) {
                     int64_t longest = a.length > b.length ? a.length : b.length;
                     t.longest = longest < cap ? longest : cap;
-                    int32_t *counted = shared_at + slot * rows;
-                    for (int64_t d = 1; d <= t.longest; d++) counted[d] += counted[d - 1];
-                    t.shared = counted;
+                    t.shared = shared_at + slot;
                     t.holes_a = within_a;
                     if (tabled) t.holes_b = within + (b0 + slot) * (cap + 1);
                     else { fill_within(within + cap + 1, b.rank, b.count, cap); t.holes_b = within + cap + 1; }
