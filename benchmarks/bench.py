@@ -611,12 +611,24 @@ def judges(repeat: int) -> None:
             f"the same call without the report {reference:.2f} s: {seconds / reference:.2f}x")
 
 
+def bounds(repeat: int) -> None:
+    """``--bounds`` (every measure's and every pair's exact bounds) beside
+    the default call on the Robust04 shape, taken in turns (issue 50: within
+    2x), with --bounds' phases."""
+    qrels, runs = dataset("robust04")
+    plain = [*LEXEVAL, qrels, *runs]
+    (seconds, peak), reference = measure_side_by_side([*LEXEVAL, "--bounds", qrels, *runs], plain, repeat)
+    row("--bounds, Robust04 shape (110 runs x 249 queries x 1,000)",
+        f"{seconds:.2f} s, {peak:.0f} MB ({phases([*LEXEVAL, '--bounds', qrels, *runs], repeat)})",
+        f"the default call {reference:.2f} s: {seconds / reference:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shapes", nargs="*", help="startup robust04 html blank many300 many1000 msmarco recsys "
                                                   "cluster20k cluster cluster20kgz q5000 deep docno growth library "
-                                                  "thousand baseline10k scale judges cores (default: all but the "
-                                                  "last five)")
+                                                  "thousand baseline10k scale judges cores bounds (default: all but "
+                                                  "the last six)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trec-eval-source", default="https://github.com/usnistgov/trec_eval",
                         help="where to get trec_eval 9.0.8's source: a git URL or a local clone")
@@ -652,6 +664,7 @@ def main() -> None:
         "scale": lambda: scale(repeat),
         "judges": lambda: judges(repeat),
         "cores": lambda: cores(repeat, options.trec_eval_source),
+        "bounds": lambda: bounds(repeat),
     }
     for shape in chosen:
         if shape not in runners:
