@@ -474,7 +474,7 @@ static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, co
         for (int64_t j = 0, n = h_count[sg]; j < n; j++) {
             int64_t at = o->cursor[ids[h_start[sg] + j]]++;
             o->run[at] = (int32_t)r;
-            o->rank[at] = (int32_t)ranks[h_start[sg] + j];
+            if (ranks) o->rank[at] = (int32_t)ranks[h_start[sg] + j];
         }
     }
     memcpy(o->cursor, o->start, (size_t)most * 8);
@@ -483,6 +483,52 @@ static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, co
 /* row += above, n apart (a loop the compiler makes vector instructions of) */
 static __attribute__((noinline)) void add_row(int32_t *restrict row, const int32_t *restrict above, int64_t n) {
     for (int64_t k = 0; k < n; k++) row[k] += above[k];
+}
+
+/* how many pairs from ``p`` on make a group (A, B0 .. B0 + n - 1): at most ``group``, B never A */
+static int64_t group_at(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t p, int64_t group) {
+    int64_t n = 1, first_run = pair[2 * p], b0 = pair[2 * p + 1];
+    while (p + n < count_pairs && n < group && pair[2 * (p + n)] == first_run && pair[2 * (p + n) + 1] == b0 + n &&
+           b0 + n != first_run)
+        n++;
+    return n;
+}
+
+/* what a group's pairs share, per pair (slot): how many unjudged documents (shared); where shared_at is given, each
+ * counted at the deeper of its two ranks (row min(rank, cap + 1), a column per slot); A's first ``reach`` holes'
+ * ranks in B (partners, a row of ``stride`` per slot) */
+typedef struct {
+    int64_t *shared;
+    int32_t *shared_at;
+    int64_t cap, *partners, stride, reach;
+} Meeting;
+
+/* each of A's holes (ids in rank order; ranks where shared_at or partners are asked for) with every B of the group
+ * (B0 .. B0 + n - 1) holding it. ``ordered``: the pairs come with A < B and A never falling, so a hole's listings
+ * of runs up to A are passed once for good (the cursor) */
+static void meet_holes(Postings *o, const int64_t *a_rank, const int32_t *a_id, int64_t a_count, int64_t first_run,
+                       int64_t b0, int64_t n, int ordered, Meeting *m) {
+    memset(m->shared, 0, (size_t)n * 8);
+    if (m->shared_at) memset(m->shared_at, 0, (size_t)(n * (m->cap + 2)) * 4);
+    if (m->reach) memset(m->partners, 0, (size_t)(n * m->stride) * 8);
+    for (int64_t j = 0; j < a_count; j++) {
+        int64_t id = a_id[j], at = o->start[id], end = o->start[id + 1];
+        if (ordered) {
+            at = o->cursor[id];
+            while (at < end && o->run[at] <= first_run) at++;
+            o->cursor[id] = at;
+        }
+        for (; at < end; at++) {
+            int64_t slot = (int64_t)o->run[at] - b0;
+            if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
+            m->shared[slot]++;
+            if (m->shared_at) {
+                int64_t deeper = a_rank[j] > o->rank[at] ? a_rank[j] : o->rank[at];
+                m->shared_at[(deeper <= m->cap ? deeper : m->cap + 1) * n + slot]++;
+            }
+            if (j < m->reach) m->partners[slot * m->stride + j] = o->rank[at];
+        }
+    }
 }
 
 /* per depth d (0 .. cap), how many of a ranking's holes (ranks ascending) are within d */
@@ -661,7 +707,6 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
     const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
-    int64_t rows = cap + 2;
     for (Py_ssize_t k = 0; k < count_compared; k++) {
         Py_ssize_t q = chosen[k];
         list_holes(&o, ranks, ids, h_start, h_count, runs, queries, q, listed, most);
@@ -670,38 +715,18 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 if (used[r])
                     fill_within(within + r * (cap + 1), ranks + h_start[r * queries + q], h_count[r * queries + q], cap);
         for (Py_ssize_t p = 0; p < count_pairs;) {
-            int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = 1;
-            while (p + n < count_pairs && n < group && pair[2 * (p + n)] == first_run &&
-                   pair[2 * (p + n) + 1] == b0 + n && b0 + n != first_run)
-                n++;
+            int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
             Py_ssize_t sa = first_run * queries + q;
             Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
                       firsts[sa], NULL};
             int64_t a_reach = partnered ? holes_above(a.rank, a.count, partner_reach(kinds, variants, depths, columns,
                                                                                     variable, a.first)) : 0;
-            memset(shared, 0, (size_t)n * 8);
-            if (sided) memset(shared_at, 0, (size_t)(n * rows) * 4);
             if (partnered) {
-                memset(partners, 0, (size_t)(n * (widest + 1)) * 8);
                 s.now++;          /* A's holes marked (their place in A's list): B's find their rank in A */
                 for (int64_t j = 0; j < a.count; j++) { s.stamp_a[a.id[j]] = s.now; s.rank_a[a.id[j]] = j; }
             }
-            /* each of A's holes, with every B of the group holding it: counted shared, at the deeper of its ranks */
-            for (int64_t j = 0; j < a.count; j++) {
-                int64_t id = a.id[j], ra = a.rank[j], at = o.start[id], end = o.start[id + 1];
-                if (ordered) {
-                    at = o.cursor[id];
-                    while (at < end && o.run[at] <= first_run) at++;
-                    o.cursor[id] = at;
-                }
-                for (; at < end; at++) {
-                    int64_t slot = (int64_t)o.run[at] - b0, rb = o.rank[at];
-                    if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
-                    shared[slot]++;
-                    if (sided) shared_at[((ra > rb ? ra : rb) <= cap ? (ra > rb ? ra : rb) : cap + 1) * n + slot]++;
-                    if (j < a_reach) partners[slot * (widest + 1) + j] = rb;
-                }
-            }
+            Meeting m = {shared, sided ? shared_at : NULL, cap, partners, widest + 1, a_reach};
+            meet_holes(&o, a.rank, a.id, a.count, first_run, b0, n, ordered, &m);
             const int32_t *within_a = NULL;
             if (sided) {
                 /* the shared holes within each depth: rows (a depth's counts of the group's pairs) added up */
@@ -1155,7 +1180,9 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
-    int64_t *tallies = NULL;
+    int64_t *tallies = NULL, *shared = NULL;
+    char *b_side = NULL;
+    Postings o = {NULL, NULL, NULL, NULL};
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t count_compared = compared.len / 8, listed = hole_list.len / 4;
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
@@ -1203,8 +1230,25 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
     s.only_above = PyMem_RawCalloc((size_t)deepest + 1, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
+    /* LR: each query's holes listed per hole number, for the runs on the B side (see difference_bounds) */
+    int counted = which == 1 && variable, ordered = 1;
+    int64_t listed_most = 0;
+    b_side = PyMem_RawCalloc((size_t)runs + 1, 1);
+    for (Py_ssize_t p = 0; p < count_pairs && b_side; p++) {
+        b_side[pair[2 * p + 1]] = 1;
+        if (pair[2 * p] >= pair[2 * p + 1] || (p && pair[2 * p] < pair[2 * p - 2])) ordered = 0;
+    }
+    for (Py_ssize_t q = 0; q < queries && b_side && counted; q++) {
+        int64_t count = 0;
+        for (Py_ssize_t r = 0; r < runs; r++) count += b_side[r] ? h_count[r * queries + q] : 0;
+        listed_most = count > listed_most ? count : listed_most;
+    }
+    o.start = PyMem_RawCalloc(counted ? room : 1, 8);
+    o.cursor = PyMem_RawCalloc(counted ? room : 1, 8);
+    o.run = PyMem_RawCalloc(counted ? (size_t)listed_most + 1 : 1, 4);
+    shared = PyMem_RawCalloc((size_t)runs + 1, 8);
     if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !s.coefficient || !s.coefficient_stamp ||
-        !s.undo || !s.only_above || !tallies) {
+        !s.undo || !s.only_above || !tallies || !b_side || !o.start || !o.cursor || !o.run || !shared) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1212,7 +1256,36 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
     Alike u = {&s, level, variable, all_relevant, most, most + 1};
     for (Py_ssize_t k = 0; k < segments; k++) tallies[k] = -1;
-    for (Py_ssize_t p = 0; p < count_pairs; p++) {
+    /* LR: A's greatest is 1 wherever its judged relevant documents and the unjudged ones B lacks outnumber B's
+     * judged relevant ones (lr_high), and B's likewise: the unjudged documents both hold are counted for every
+     * pair of a query at once, from each hole's list of runs (meet_holes); the pairs left go one by one */
+    for (Py_ssize_t k = 0; k < count_compared && counted; k++) {
+        Py_ssize_t q = chosen[k];
+        list_holes(&o, NULL, listed_ids, h_start, h_count, runs, queries, q, b_side, most);
+        for (Py_ssize_t p = 0; p < count_pairs;) {
+            int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, runs);
+            Py_ssize_t sa = first_run * queries + q;
+            Meeting m = {shared, NULL, 0, NULL, 0, 0};
+            meet_holes(&o, NULL, listed_ids + h_start[sa], h_count[sa], first_run, b0, n, ordered, &m);
+            Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
+            if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
+            for (int64_t slot = 0; slot < n; slot++, p++) {
+                Py_ssize_t sb = (b0 + slot) * queries + q;
+                Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
+                if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
+                int64_t judged[2] = {tallies[sa], tallies[sb]};
+                double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
+                if (judged[0] - judged[1] + h_count[sa] - shared[slot] > 0 &&
+                    judged[1] - judged[0] + h_count[sb] - shared[slot] > 0) {
+                    *h = 1.0; *l = -1.0;
+                    continue;
+                }
+                HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
+                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+            }
+        }
+    }
+    for (Py_ssize_t p = 0; p < count_pairs && !counted; p++) {
         for (Py_ssize_t k = 0; k < count_compared; k++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
@@ -1252,6 +1325,8 @@ done:
     PyMem_RawFree(s.undo);
     PyMem_RawFree(s.only_above);
     PyMem_RawFree(tallies);
+    PyMem_RawFree(b_side); PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run);
+    PyMem_RawFree(shared);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&low); PyBuffer_Release(&high);
