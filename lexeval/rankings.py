@@ -342,6 +342,7 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Ran
     """Assemble parsed runs into one Rankings over every qrels query (as
     trec_eval evaluates them, those with no relevant document included).
     Queries a run lacks become empty rankings (``present`` says which)."""
+    codes = np.concatenate([run.codes for run in runs]) if runs else np.zeros(0, np.int16)
     return Rankings(
         qids=list(qrels.qids),
         run_names=[run.name for run in runs],
@@ -349,7 +350,7 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Ran
         level=qrels.level_code(level),
         relevance_level=level,
         grade_values=qrels.grade_values,
-        codes=np.concatenate([run.codes for run in runs]) if runs else np.zeros(0, np.int16),
+        codes=codes,
         lengths=np.concatenate([run.counts for run in runs]).astype(np.int64) if runs else np.zeros(0, np.int64),
         present=np.array([run.present for run in runs], dtype=bool).reshape(len(runs), len(qrels.qids)),
         level_counts=qrels.level_counts,
@@ -358,15 +359,16 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Ran
         qrels=qrels,
         tie_groups=np.concatenate([run.tie_groups for run in runs])
         if runs and all(run.tie_groups is not None for run in runs) else None,
-        **dict(zip(("hole_ids", "hole_counts"), hole_identities(runs, len(qrels.qids))))
+        **dict(zip(("hole_ids", "hole_counts"), hole_identities(runs, codes, len(qrels.qids))))
         if runs and all(run.hole_docnos is not None for run in runs) else {},
     )
 
 
-def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray, np.ndarray]:
+def hole_identities(runs: list[ParsedRun], codes: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray]:
     """((N,) int32, (Q,)): every ranked document's number among its query's
     unjudged documents (the same in every run; -1 for a judged one), and
-    how many each query has, from the runs' ``hole_docnos``. The compiled
+    how many each query has, from the runs' ``hole_docnos`` (``codes``: the
+    runs' codes end to end). The compiled
     reading kernel numbers them with a hash table per query (hash, then
     bytes); else documents are told apart by their query and a hash of
     their docno (one sort), checked byte for byte against the first
@@ -375,19 +377,16 @@ def hole_identities(runs: list[ParsedRun], num_queries: int) -> tuple[np.ndarray
     tell apart do not."""
     from .io import kernel
     from .io.strings import ByteStrings
+    if kernel.enabled():                        # a hash table per query, run by run (numbered by first appearance)
+        return kernel.number_holes([cast(ByteStrings, run.hole_docnos) for run in runs], codes,
+                                   np.concatenate([run.counts for run in runs]), num_queries)
     docnos = ByteStrings.concatenate([cast(ByteStrings, run.hole_docnos) for run in runs])
-    codes = np.concatenate([run.codes for run in runs])
     hole = codes < 0
     # each hole's query, run by run (a run's arrays stay in the cache; one pass over every document of every run
     # at once takes a second at a hundred runs)
     every_query = np.arange(num_queries, dtype=np.int64)
     query = np.concatenate([np.repeat(every_query, run.counts)[run.codes < 0] for run in runs]
                            + [np.zeros(0, dtype=np.int64)])
-    if kernel.enabled():                        # a hash table per query, in one pass (numbered by first appearance)
-        numbers, per_query = kernel.number_holes(docnos, query, num_queries)
-        ids = np.full(len(codes), -1, dtype=np.int32)
-        ids[hole] = numbers
-        return ids, per_query
     shift = np.uint64(max(int(num_queries - 1).bit_length(), 1))
     query = query.astype(np.uint64)
     key = (query << np.uint64(64 - int(shift))) | (docnos.hash64() >> shift)   # the query's bits, then the hash's

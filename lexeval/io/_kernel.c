@@ -577,107 +577,157 @@ static PyObject *set_hash_mask(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* number_holes(data, offsets, query, queries, ids, per_query): every unjudged document's number among its
- * query's (the same in every run): string k is data[offsets[k]:offsets[k + 1]] and belongs to query[k]
- * (int64); ids (int32, one per string) gets its number, per_query (int64, queries) the count of each query's.
- * A query's strings are numbered in order of first appearance, told apart by a hash and then their bytes
- * (a hash table per query, small enough to stay in cache). */
+/* a run's docno offset k (int32, or int64 where ``wide``) */
+static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
+    return wide ? ((const int64_t *)offsets->buf)[k] : ((const int32_t *)offsets->buf)[k];
+}
+
+/* number_holes(docnos, offsets, codes, lengths, queries, ids, per_query): every unjudged document (code < 0) of
+ * every ranking numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
+ * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
+ * (tuples of R): its unjudged documents' docnos, bytes (with 8 bytes of padding after) and offsets (int32 or
+ * int64), in its order; codes int16 (N: the runs' rankings end to end, each run's queries in order); lengths
+ * int64 (R x Q) each ranking's length; ids int32 (N) and per_query int64 (Q) written. */
 static PyObject *number_holes(PyObject *self, PyObject *args) {
-    Py_buffer data, offset_buffer, query_buffer, id_buffer, count_buffer;
+    PyObject *docno_tuple, *offset_tuple;
+    Py_buffer codes_buffer, length_buffer, id_buffer, count_buffer;
     Py_ssize_t queries;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &data, &offset_buffer, &query_buffer, &queries, &id_buffer,
-                          &count_buffer))
+    if (!PyArg_ParseTuple(args, "O!O!y*y*nw*w*", &PyTuple_Type, &docno_tuple, &PyTuple_Type, &offset_tuple,
+                          &codes_buffer, &length_buffer, &queries, &id_buffer, &count_buffer))
         return NULL;
     PyObject *result = NULL;
-    int64_t *first = NULL, *slot_hole = NULL;
+    Py_ssize_t runs = PyTuple_GET_SIZE(docno_tuple), taken = 0;
+    Py_buffer *docnos = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
+    Py_buffer *offsets = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
+    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL, *slot_hole = NULL;
     uint64_t *slot_hash = NULL;
-    int32_t *order = NULL;
-    const int64_t *offsets = offset_buffer.buf, *query = query_buffer.buf;
+    int32_t *slot_number = NULL;
+    int *wide = NULL;
+    const int16_t *codes = codes_buffer.buf;
+    const int64_t *lengths = length_buffer.buf;
     int32_t *ids = id_buffer.buf;
     int64_t *per_query = count_buffer.buf;
-    Py_ssize_t n = query_buffer.len / 8;
+    Py_ssize_t n = codes_buffer.len / 2, segments = runs * queries;
     const char *problem = NULL;
-    if (offset_buffer.len != 8 * (n + 1) || id_buffer.len != 4 * n || count_buffer.len != 8 * queries || queries < 0 ||
-        n >= INT32_MAX)
-        problem = "number_holes: arrays of different lengths";
-    for (Py_ssize_t k = 0; k < n && !problem; k++)
-        if (query[k] < 0 || query[k] >= queries || offsets[k] < 0 || offsets[k + 1] < offsets[k] ||
-            offsets[k + 1] > data.len)
-            problem = "number_holes: a string or query out of range";
+    if (!docnos || !offsets) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(offset_tuple) != runs || queries < 0 || length_buffer.len != 8 * segments ||
+        id_buffer.len != 4 * n || count_buffer.len != 8 * queries) {
+        PyErr_SetString(PyExc_ValueError, "number_holes: arrays of different lengths");
+        goto done;
+    }
+    for (; taken < runs; taken++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(docno_tuple, taken), &docnos[taken], PyBUF_SIMPLE) < 0)
+            goto done;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(offset_tuple, taken), &offsets[taken], PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&docnos[taken]);
+            goto done;
+        }
+    }
+    hole_base = PyMem_RawMalloc((size_t)(segments + 1) * 8);       /* a segment's first hole within its run */
+    doc_base = PyMem_RawMalloc((size_t)(segments + 1) * 8);        /* its first document in codes */
+    first = PyMem_RawCalloc((size_t)queries + 1, 8);               /* the holes of each query, all runs */
+    wide = PyMem_RawCalloc((size_t)runs + 1, sizeof(int));
+    if (!hole_base || !doc_base || !first || !wide) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t at = 0, most = 0;
+    for (Py_ssize_t r = 0; r < runs && !problem; r++) {
+        int64_t holes = 0;
+        for (Py_ssize_t q = 0; q < queries && !problem; q++) {
+            Py_ssize_t sg = r * queries + q;
+            if (lengths[sg] < 0 || at + lengths[sg] > n) { problem = "number_holes: rankings past the codes"; break; }
+            hole_base[sg] = holes;
+            doc_base[sg] = at;
+            int64_t own = 0;
+            for (int64_t k = at; k < at + lengths[sg]; k++) own += codes[k] < 0;
+            holes += own;
+            first[q] += own;
+            at += lengths[sg];
+        }
+        if (problem) break;
+        /* the run's docnos: one per hole, offsets of 4 or 8 bytes, rising, within the bytes (the padding after) */
+        Py_ssize_t size = offsets[r].len;
+        wide[r] = size == 8 * (holes + 1);
+        if (!wide[r] && size != 4 * (holes + 1)) { problem = "number_holes: a run's docnos are not one per hole"; break; }
+        for (int64_t k = 0; k <= holes && !problem; k++) {
+            int64_t here = offset_at(&offsets[r], wide[r], k), before = k ? offset_at(&offsets[r], wide[r], k - 1) : 0;
+            if (here < before || here > docnos[r].len) problem = "number_holes: a docno out of range";
+        }
+    }
+    if (!problem && at != n) problem = "number_holes: rankings shorter than the codes";
     if (problem) {
         PyErr_SetString(PyExc_ValueError, problem);
         goto done;
     }
-    first = PyMem_RawCalloc((size_t)queries + 1, 8);
-    order = PyMem_RawMalloc((size_t)(n ? n : 1) * 4);
-    if (!first || !order) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int64_t most = 0;
-    for (Py_ssize_t k = 0; k < n; k++) first[query[k] + 1]++;
-    for (Py_ssize_t q = 0; q < queries; q++) {
-        if (first[q + 1] > most) most = first[q + 1];
-        first[q + 1] += first[q];
-    }
+    for (Py_ssize_t q = 0; q < queries; q++) most = first[q] > most ? first[q] : most;
     size_t slots = 16;
     while (slots < 2 * (size_t)most) slots *= 2;
     slot_hole = PyMem_RawMalloc(slots * 8);
     slot_hash = PyMem_RawMalloc(slots * 8);
-    if (!slot_hole || !slot_hash) {
+    slot_number = PyMem_RawMalloc(slots * 4);
+    if (!slot_hole || !slot_hash || !slot_number) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    {
-        int64_t *next = per_query;           /* the counting sort's cursor first, then each query's count */
-        for (Py_ssize_t q = 0; q < queries; q++) next[q] = first[q];
-        for (Py_ssize_t k = 0; k < n; k++) order[next[query[k]]++] = (int32_t)k;
-        const unsigned char *bytes = data.buf, *limit = (const unsigned char *)data.buf + data.len;
-        for (Py_ssize_t q = 0; q < queries; q++) {
-            int64_t count = first[q + 1] - first[q], numbered = 0;
-            size_t size = 16;
-            while (size < 2 * (size_t)count) size *= 2;
-            for (size_t k = 0; k < size; k++) slot_hole[k] = -1;
-            for (int64_t at = first[q]; at < first[q + 1]; at++) {
-                int32_t k = order[at];
-                const unsigned char *text = bytes + offsets[k];
-                Py_ssize_t length = offsets[k + 1] - offsets[k];
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        int64_t numbered = 0;
+        size_t size = 16;
+        while (size < 2 * (size_t)first[q]) size *= 2;
+        for (size_t k = 0; k < size; k++) slot_hole[k] = -1;      /* a slot's hole: its document in codes */
+        for (Py_ssize_t r = 0; r < runs; r++) {
+            Py_ssize_t sg = r * queries + q;
+            const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
+            int64_t hole = hole_base[sg];
+            for (int64_t k = doc_base[sg]; k < doc_base[sg] + lengths[sg]; k++) {
+                if (codes[k] >= 0) { ids[k] = -1; continue; }
+                int64_t start = offset_at(&offsets[r], wide[r], hole), stop = offset_at(&offsets[r], wide[r], hole + 1);
+                hole++;
+                const unsigned char *text = bytes + start;
+                Py_ssize_t length = stop - start;
                 uint64_t hash = hash_bytes(text, length, limit);
                 size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
                 while (1) {
                     int64_t other = slot_hole[slot];
                     if (other < 0) {                      /* the first of its bytes: a new number */
-                        slot_hole[slot] = k;
+                        slot_hole[slot] = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
                         slot_hash[slot] = hash;
+                        slot_number[slot] = (int32_t)numbered;
                         ids[k] = (int32_t)numbered++;
                         break;
                     }
-                    if (slot_hash[slot] == hash && offsets[other + 1] - offsets[other] == length &&
-                        same_bytes(bytes + offsets[other], text, length)) {
-                        ids[k] = ids[other];
-                        break;
+                    if (slot_hash[slot] == hash) {        /* (run, hole) of the first of those bytes */
+                        Py_ssize_t other_run = (Py_ssize_t)(other >> 40);
+                        int64_t other_hole = other & (((int64_t)1 << 40) - 1);
+                        int64_t other_start = offset_at(&offsets[other_run], wide[other_run], other_hole);
+                        int64_t other_stop = offset_at(&offsets[other_run], wide[other_run], other_hole + 1);
+                        if (other_stop - other_start == length &&
+                            same_bytes((const unsigned char *)docnos[other_run].buf + other_start, text, length)) {
+                            ids[k] = slot_number[slot];
+                            break;
+                        }
                     }
                     slot = (slot + 1) & (size - 1);
                 }
             }
-            per_query[q] = numbered;
         }
+        per_query[q] = numbered;
     }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyMem_RawFree(first);
-    PyMem_RawFree(order);
-    PyMem_RawFree(slot_hole);
-    PyMem_RawFree(slot_hash);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&offset_buffer);
-    PyBuffer_Release(&query_buffer);
-    PyBuffer_Release(&id_buffer);
-    PyBuffer_Release(&count_buffer);
+    for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
+    PyMem_RawFree(docnos); PyMem_RawFree(offsets);
+    PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(first); PyMem_RawFree(wide);
+    PyMem_RawFree(slot_hole); PyMem_RawFree(slot_hash); PyMem_RawFree(slot_number);
+    PyBuffer_Release(&codes_buffer); PyBuffer_Release(&length_buffer);
+    PyBuffer_Release(&id_buffer); PyBuffer_Release(&count_buffer);
     return result;
 }
 
@@ -691,8 +741,8 @@ static PyMethodDef methods[] = {
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
     {"number_holes", number_holes, METH_VARARGS,
-     "number_holes(data, offsets, query, queries, ids, per_query): each string's number among its query's, "
-     "by first appearance (see lexeval.rankings.hole_identities)."},
+     "number_holes(docnos, offsets, codes, lengths, queries, ids, per_query): each unjudged document's number "
+     "among its query's, by first appearance (see lexeval.rankings.hole_identities)."},
     {"layout_block", layout_block, METH_VARARGS,
      "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, "
      "into) -> int: "

@@ -206,12 +206,14 @@ def layout_block(reals: np.ndarray, integers: np.ndarray, styles: np.ndarray, he
     return into, made
 
 
-def number_holes(strings, query: np.ndarray, queries: int) -> tuple[np.ndarray, np.ndarray]:
-    """((n,) int32, (queries,) int64): each of ``strings`` (ByteStrings, n)
-    numbered among those of its query (``query`` (n,) int64), equal bytes
-    alike, by first appearance; and how many each query has."""
-    ids, per_query = np.empty(len(query), dtype=np.int32), np.empty(queries, dtype=np.int64)
-    offsets = np.ascontiguousarray(strings.offsets, dtype=np.int64)
-    _kernel.number_holes(strings.data, offsets, np.ascontiguousarray(query, dtype=np.int64), int(queries), ids,
-                         per_query)
+def number_holes(docnos: list, codes: np.ndarray, lengths: np.ndarray, queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """((N,) int32, (queries,) int64): each unjudged document (``codes`` (N,)
+    < 0: the runs' rankings end to end, ``lengths`` (R x queries) long)
+    numbered among its query's, equal docnos alike, by first appearance;
+    -1 for a judged one; and how many each query has. ``docnos``: per run,
+    its unjudged documents' docnos in order (ByteStrings)."""
+    ids, per_query = np.empty(len(codes), dtype=np.int32), np.empty(queries, dtype=np.int64)
+    _kernel.number_holes(tuple(strings.data for strings in docnos), tuple(strings.offsets for strings in docnos),
+                         np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(lengths, dtype=np.int64),
+                         int(queries), ids, per_query)
     return ids, per_query
