@@ -54,3 +54,98 @@ done:
     PyBuffer_Release(&num_rel); PyBuffer_Release(&num_nonrel); PyBuffer_Release(&sums);
     return result;
 }
+
+/* relevant_within(codes, starts, lengths, level, depth, counts): per segment how many of its documents at rank <=
+ * depth (0 for none) are relevant (code >= level), and rank of its first relevant one (0 if none) where depth
+ * is -1; codes int16 (documents), starts/lengths/counts int64 (segments). Reads only the top ``depth`` of each
+ * ranking (the first relevant's rank: up to it), not every document's place, as locating them would. */
+PyObject *relevant_within(PyObject *self, PyObject *args) {
+    Py_buffer codes, starts, lengths, counts;
+    int level;
+    Py_ssize_t depth;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*inw*", &codes, &starts, &lengths, &level, &depth, &counts))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2;
+    if (!check(&lengths, segments, 8, "lengths") || !check(&counts, segments, 8, "counts"))
+        goto done;
+    const int64_t *first = starts.buf, *size = lengths.buf;
+    const int16_t *code = codes.buf;
+    int64_t *out = counts.buf;
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
+            PyErr_SetString(PyExc_IndexError, "relevant_within: a segment out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segments; s++) {
+        const int16_t *c = code + first[s];
+        int64_t count = 0;
+        if (depth < 0) {
+            while (count < size[s] && c[count] < level) count++;
+            out[s] = count < size[s] ? count + 1 : 0;
+            continue;
+        }
+        for (int64_t i = 0, upto = depth < size[s] ? depth : size[s]; i < upto; i++) count += c[i] >= level;
+        out[s] = count;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&codes); PyBuffer_Release(&starts); PyBuffer_Release(&lengths); PyBuffer_Release(&counts);
+    return result;
+}
+
+/* hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents (code < 0) in
+ * rank order, end to end: their 1-based ranks (int64) and numbers (hole_ids: int32 per document), and how many
+ * each segment has (int64); codes int16, starts/lengths int64 (segments); rank and ids as long as the unjudged
+ * documents. One pass, where numpy's locating takes four arrays as long. */
+PyObject *hole_list(PyObject *self, PyObject *args) {
+    Py_buffer codes, hole_ids, starts, lengths, rank, ids, counts;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &codes, &hole_ids, &starts, &lengths, &rank, &ids, &counts))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2, holes = rank.len / 8;
+    if (!check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
+        !check(&ids, holes, 4, "ids") || !check(&counts, segments, 8, "counts"))
+        goto done;
+    const int64_t *first = starts.buf, *size = lengths.buf;
+    const int16_t *code = codes.buf;
+    const int32_t *number = hole_ids.buf;
+    int64_t *out_rank = rank.buf, *out_count = counts.buf, at = 0;
+    int32_t *out_id = ids.buf;
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
+            PyErr_SetString(PyExc_IndexError, "hole_list: a segment out of range");
+            goto done;
+        }
+    for (Py_ssize_t s = 0; s < segments; s++)
+        for (int64_t i = 0; i < size[s]; i++) at += code[first[s] + i] < 0;
+    if (at != holes) {
+        PyErr_SetString(PyExc_ValueError, "hole_list: rank and ids not one per unjudged document");
+        goto done;
+    }
+    at = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segments; s++) {
+        const int16_t *c = code + first[s];
+        int64_t before = at;
+        for (int64_t i = 0; i < size[s]; i++)
+            if (c[i] < 0) {
+                out_rank[at] = i + 1;
+                out_id[at] = number[first[s] + i];
+                at++;
+            }
+        out_count[s] = at - before;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&rank); PyBuffer_Release(&ids); PyBuffer_Release(&counts);
+    return result;
+}

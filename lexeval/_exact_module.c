@@ -53,6 +53,12 @@ static PyMethodDef methods[] = {
      "t_finish(a, b, x, front, flip, index, p): the t-test's p from the beta function's front factor."},
     {"continued_fraction", continued_fraction, METH_VARARGS,
      "continued_fraction(a, b, x, out): the incomplete beta function's continued fraction, value by value."},
+    {"relevant_within", relevant_within, METH_VARARGS,
+     "relevant_within(codes, starts, lengths, level, depth, counts): each segment's relevant documents in its top "
+     "depth, or its first relevant rank (depth -1) (see lexeval.compiled.relevant_within)."},
+    {"hole_list", hole_list, METH_VARARGS,
+     "hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents' ranks and "
+     "numbers, and their count (see lexeval.compiled.hole_list)."},
     {"bpref_sums", bpref_sums, METH_VARARGS,
      "bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): each segment's sum of bpref's "
      "per relevant document scores (see lexeval.compiled.bpref_sums)."},

@@ -303,6 +303,38 @@ def bpref_sums(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level
     return sums
 
 
+def relevant_within(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level: int,
+                    depth: int | None) -> np.ndarray | None:
+    """(S,) int64: each segment's relevant documents (code >= ``level``) at
+    rank <= ``depth``, or (``depth`` None) its first relevant rank (0 if
+    none), reading only that far down each ranking; None where the kernel
+    is not built."""
+    if not enabled():
+        return None
+    counts = np.empty(len(starts), dtype=np.int64)
+    _exact.relevant_within(np.ascontiguousarray(codes, dtype=np.int16),
+                           *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), int(level),
+                           -1 if depth is None else int(min(depth, 2 ** 62)), counts)
+    return counts
+
+
+def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
+              lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every segment's unjudged documents (code < 0), in one pass: their
+    ranks (U,) int64 and numbers (``hole_ids`` (N,)) (U,) int32 in segment
+    then rank order, each segment's first (S,) and count (S,); None where
+    the kernel is not built."""
+    if not enabled():
+        return None
+    codes = np.ascontiguousarray(codes, dtype=np.int16)
+    total = int(np.count_nonzero(codes < 0))
+    rank, ids = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int32)
+    counts = np.empty(len(starts), dtype=np.int64)
+    _exact.hole_list(codes, np.ascontiguousarray(hole_ids, dtype=np.int32),
+                     *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), rank, ids, counts)
+    return rank, ids, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), counts
+
+
 DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
 SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 

@@ -247,8 +247,12 @@ class Rankings:
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
-        """(S,) relevant documents retrieved."""
-        return np.bincount(self.rel_segment, minlength=self.num_segments)
+        """(S,) relevant documents retrieved (counted block by block where
+        the relevant documents have not been located: --bounds' assigned
+        rankings, where they are most of the documents)."""
+        if "_relevant_located" in self.__dict__:
+            return np.bincount(self.rel_segment, minlength=self.num_segments)
+        return self.count_per_segment(self.relevant)
 
     @cached_property
     def rel_starts(self) -> np.ndarray:
@@ -273,7 +277,15 @@ class Rankings:
 
     @cached_property
     def first_rel_rank(self) -> np.ndarray:
-        """(S,) rank of the first relevant document, 0 if none."""
+        """(S,) rank of the first relevant document, 0 if none (where the
+        relevant documents have not been located, read from the top of each
+        ranking by the compiled kernel: --bounds' assigned rankings, where
+        they are most of the documents)."""
+        if "_relevant_located" not in self.__dict__:
+            from . import compiled
+            made = compiled.relevant_within(self.codes, self.starts, self.lengths, self.level, None)
+            if made is not None:
+                return made
         first = np.zeros(self.num_segments, dtype=np.int64)
         has = self.num_rel_ret > 0
         first[has] = self.rel_rank[self.rel_starts[has]]

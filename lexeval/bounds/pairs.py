@@ -275,7 +275,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     so that a cluster's partitions add up to the same."""
     from .. import compiled
     from ..stats.sums import Sums, fixed_sums
-    from .holes import Holes, with_level
+    from .holes import with_level
     queries = np.flatnonzero(compared)
     top = max(rankings.level_counts.shape[1] - 1, 0)
     most = int(rankings.hole_counts.max(initial=0)) if rankings.hole_counts is not None else 0
@@ -287,8 +287,8 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     plans = []                                  # per level, what the kernel reads, made once
     hole_arrays: tuple = ()
     if compiled.enabled() and (columns or preferences):
-        holes = Holes.of(rankings)
-        hole_arrays = (holes.rank, cast(np.ndarray, rankings.hole_ids)[holes.index], holes.starts, holes.counts)
+        hole_arrays = cast(tuple, compiled.hole_list(rankings.codes, cast(np.ndarray, rankings.hole_ids),
+                                                     rankings.starts, rankings.lengths))
     if compiled.enabled():
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled
 from ..rankings import Rankings, suffix_max
 from .base import per_cutoff, ratio
 
@@ -21,7 +22,11 @@ def _rel_within(r: Rankings, depth) -> np.ndarray:
     if np.ndim(depth) == 0:
         counted = r.__dict__.setdefault("rel_within_depth", {})
         if depth not in counted:
-            counted[depth] = np.bincount(r.rel_segment[r.rel_rank <= depth], minlength=r.num_segments)
+            # not yet located (--bounds' assigned rankings, mostly relevant): the top of each ranking read instead
+            made = None if "_relevant_located" in r.__dict__ or not float(depth).is_integer() else \
+                compiled.relevant_within(r.codes, r.starts, r.lengths, r.level, int(depth))
+            counted[depth] = made if made is not None else \
+                np.bincount(r.rel_segment[r.rel_rank <= depth], minlength=r.num_segments)
         return counted[depth]
     return np.bincount(r.rel_segment[r.rel_rank <= depth[r.rel_segment]], minlength=r.num_segments)
 
