@@ -149,3 +149,39 @@ done:
     PyBuffer_Release(&rank); PyBuffer_Release(&ids); PyBuffer_Release(&counts);
     return result;
 }
+
+/* running_relevant(codes, starts, lengths, level, running): each document's count of relevant documents (code >=
+ * level) at or above it in its ranking; codes int16 and running int32 (documents), starts/lengths int64. */
+PyObject *running_relevant(PyObject *self, PyObject *args) {
+    Py_buffer codes, starts, lengths, running;
+    int level;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*iw*", &codes, &starts, &lengths, &level, &running))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2;
+    if (!check(&lengths, segments, 8, "lengths") || !check(&running, documents, 4, "running"))
+        goto done;
+    const int64_t *first = starts.buf, *size = lengths.buf;
+    const int16_t *code = codes.buf;
+    int32_t *out = running.buf;
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents || size[s] > INT32_MAX) {
+            PyErr_SetString(PyExc_IndexError, "running_relevant: a segment out of range");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segments; s++) {
+        int32_t count = 0;
+        for (int64_t i = first[s]; i < first[s] + size[s]; i++) {
+            count += code[i] >= level;
+            out[i] = count;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&codes); PyBuffer_Release(&starts); PyBuffer_Release(&lengths); PyBuffer_Release(&running);
+    return result;
+}

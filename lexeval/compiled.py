@@ -335,6 +335,18 @@ def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
     return rank, ids, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), counts
 
 
+def running_relevant(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level: int) -> np.ndarray | None:
+    """(N,) int32: each document's count of relevant documents (code >=
+    ``level``) at or above it in its ranking, in one pass; None where the
+    kernel is not built."""
+    if not enabled():
+        return None
+    running = np.empty(len(codes), dtype=np.int32)
+    _exact.running_relevant(np.ascontiguousarray(codes, dtype=np.int16),
+                            *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), int(level), running)
+    return running
+
+
 DIFFERENCE_KINDS = {"linear": 0, "first": 1, "recall": 2, "depth": 3, "gain": 4}
 SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 

@@ -332,7 +332,11 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
 def _running_relevant(r: Rankings) -> np.ndarray:
     """(N,) int32: each document's count of judged relevant documents at or above it in its ranking.
     Summed in int32 throughout: past 2**31 documents the running sum wraps, and the difference of two of
-    its values (a ranking's part, far below 2**31) wraps back exactly."""
+    its values (a ranking's part, far below 2**31) wraps back exactly. The compiled kernel's, where built."""
+    from .. import compiled
+    made = compiled.running_relevant(r.codes, r.starts, r.lengths, r.level)
+    if made is not None:
+        return made
     running = np.cumsum(r.codes >= r.level, dtype=np.int32)
     before = np.concatenate((np.zeros(1, dtype=np.int32), running))[r.starts]
     running -= np.repeat(before, r.lengths)
