@@ -171,3 +171,24 @@ def test_rrlr_bounds_worked_by_hand():
         assert enumerated(case)["rrLR"] == expected
         (a, b), _ = arrays(case)
         assert lex_bounds("rrLR", a, b, 1, 1) == expected
+
+
+@pytest.mark.skipif(not compiled.enabled(), reason="the compiled kernel is not built")
+@pytest.mark.parametrize("where", ["ranked", "listed", "negative"])
+def test_the_kernel_refuses_a_hole_number_out_of_range(where):
+    """An unjudged document's number past the query's count (or below 0), in the rankings or in the hole lists:
+    an IndexError, not a read out of bounds (the check has no branches, and runs on every call)."""
+    codes = np.array([1, -1, 0, -1, -1], dtype=np.int16)
+    ids = np.array([-1, 0, -1, 1, 0], dtype=np.int32)
+    listed = np.array([0, 1, 0], dtype=np.int32)
+    if where == "ranked":
+        ids[3] = 2
+    elif where == "listed":
+        listed[1] = 2
+    else:
+        ids[1] = listed[0] = -3
+    starts, lengths = np.array([0, 3], dtype=np.int64), np.array([3, 2], dtype=np.int64)
+    holes = (listed, np.array([0, 1]), np.array([1, 2]))
+    with pytest.raises(IndexError, match="number out of range"):
+        compiled.lex_bounds((codes, ids, starts, lengths, 1), holes, np.array([[0, 1]]), np.array([0]), 1,
+                            (1, False, False), 2)
