@@ -577,7 +577,7 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
 
 /* difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared,
  * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, ideal_before,
- * most_holes, budget, low, high): for pairs (first, second) of runs and C columns of measures at one relevance level,
+ * most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at one relevance level,
  * on each of the ``compared`` queries the least and greatest difference under one shared assignment.
  * Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
  * (int32: its number in its query), its length and first judged relevant rank; ``running`` (int32, one per
@@ -586,17 +586,18 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
  * least each layer's. num_rel int64 (queries); ideal_before float64; budget: the cells of scratch a
- * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries). */
+ * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries); shared (int64,
+ * P x compared queries, or empty): where given, each pair's unjudged documents both runs hold (for LR). */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
-    Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high;
+    Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high, shared_out;
     Py_ssize_t queries, most, budget;
     int variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nnw*w*", &hole_rank, &hole_id, &hole_start,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nnw*w*w*", &hole_rank, &hole_id, &hole_start,
                           &hole_count, &running, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
                           &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &steps,
-                          &ideal, &ideal_before, &most, &budget, &low, &high))
+                          &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -611,6 +612,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !check(&steps, columns * layer_width, 8, "steps") ||
         !check(&ideal, columns * layer_width * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
         !check(&high, columns * count_pairs * count_compared, 8, "high"))
+        goto done;
+    if (shared_out.len && !check(&shared_out, count_pairs * count_compared, 8, "shared_out"))
         goto done;
     if (ideal_size < 1 || most < 0 || budget < 1) {
         PyErr_SetString(PyExc_ValueError, "difference_bounds: ideal_before empty, or most or budget out of range");
@@ -750,6 +753,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
                 Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
                           firsts[sb], s.partner_b};
+                if (shared_out.len) ((int64_t *)shared_out.buf)[p * count_compared + k] = shared[slot];
                 a.partner = partners + slot * (widest + 1);
                 Depths t = {NULL, NULL, NULL, n, 0};
                 if (sided) {
@@ -798,18 +802,19 @@ done:
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
     PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
-    PyBuffer_Release(&low); PyBuffer_Release(&high);
+    PyBuffer_Release(&low); PyBuffer_Release(&high); PyBuffer_Release(&shared_out);
     return result;
 }
 
 /* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
- * level, variable, all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) of pairs of runs on each
+ * level, variable, all_relevant, most_holes, shared, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) of pairs of runs on each
  * compared query (P x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
  * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
  * document's number in its query), and its unjudged documents' first index and count in hole_list (int32, their
- * numbers in rank order); low and high float64 (P x compared queries). */
+ * numbers in rank order); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
+ * hold, as difference_bounds counted them (else counted here); low and high float64 (P x compared queries). */
 static int64_t find(Scratch *s, int64_t x) {
     while (1) {
         int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
@@ -1178,13 +1183,13 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
 }
 
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
-    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, low, high;
+    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, low, high, given;
     Py_ssize_t queries, most;
     int which, level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*iiiinw*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*iiiiny*w*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
                           &hole_start, &hole_count, &queries, &compared, &pairs, &which, &level, &variable,
-                          &all_relevant, &most, &low, &high))
+                          &all_relevant, &most, &given, &low, &high))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -1196,7 +1201,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
         !check(&hole_start, segments, 8, "hole_start") || !check(&hole_count, segments, 8, "hole_count") ||
         !check(&low, count_pairs * count_compared, 8, "low") ||
-        !check(&high, count_pairs * count_compared, 8, "high") || most < 0)
+        !check(&high, count_pairs * count_compared, 8, "high") || most < 0 ||
+        (given.len && !check(&given, count_pairs * count_compared, 8, "shared")))
         goto done;
     if (which < 0 || which > 3) {
         PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR), 2 (rrLP) or 3 (rrLR)");
@@ -1233,7 +1239,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     s.only_above = PyMem_RawCalloc((size_t)deepest + 1, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     /* LR: each query's holes listed per hole number, for the runs on the B side (see difference_bounds) */
-    int counted = which == 1 && variable, ordered = 1;
+    int counted = which == 1 && variable && !given.len, ordered = 1;
     int64_t listed_most = 0;
     b_side = PyMem_RawCalloc((size_t)runs + 1, 1);
     for (Py_ssize_t p = 0; p < count_pairs && b_side; p++) {
@@ -1289,6 +1295,22 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     }
     for (Py_ssize_t p = 0; p < count_pairs && !counted; p++) {
         for (Py_ssize_t k = 0; k < count_compared; k++) {
+            if (which == 1 && variable && given.len) {      /* the shared holes counted: decided by the counts */
+                Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
+                Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
+                Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
+                if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
+                if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
+                int64_t judged[2] = {tallies[sa], tallies[sb]}, both = ((const int64_t *)given.buf)[p * count_compared + k];
+                double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
+                if (judged[0] - judged[1] + h_count[sa] - both > 0 && judged[1] - judged[0] + h_count[sb] - both > 0) {
+                    *h = 1.0; *l = -1.0;
+                    continue;
+                }
+                HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
+                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+                continue;
+            }
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
             Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
@@ -1332,5 +1354,6 @@ done:
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&low); PyBuffer_Release(&high);
+    PyBuffer_Release(&given);
     return result;
 }

@@ -352,8 +352,8 @@ SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a grou
 
 
 def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
-                      relevance: tuple, per_query: tuple,
-                      out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                      relevance: tuple, per_query: tuple, out: tuple | None = None,
+                      shared: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(least, greatest), (C, P, compared Q) views each: on each of the
     ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
     columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
@@ -366,8 +366,10 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     at least each, (C, L, Q)), the ideal's running discounts, the most
     holes of a query. ``out``: two flat float64 buffers of at least P x C x
     compared Q values to write into, reused from block to block (fresh
-    ones cost a page fault per 4 kB). A thread per part of the pairs; None
-    where the kernel is not built."""
+    ones cost a page fault per 4 kB). ``shared`` (P, compared Q) int64:
+    where given, each pair's unjudged documents both runs hold, written (LR's
+    bounds read them: :func:`lex_bounds`). A thread per part of the pairs;
+    None where the kernel is not built."""
     if not enabled():
         return None
     kinds, variants, depths, phi_low, phi_high, base = columns
@@ -388,16 +390,18 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
               np.ascontiguousarray(ideal, dtype=np.int64), np.ascontiguousarray(ideal_before, dtype=np.float64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
 
     in_parts(lambda start, stop: _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop],
                                                           *described, int(relevance[0]), int(relevance[1]), *tables,
-                                                          int(most), SCRATCH_CELLS, low[start:stop], high[start:stop]),
+                                                          int(most), SCRATCH_CELLS, low[start:stop], high[start:stop],
+                                                          none if shared is None else shared[start:stop]),
              len(pairs), cores(), least=16)
     return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
 
 
 def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,
-               relevance: tuple, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+               relevance: tuple, most: int, shared: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1),
     rrLP (2) or rrLR (3) on each of the ``compared`` queries under one shared
     assignment (see :mod:`lexeval.bounds.lexical`, the reference);
@@ -405,11 +409,14 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     number of queries; ``holes``: the unjudged documents' numbers in
     segment and rank order, each segment's first and count;
     ``relevance``: the level, whether the holes' grades vary, whether every
-    hole is relevant where they do not. A thread per part of the pairs;
+    hole is relevant where they do not; ``shared`` (P, compared Q) int64:
+    LR's unjudged documents both runs hold, where :func:`difference_bounds`
+    counted them (else counted here). A thread per part of the pairs;
     None where the kernel is not built."""
     if not enabled():
         return None
     codes, hole_ids, starts, lengths, queries = rankings_arrays
+    none = np.zeros(0, dtype=np.int64)
     level, variable, all_relevant = relevance
     low, high = np.empty((len(pairs), len(compared))), np.empty((len(pairs), len(compared)))
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
@@ -418,9 +425,11 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
               np.ascontiguousarray(holes[2], dtype=np.int64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    given = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
     in_parts(lambda start, stop: _exact.lex_bounds(*arrays, int(queries), chosen, pairs[start:stop], int(which),
                                                    int(level), int(variable), int(all_relevant), int(most),
-                                                   low[start:stop], high[start:stop]), len(pairs), cores(), least=16)
+                                                   given[start:stop] if len(given) else none, low[start:stop],
+                                                   high[start:stop]), len(pairs), cores(), least=16)
     return low, high
 
 

@@ -305,12 +305,14 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     buffers = tuple(np.empty(min(size, len(pairs)) * widest * len(queries)) for _ in range(2)) if plans else None
     for start in range(0, len(pairs), size):
         block = pairs[start:start + size]
+        # LR's bounds read the unjudged documents each pair shares, which the first level's columns count
+        shared = np.empty((len(block), len(queries)), dtype=np.int64) if plans and "LR" in preferences else None
         for index, (level, chosen) in enumerate(zip(levels, groups)):
             made = None
             if plans:
                 holes_of, per_segment, described, relevance, per_query = plans[index]
                 made = compiled.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
-                                                  per_query, buffers)
+                                                  per_query, buffers, shared if index == 0 else None)
             for column, (req, name, depth) in enumerate(chosen):
                 low, high = (made[0][column], made[1][column]) if made is not None else \
                     _pair_values(rankings, req, depth, block, queries, level, top)
@@ -321,7 +323,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                                         rankings.num_queries), hole_arrays[1:], block, queries,
                                        BOUNDED_PREFERENCES[name], (rankings.level, top >= rankings.level > 0,
                                                                    rankings.level <= 0 and top >= rankings.level),
-                                       most)
+                                       most, shared if name == "LR" else None)
             if made is None:
                 made = _pair_values(rankings, name, None, block, queries, rankings.level, top)
             parts.setdefault(name, []).append((fixed_sums(made[0]), fixed_sums(made[1])))
