@@ -164,8 +164,8 @@ DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "se
 @pytest.mark.parametrize("seed", range(2))
 def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path, monkeypatch, seed):
     """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks (so that
-    R-precision's steps over the numbers of holes, and the lists of each hole's runs, have work to do): the
-    kernel against the reference, for the pairs in order and shuffled (both orders), with room for every pair
+    R-precision's steps over the numbers of holes, and the lists of each hole's runs, have work to do), with LR
+    reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and shuffled (both orders), with room for every pair
     of a run at once, a few, or one at a time without the per-query table (the scratch cells)."""
     from lexeval import compiled
     rng = random.Random(seed)
@@ -189,12 +189,12 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
         monkeypatch.setattr(compiled, "SCRATCH_CELLS", cells)
         ev = evaluate(qrels_path, paths, DEEP, complete=True, warn=lambda _: None, bounds=True)
         made = bounded_differences(ev.rankings, select_measures(DEEP, runs_count).metrics, pairs,
-                                   ev.rankings.num_rel_per_query > 0)
+                                   ev.rankings.num_rel_per_query > 0, ["LP", "LR"])
         return {name: (made.low[name], made.high[name]) for name in made.sums}
 
     for pairs in (ordered, shuffled):
         expected = bounds(pairs, "off", 1 << 22)
-        assert set(expected) >= {"Rprec", "P_40", "recip_rank", "ndcg_cut_30"}
+        assert set(expected) >= {"Rprec", "P_40", "recip_rank", "ndcg_cut_30", "LR"}
         for cells in (1, 700, 1 << 22):
             found = bounds(pairs, "on", cells)
             assert set(found) == set(expected)
