@@ -582,8 +582,8 @@ static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
     return wide ? ((const int64_t *)offsets->buf)[k] : ((const int32_t *)offsets->buf)[k];
 }
 
-/* number_holes(docnos, offsets, codes, lengths, queries, ids, per_query): every unjudged document (code < 0) of
- * every ranking numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
+/* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
+ * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
  * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
  * (tuples of R): its unjudged documents' docnos, bytes (with 8 bytes of padding after) and offsets (int32 or
  * int64), in its order; codes int16 (N: the runs' rankings end to end, each run's queries in order); lengths
@@ -591,10 +591,10 @@ static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
 static PyObject *number_holes(PyObject *self, PyObject *args) {
     PyObject *docno_tuple, *offset_tuple;
     Py_buffer codes_buffer, length_buffer, id_buffer, count_buffer;
-    Py_ssize_t queries;
+    Py_ssize_t queries, from, to;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!y*y*nw*w*", &PyTuple_Type, &docno_tuple, &PyTuple_Type, &offset_tuple,
-                          &codes_buffer, &length_buffer, &queries, &id_buffer, &count_buffer))
+    if (!PyArg_ParseTuple(args, "O!O!y*y*nnnw*w*", &PyTuple_Type, &docno_tuple, &PyTuple_Type, &offset_tuple,
+                          &codes_buffer, &length_buffer, &queries, &from, &to, &id_buffer, &count_buffer))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t runs = PyTuple_GET_SIZE(docno_tuple), taken = 0;
@@ -615,7 +615,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         goto done;
     }
     if (PyTuple_GET_SIZE(offset_tuple) != runs || queries < 0 || length_buffer.len != 8 * segments ||
-        id_buffer.len != 4 * n || count_buffer.len != 8 * queries) {
+        id_buffer.len != 4 * n || count_buffer.len != 8 * queries || from < 0 || to < from || to > queries) {
         PyErr_SetString(PyExc_ValueError, "number_holes: arrays of different lengths");
         goto done;
     }
@@ -664,7 +664,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, problem);
         goto done;
     }
-    for (Py_ssize_t q = 0; q < queries; q++) most = first[q] > most ? first[q] : most;
+    for (Py_ssize_t q = from; q < to; q++) most = first[q] > most ? first[q] : most;
     size_t slots = 16;
     while (slots < 2 * (size_t)most) slots *= 2;
     slot_hole = PyMem_RawMalloc(slots * 8);
@@ -675,7 +675,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t q = 0; q < queries; q++) {
+    for (Py_ssize_t q = from; q < to; q++) {
         int64_t numbered = 0;
         size_t size = 16;
         while (size < 2 * (size_t)first[q]) size *= 2;
@@ -741,8 +741,8 @@ static PyMethodDef methods[] = {
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
     {"number_holes", number_holes, METH_VARARGS,
-     "number_holes(docnos, offsets, codes, lengths, queries, ids, per_query): each unjudged document's number "
-     "among its query's, by first appearance (see lexeval.rankings.hole_identities)."},
+     "number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): each unjudged document's "
+     "number among its query's (queries [from, to)), by first appearance (see lexeval.rankings.hole_identities)."},
     {"layout_block", layout_block, METH_VARARGS,
      "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, "
      "into) -> int: "

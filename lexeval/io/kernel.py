@@ -212,8 +212,11 @@ def number_holes(docnos: list, codes: np.ndarray, lengths: np.ndarray, queries: 
     numbered among its query's, equal docnos alike, by first appearance;
     -1 for a judged one; and how many each query has. ``docnos``: per run,
     its unjudged documents' docnos in order (ByteStrings)."""
+    from ..compiled import cores, in_parts
     ids, per_query = np.empty(len(codes), dtype=np.int32), np.empty(queries, dtype=np.int64)
-    _kernel.number_holes(tuple(strings.data for strings in docnos), tuple(strings.offsets for strings in docnos),
-                         np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(lengths, dtype=np.int64),
-                         int(queries), ids, per_query)
+    arrays = (tuple(strings.data for strings in docnos), tuple(strings.offsets for strings in docnos),
+              np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(lengths, dtype=np.int64))
+    # the queries shared between threads (each numbers its own, with its own table)
+    in_parts(lambda start, stop: _kernel.number_holes(*arrays, int(queries), start, stop, ids, per_query), queries,
+             cores(), least=16)
     return ids, per_query
