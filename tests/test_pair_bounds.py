@@ -165,9 +165,10 @@ DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "se
 @pytest.mark.parametrize("seed", range(2))
 def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path, monkeypatch, seed):
     """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks (so that
-    R-precision's steps over the numbers of holes, and the lists of each hole's runs, have work to do), with LR
-    reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and shuffled (both orders), with room for every pair
-    of a run at once, a few, or one at a time without the per-query table (the scratch cells)."""
+    R-precision's search over the numbers of holes, and the lists of each hole's runs, have work to do), with LR
+    reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and
+    shuffled (both orders), with room for every pair of a run at once, a few, or one at a time without the
+    per-query table (the scratch cells)."""
     from lexeval import compiled
     rng = random.Random(seed)
     runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
