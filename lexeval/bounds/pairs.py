@@ -21,7 +21,9 @@ Which measures have them, and why each is exact, by the measure table's
   if the sum is still negative, every 0; the least the reverse;
 - **depth** (Rprec, Rprec_mult): for m relevant holes the depth is fixed,
   and the best m are the +1s, then the 0s, then the -1s at that depth;
-  every m is tried;
+  every m is tried (the kernel, for Rprec, skips the ranges of m where a
+  bound from each term's monotone parts at the range's ends cannot beat
+  the best so far);
 - **gain** (nDCG and its cuts, gains at least 0 and none for grade 0):
   with the distinct positive gains v_1 < ... < v_L, a gain is the sum of
   the steps v_l - v_(l-1) up to it, so with T_l the holes of gain at least
@@ -37,6 +39,9 @@ Which measures have them, and why each is exact, by the measure table's
 
 This module computes them one query and pair at a time; it is the
 reference of the compiled kernel and its stand-in where that is not built.
+The kernel takes a query at a time and lists each unjudged document's runs,
+so that a run's holes meet every pair holding them (the shared holes per
+depth, counted once per pair, then added up).
 """
 
 from __future__ import annotations
