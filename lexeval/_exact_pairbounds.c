@@ -88,6 +88,7 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
  * the difference at depth d where it is in A's top d and not B's, and lowers it the other way round */
 typedef struct {
     const int32_t *shared, *holes_a, *holes_b;
+    const int32_t *judged_a, *judged_b;   /* per depth, each ranking's judged relevant documents within it */
     int64_t stride;          /* shared: d's count at shared[d * stride] (a group's pairs side by side) */
     int64_t longest;
 } Depths;
@@ -197,11 +198,6 @@ static double best_ratio(Scratch *s, const Chains *c) {
  * raise (plus) and lower (minus) it */
 typedef struct { int64_t reach, over, top, bottom, plus, minus; } Point;
 
-static int64_t judged_within(const Side *x, int64_t d) {
-    int64_t in = d < x->length ? d : x->length;
-    return in > 0 ? x->running[in - 1] : 0;
-}
-
 static void depth_point(const Depths *t, const Side *a, const Side *b, double depth, int64_t num_rel,
                         int64_t union_count, int variable, int all_relevant, int64_t many, Point *x) {
     int64_t total = num_rel + many;
@@ -209,9 +205,9 @@ static void depth_point(const Depths *t, const Side *a, const Side *b, double de
     x->over = x->reach >= 1 ? x->reach : 1;
     x->plus = x->minus = 0;
     if (x->reach < 1) { x->top = x->bottom = 0; return; }                      /* the value is 0 */
-    int64_t upto = x->reach < t->longest ? x->reach : t->longest;
+    int64_t upto = x->reach < t->longest ? x->reach : t->longest;     /* past it, no count changes */
     int64_t plus = x->plus = raising(t, upto), minus = x->minus = lowering(t, upto);
-    int64_t judged = judged_within(a, x->reach) - judged_within(b, x->reach);
+    int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
     int64_t zero = union_count - plus - minus;
     if (variable) {
         x->top = judged + (many < plus ? many : plus) - (many - plus - zero > 0 ? many - plus - zero : 0);
@@ -219,10 +215,6 @@ static void depth_point(const Depths *t, const Side *a, const Side *b, double de
     } else {
         x->top = x->bottom = judged + (all_relevant ? plus - minus : 0);
     }
-}
-
-static int64_t at_depth(const int32_t *per_depth, int64_t longest, int64_t d) {
-    return per_depth[d < longest ? d : longest];
 }
 
 /* whether R-precision with some number of relevant holes in [m1, m2] (depths D1 = R + m1 .. D2) can be greater
@@ -233,12 +225,12 @@ static int64_t at_depth(const int32_t *per_depth, int64_t longest, int64_t d) {
 static int may_beat(const Depths *t, const Side *a, const Side *b, int64_t num_rel, int64_t union_count, int64_t m1,
                     int64_t m2, int64_t best, int64_t below, int high) {
     int64_t d1 = num_rel + m1, d2 = num_rel + m2, longest = t->longest;
-    const Side *own = high ? a : b, *other = high ? b : a;
+    int64_t e1 = d1 < longest ? d1 : longest, e2 = d2 < longest ? d2 : longest;   /* past it, no count changes */
     const int32_t *own_holes = high ? t->holes_a : t->holes_b, *other_holes = high ? t->holes_b : t->holes_a;
-    int64_t counted = at_depth(own_holes, longest, d2) - shared_within(t, d1 < longest ? d1 : longest);
-    int64_t against = m1 - union_count + at_depth(other_holes, longest, d1) -
-                      shared_within(t, d2 < longest ? d2 : longest);
-    int64_t most = judged_within(own, d2) - judged_within(other, d1) + (m2 < counted ? m2 : counted) -
+    const int32_t *own_judged = high ? t->judged_a : t->judged_b, *other_judged = high ? t->judged_b : t->judged_a;
+    int64_t counted = (int64_t)own_holes[e2] - shared_within(t, e1);
+    int64_t against = m1 - union_count + other_holes[e1] - shared_within(t, e2);
+    int64_t most = (int64_t)own_judged[e2] - other_judged[e1] + (m2 < counted ? m2 : counted) -
                    (against > 0 ? against : 0);
     /* the least value: -(B's greatest over A's, the same bound), against -best */
     if (!high) best = -best;
@@ -549,6 +541,12 @@ static void fill_within(int32_t *out, const int64_t *rank, int64_t count, int64_
     }
 }
 
+/* per depth d (0 .. cap), a ranking's judged relevant documents within d (from its running count) */
+static void fill_judged(int32_t *out, const int32_t *running, int64_t length, int64_t cap) {
+    out[0] = 0;
+    for (int64_t d = 1; d <= cap; d++) out[d] = length ? running[(d < length ? d : length) - 1] : 0;
+}
+
 /* how many of a ranking's holes (ranks ascending) are at or above ``reach`` */
 static int64_t holes_above(const int64_t *rank, int64_t count, double reach) {
     int64_t lo = 0, hi = count;
@@ -680,6 +678,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Postings o = {PyMem_RawCalloc(room, 8), PyMem_RawCalloc(room, 8), PyMem_RawCalloc((size_t)listed_most + 1, 4),
                   PyMem_RawCalloc((size_t)listed_most + 1, 4)};
     int32_t *within = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
+    int32_t *judged_upto = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
     int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) : 1, 4);
     int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
@@ -696,12 +695,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
-        !o.run || !o.rank || !within || !shared_at || !shared || !partners ||
+        !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners ||
         !offsets || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts) {
         PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
+        PyMem_RawFree(judged_upto);
         PyErr_NoMemory();
         goto done;
     }
@@ -723,8 +723,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         list_holes(&o, ranks, ids, h_start, h_count, runs, queries, q, listed, most);
         if (tabled)
             for (Py_ssize_t r = 0; r < runs; r++)
-                if (used[r])
-                    fill_within(within + r * (cap + 1), ranks + h_start[r * queries + q], h_count[r * queries + q], cap);
+                if (used[r]) {
+                    Py_ssize_t sg = r * queries + q;
+                    fill_within(within + r * (cap + 1), ranks + h_start[sg], h_count[sg], cap);
+                    fill_judged(judged_upto + r * (cap + 1), counts_running + offsets[sg], size[sg], cap);
+                }
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
             Py_ssize_t sa = first_run * queries + q;
@@ -747,7 +750,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 longest = longest < cap ? longest : cap;
                 for (int64_t d = 1; d <= longest; d++) add_row(shared_at + d * n, shared_at + (d - 1) * n, n);
                 within_a = tabled ? within + first_run * (cap + 1) : within;
-                if (!tabled) fill_within(within, a.rank, a.count, cap);
+                if (!tabled) {
+                    fill_within(within, a.rank, a.count, cap);
+                    fill_judged(judged_upto, a.running, a.length, cap);
+                }
             }
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
@@ -755,7 +761,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                           firsts[sb], s.partner_b};
                 if (shared_out.len) ((int64_t *)shared_out.buf)[p * count_compared + k] = shared[slot];
                 a.partner = partners + slot * (widest + 1);
-                Depths t = {NULL, NULL, NULL, n, 0};
+                Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0};
                 if (sided) {
                     int64_t longest = a.length > b.length ? a.length : b.length;
                     t.longest = longest < cap ? longest : cap;
@@ -763,6 +769,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     t.holes_a = within_a;
                     if (tabled) t.holes_b = within + (b0 + slot) * (cap + 1);
                     else { fill_within(within + cap + 1, b.rank, b.count, cap); t.holes_b = within + cap + 1; }
+                    t.judged_a = judged_upto + (tabled ? first_run * (cap + 1) : 0);
+                    if (tabled) t.judged_b = judged_upto + (b0 + slot) * (cap + 1);
+                    else { fill_judged(judged_upto + cap + 1, b.running, b.length, cap); t.judged_b = judged_upto + cap + 1; }
                 }
                 if (partnered) {
                     int64_t b_reach = holes_above(b.rank, b.count, partner_reach(kinds, variants, depths, columns,
@@ -790,6 +799,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
+    PyMem_RawFree(judged_upto);
     result = Py_None;
     Py_INCREF(result);
 done:
