@@ -318,10 +318,13 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                 holes_of, per_segment, described, relevance, per_query = plans[index]
                 made = compiled.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
                                                   per_query, buffers, shared if index == 0 else None)
-            for column, (req, name, depth) in enumerate(chosen):
-                low, high = (made[0][column], made[1][column]) if made is not None else \
-                    _pair_values(rankings, req, depth, block, queries, level, top)
-                parts.setdefault(name, []).append((fixed_sums(low), fixed_sums(high)))
+            # each column's two sides summed on every core (before the next block reuses the buffers)
+            sides = [(made[0][column], made[1][column]) if made is not None else
+                     _pair_values(rankings, req, depth, block, queries, level, top)
+                     for column, (req, _, depth) in enumerate(chosen)]
+            summed = iter(list(compiled.in_threads(fixed_sums, [side for pair in sides for side in pair])))
+            for req, name, depth in chosen:
+                parts.setdefault(name, []).append((next(summed), next(summed)))
                 times[name] = whole_times(req, depth, top, level)
         for name in preferences:
             made = compiled.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
