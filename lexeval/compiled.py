@@ -326,12 +326,18 @@ def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
     the kernel is not built."""
     if not enabled():
         return None
-    codes = np.ascontiguousarray(codes, dtype=np.int16)
-    total = int(np.count_nonzero(codes < 0))
-    rank, ids = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int32)
+    codes, hole_ids = np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32)
+    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
+    # the segments in a part per thread, each part's holes counted first to place its output
+    edges = np.linspace(0, len(starts), max(min(cores(), len(starts)), 1) + 1).astype(np.int64)
+    ends = [int(starts[edge - 1] + lengths[edge - 1]) if edge else 0 for edge in edges]
+    placed = np.cumsum([0] + [int(np.count_nonzero(codes[ends[k]:ends[k + 1]] < 0)) for k in range(len(edges) - 1)])
+    rank, ids = np.empty(int(placed[-1]), dtype=np.int64), np.empty(int(placed[-1]), dtype=np.int32)
     counts = np.empty(len(starts), dtype=np.int64)
-    _exact.hole_list(codes, np.ascontiguousarray(hole_ids, dtype=np.int32),
-                     *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), rank, ids, counts)
+    list(in_threads(lambda k: _exact.hole_list(codes, hole_ids, starts[edges[k]:edges[k + 1]],
+                                               lengths[edges[k]:edges[k + 1]], rank[placed[k]:placed[k + 1]],
+                                               ids[placed[k]:placed[k + 1]], counts[edges[k]:edges[k + 1]]),
+                    range(len(edges) - 1)))
     return rank, ids, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), counts
 
 
@@ -342,8 +348,10 @@ def running_relevant(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     if not enabled():
         return None
     running = np.empty(len(codes), dtype=np.int32)
-    _exact.running_relevant(np.ascontiguousarray(codes, dtype=np.int16),
-                            *(np.ascontiguousarray(a, dtype=np.int64) for a in (starts, lengths)), int(level), running)
+    codes = np.ascontiguousarray(codes, dtype=np.int16)
+    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
+    in_parts(lambda first, stop: _exact.running_relevant(codes, starts[first:stop], lengths[first:stop], int(level),
+                                                          running), len(starts), cores(), least=1 << 10)
     return running
 
 
