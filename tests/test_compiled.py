@@ -585,3 +585,29 @@ def test_bpref_in_one_pass_equals_its_numpy_reference(tmp_path_factory, seed, ru
     qrels, paths = write_collection(tmp_path_factory.mktemp("bpref"), np.random.default_rng(seed), runs, queries, 25)
     rankings = evaluate(qrels, paths, "bpref", level=level, warn=lambda _: None).rankings
     assert np.array_equal(bpref(rankings), bpref_reference(rankings))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=12), st.integers(-2, 3), st.integers(0, 40),
+       st.integers(0, 2 ** 32 - 1))
+def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, seed):
+    """The one-pass kernels --bounds reads rankings with (relevant documents within a depth, the first relevant
+    rank, the running relevant counts, the unjudged documents' list, split between the threads), against numpy
+    on the same codes, empty rankings and depths past every ranking included."""
+    rng = np.random.default_rng(seed)
+    lengths = np.array(lengths, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    codes = rng.integers(-2, 4, int(lengths.sum())).astype(np.int16)
+    ids = np.where(codes < 0, rng.integers(0, 50, len(codes)), -1).astype(np.int32)
+    segments = [codes[start:start + length] for start, length in zip(starts, lengths)]
+    within = compiled.relevant_within(codes, starts, lengths, level, depth)
+    assert within.tolist() == [int(np.count_nonzero(c[:depth] >= level)) for c in segments]
+    first = compiled.relevant_within(codes, starts, lengths, level, None)
+    assert first.tolist() == [int(np.flatnonzero(c >= level)[0]) + 1 if (c >= level).any() else 0 for c in segments]
+    running = compiled.running_relevant(codes, starts, lengths, level)
+    assert running.tolist() == np.concatenate([np.cumsum(c >= level) for c in segments]).tolist()
+    rank, listed, first_hole, counts = compiled.hole_list(codes, ids, starts, lengths)
+    assert counts.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
+    assert rank.tolist() == [int(k) + 1 for c in segments for k in np.flatnonzero(c < 0)]
+    assert listed.tolist() == ids[codes < 0].tolist()
+    assert first_hole.tolist() == np.concatenate(([0], np.cumsum(counts)[:-1])).tolist()
