@@ -58,10 +58,10 @@ static PyMethodDef methods[] = {
      "depth, or its first relevant rank (depth -1) (see lexeval.compiled.relevant_within)."},
     {"hole_list", hole_list, METH_VARARGS,
      "hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents' ranks and "
-     "numbers, and their count (see lexeval.compiled.hole_list)."},
+     "numbers, and their count (see lexeval.bounds.kernel.hole_list)."},
     {"running_relevant", running_relevant, METH_VARARGS,
      "running_relevant(codes, starts, lengths, level, running): each document's relevant documents at or above it "
-     "(see lexeval.compiled.running_relevant)."},
+     "(see lexeval.bounds.kernel.running_relevant)."},
     {"bpref_sums", bpref_sums, METH_VARARGS,
      "bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): each segment's sum of bpref's "
      "per relevant document scores (see lexeval.compiled.bpref_sums)."},

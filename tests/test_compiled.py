@@ -24,6 +24,7 @@ from hypothesis.extra import numpy as hnp
 from test_identity import identifiers
 
 from lexeval import compiled, evaluate
+from lexeval.bounds import kernel
 from lexeval.stats.moments import Moments
 from lexeval.stats.sums import GRID_BITS
 
@@ -604,9 +605,9 @@ def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, 
     assert within.tolist() == [int(np.count_nonzero(c[:depth] >= level)) for c in segments]
     first = compiled.relevant_within(codes, starts, lengths, level, None)
     assert first.tolist() == [int(np.flatnonzero(c >= level)[0]) + 1 if (c >= level).any() else 0 for c in segments]
-    running = compiled.running_relevant(codes, starts, lengths, level)
+    running = kernel.running_relevant(codes, starts, lengths, level)
     assert running.tolist() == np.concatenate([np.cumsum(c >= level) for c in segments]).tolist()
-    rank, listed, first_hole, counts = compiled.hole_list(codes, ids, starts, lengths)
+    rank, listed, first_hole, counts = kernel.hole_list(codes, ids, starts, lengths)
     assert counts.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
     assert rank.tolist() == [int(k) + 1 for c in segments for k in np.flatnonzero(c < 0)]
     assert listed.tolist() == ids[codes < 0].tolist()

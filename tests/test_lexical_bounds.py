@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lexeval import compiled
+from lexeval.bounds import kernel
 from lexeval.bounds.lexical import BOUNDED_PREFERENCES, lex_bounds
 
 UNRETRIEVED = float("inf")
@@ -125,7 +126,7 @@ def test_the_kernel_equals_the_reference_bit_for_bit(case):
     listed = [side[1][side[0] < 0] for side in (a, b)]
     holes = (np.concatenate(listed), np.array([0, len(listed[0])]), np.array([len(listed[0]), len(listed[1])]))
     for name, which in BOUNDED_PREFERENCES.items():
-        low, high = compiled.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which,
+        low, high = kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which,
                                         (level, top >= level > 0, level <= 0 and top >= level), most)
         assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
         assert (low[1, 0], high[1, 0]) == lex_bounds(name, b, a, level, top), name
@@ -190,5 +191,5 @@ def test_the_kernel_refuses_a_hole_number_out_of_range(where):
     starts, lengths = np.array([0, 3], dtype=np.int64), np.array([3, 2], dtype=np.int64)
     holes = (listed, np.array([0, 1]), np.array([1, 2]))
     with pytest.raises(IndexError, match="number out of range"):
-        compiled.lex_bounds((codes, ids, starts, lengths, 1), holes, np.array([[0, 1]]), np.array([0]), 1,
+        kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, np.array([[0, 1]]), np.array([0]), 1,
                             (1, False, False), 2)

@@ -169,7 +169,6 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
     reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and
     shuffled (both orders), with room for every pair of a run at once, a few, or one at a time without the
     per-query table (the scratch cells)."""
-    from lexeval import compiled
     rng = random.Random(seed)
     runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
     for q in range(3):
@@ -188,7 +187,7 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
 
     def bounds(pairs, kernel, cells):
         monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
-        monkeypatch.setattr(compiled, "SCRATCH_CELLS", cells)
+        monkeypatch.setattr(pair_kernel, "SCRATCH_CELLS", cells)
         rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)   # only the pairs' bounds
         made = bounded_differences(rankings, select_measures(DEEP, runs_count).metrics, pairs,
                                    rankings.num_rel_per_query > 0, ["LP", "LR"])

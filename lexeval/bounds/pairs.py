@@ -280,6 +280,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     so that a cluster's partitions add up to the same."""
     from .. import compiled
     from ..stats.sums import Sums, fixed_sums
+    from . import kernel
     from .holes import with_level
     queries = np.flatnonzero(compared)
     top = max(rankings.level_counts.shape[1] - 1, 0)
@@ -292,13 +293,14 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     plans = []                                  # per level, what the kernel reads, made once
     hole_arrays: tuple = ()
     if compiled.enabled() and (columns or preferences):
-        hole_arrays = cast(tuple, compiled.hole_list(rankings.codes, cast(np.ndarray, rankings.hole_ids),
+        hole_arrays = cast(tuple, kernel.hole_list(rankings.codes, cast(np.ndarray, rankings.hole_ids),
                                                      rankings.starts, rankings.lengths))
     if compiled.enabled():
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
             plans.append((hole_arrays,
-                          (_running_relevant(ranked), ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
+                          (kernel.running_relevant_of(ranked), ranked.first_rel_rank, rankings.lengths,
+                           rankings.num_queries),
                           _described(ranked, chosen, top), (top >= level > 0, level <= 0 and top >= level),
                           (ranked.num_rel_per_query, _gain_tables(ranked, chosen, top), _ideal_before(ranked, most),
                            most)))
@@ -316,8 +318,8 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             made = None
             if plans:
                 holes_of, per_segment, described, relevance, per_query = plans[index]
-                made = compiled.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
-                                                  per_query, buffers, shared if index == 0 else None)
+                made = kernel.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
+                                                  per_query, (*cast(tuple, buffers), shared if index == 0 else None))
             # each column's two sides summed on every core (before the next block reuses the buffers)
             sides = [(made[0][column], made[1][column]) if made is not None else
                      _pair_values(rankings, req, depth, block, queries, level, top)
@@ -327,7 +329,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                 parts.setdefault(name, []).append((next(summed), next(summed)))
                 times[name] = whole_times(req, depth, top, level)
         for name in preferences:
-            made = compiled.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
+            made = kernel.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
                                         rankings.num_queries), hole_arrays[1:], block, queries,
                                        BOUNDED_PREFERENCES[name], (rankings.level, top >= rankings.level > 0,
                                                                    rankings.level <= 0 and top >= rankings.level),
@@ -337,20 +339,6 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             parts.setdefault(name, []).append((fixed_sums(made[0]), fixed_sums(made[1])))
     return {name: tuple(Sums.concatenate([part[side] for part in pieces]) for side in (0, 1))
             for name, pieces in parts.items()}, times
-
-
-def _running_relevant(r: Rankings) -> np.ndarray:
-    """(N,) int32: each document's count of judged relevant documents at or above it in its ranking.
-    Summed in int32 throughout: past 2**31 documents the running sum wraps, and the difference of two of
-    its values (a ranking's part, far below 2**31) wraps back exactly. The compiled kernel's, where built."""
-    from .. import compiled
-    made = compiled.running_relevant(r.codes, r.starts, r.lengths, r.level)
-    if made is not None:
-        return made
-    running = np.cumsum(r.codes >= r.level, dtype=np.int32)
-    before = np.concatenate((np.zeros(1, dtype=np.int32), running))[r.starts]
-    running -= np.repeat(before, r.lengths)
-    return running
 
 
 def _described(r: Rankings, chosen, top: int) -> tuple:
