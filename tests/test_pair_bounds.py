@@ -169,6 +169,7 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
     reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and
     shuffled (both orders), with room for every pair of a run at once, a few, or one at a time without the
     per-query table (the scratch cells)."""
+    from lexeval.bounds import kernel as pair_kernel
     rng = random.Random(seed)
     runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
     for q in range(3):
