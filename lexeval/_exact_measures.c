@@ -3,6 +3,17 @@
  * same order, so the same floats) */
 #include "_exact.h"
 
+/* whether every segment (first document, length) lies within the documents; else an IndexError naming ``who`` */
+static int segments_in_range(const char *who, const int64_t *first, const int64_t *size, Py_ssize_t segments,
+                             Py_ssize_t documents) {
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
+            PyErr_Format(PyExc_IndexError, "%s: a segment out of range", who);
+            return 0;
+        }
+    return 1;
+}
+
 /* bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): per segment the sum over its
  * relevant documents (code >= level), in rank order, of 1 - min(n, R) / min(N, R) where n judged non-relevant
  * documents (0 <= code < level) rank above it (1 where none does); R its query's relevant documents, N its
@@ -22,11 +33,7 @@ PyObject *bpref_sums(PyObject *self, PyObject *args) {
     const int64_t *first = starts.buf, *size = lengths.buf, *relevant = num_rel.buf, *nonrel = num_nonrel.buf;
     const int16_t *code = codes.buf;
     double *out = sums.buf;
-    for (Py_ssize_t s = 0; s < segments; s++)
-        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
-            PyErr_SetString(PyExc_IndexError, "bpref_sums: a segment out of range");
-            goto done;
-        }
+    if (!segments_in_range("bpref_sums", first, size, segments, documents)) goto done;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t s = 0; s < segments; s++) {
         int64_t r = relevant[s], limit = nonrel[s] < r ? nonrel[s] : r, above = 0;
@@ -73,11 +80,7 @@ PyObject *relevant_within(PyObject *self, PyObject *args) {
     const int64_t *first = starts.buf, *size = lengths.buf;
     const int16_t *code = codes.buf;
     int64_t *out = counts.buf;
-    for (Py_ssize_t s = 0; s < segments; s++)
-        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
-            PyErr_SetString(PyExc_IndexError, "relevant_within: a segment out of range");
-            goto done;
-        }
+    if (!segments_in_range("relevant_within", first, size, segments, documents)) goto done;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t s = 0; s < segments; s++) {
         const int16_t *c = code + first[s];
@@ -117,11 +120,7 @@ PyObject *hole_list(PyObject *self, PyObject *args) {
     const int32_t *number = hole_ids.buf;
     int64_t *out_rank = rank.buf, *out_count = counts.buf, at = 0;
     int32_t *out_id = ids.buf;
-    for (Py_ssize_t s = 0; s < segments; s++)
-        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents) {
-            PyErr_SetString(PyExc_IndexError, "hole_list: a segment out of range");
-            goto done;
-        }
+    if (!segments_in_range("hole_list", first, size, segments, documents)) goto done;
     for (Py_ssize_t s = 0; s < segments; s++)
         for (int64_t i = 0; i < size[s]; i++) at += code[first[s] + i] < 0;
     if (at != holes) {
@@ -165,9 +164,10 @@ PyObject *running_relevant(PyObject *self, PyObject *args) {
     const int64_t *first = starts.buf, *size = lengths.buf;
     const int16_t *code = codes.buf;
     int32_t *out = running.buf;
+    if (!segments_in_range("running_relevant", first, size, segments, documents)) goto done;
     for (Py_ssize_t s = 0; s < segments; s++)
-        if (first[s] < 0 || size[s] < 0 || first[s] + size[s] > documents || size[s] > INT32_MAX) {
-            PyErr_SetString(PyExc_IndexError, "running_relevant: a segment out of range");
+        if (size[s] > INT32_MAX) {
+            PyErr_SetString(PyExc_IndexError, "running_relevant: a ranking longer than its counts can hold");
             goto done;
         }
     Py_BEGIN_ALLOW_THREADS
