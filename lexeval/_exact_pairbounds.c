@@ -458,6 +458,26 @@ typedef struct {
     int32_t *run, *rank;
 } Postings;
 
+/* the runs on the B side of some pair (``listed``) and on either (``used``, where given), the most holes of a
+ * query the listed runs hold (``most``), and whether the pairs come in order (A < B, A never falling: a hole's
+ * listings of runs up to A are then passed once for good) */
+static int plan_lists(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t runs, Py_ssize_t queries,
+                      const int64_t *h_count, char *listed, char *used, int64_t *most) {
+    int ordered = 1;
+    for (Py_ssize_t p = 0; p < count_pairs; p++) {
+        listed[pair[2 * p + 1]] = 1;
+        if (used) used[pair[2 * p + 1]] = used[pair[2 * p]] = 1;
+        if (pair[2 * p] >= pair[2 * p + 1] || (p && pair[2 * p] < pair[2 * p - 2])) ordered = 0;
+    }
+    *most = 0;
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        int64_t count = 0;
+        for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? h_count[r * queries + q] : 0;
+        *most = count > *most ? count : *most;
+    }
+    return ordered;
+}
+
 static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, const int64_t *h_start,
                        const int64_t *h_count, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *listed,
                        int64_t most) {
@@ -647,7 +667,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
     const double *depths = (const double *)depth.buf;
-    int sided = 0, partnered = 0, ordered = 1;
+    int sided = 0, partnered = 0, ordered = 0;
     double deepest_read = 0.0;        /* the deepest rank a column reads the Depths at (R-precision: any) */
     for (Py_ssize_t c = 0; c < columns; c++) {
         if (!reads_sides((int)kinds[c], (int)variants[c])) { partnered = 1; continue; }
@@ -657,16 +677,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     int64_t cap = deepest_read < (double)deepest ? (int64_t)deepest_read : deepest;   /* the deepest Depths row */
     char *listed = PyMem_RawCalloc((size_t)runs + 1, 1), *used = PyMem_RawCalloc((size_t)runs + 1, 1);
-    for (Py_ssize_t p = 0; p < count_pairs && listed && used; p++) {
-        listed[pair[2 * p + 1]] = used[pair[2 * p + 1]] = used[pair[2 * p]] = 1;
-        /* in order (A < B, A never falling): a hole's listings of runs up to A are passed once for good */
-        if (pair[2 * p] >= pair[2 * p + 1] || (p && pair[2 * p] < pair[2 * p - 2])) ordered = 0;
-    }
-    for (Py_ssize_t q = 0; q < queries && listed; q++) {
-        int64_t count = 0;
-        for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? h_count[r * queries + q] : 0;
-        listed_most = count > listed_most ? count : listed_most;
-    }
+    if (listed && used) ordered = plan_lists(pair, count_pairs, runs, queries, h_count, listed, used, &listed_most);
     /* a group is the pairs (A, B0 .. B0 + n - 1), n at most ``group`` (the shared holes per depth: cap + 2 rows of
      * n, a column per pair; their partners: n rows of ``widest``), within ``budget`` cells; each run's holes per depth made
      * once per query where that table fits the budget, else per pair */
@@ -989,14 +1000,16 @@ static int lr_high(const Alike *u, const Ranking *a, const Ranking *b, const Hol
     return most >= 0 && tie_possible(u, a, b) ? 0 : -1;
 }
 
-/* LR's (least, greatest): the unjudged documents both hold counted once for the two */
+/* LR's (least, greatest): the unjudged documents both hold counted once for the two (``known``: how many, where
+ * already counted; else -1) */
 static void lr_pair(const Alike *u, const Ranking *a, const Ranking *b, const HoleList *ha, const HoleList *hb,
-                    const int64_t *judged, double *low, double *high) {
+                    const int64_t *judged, int64_t known, double *low, double *high) {
     Scratch *s = u->s;
     int64_t base = judged[0] - judged[1], fewer = ha->count < hb->count ? ha->count : hb->count;
-    /* each side's only documents are at least its holes less the fewer: decided without matching where
-     * both sides' counts can be more */
-    if (base + ha->count - fewer > 0 && -base + hb->count - fewer > 0) { *low = -1.0; *high = 1.0; return; }
+    int64_t shared = known >= 0 ? known : fewer;
+    /* each side's only documents are its holes less the shared (at least its holes less the fewer): decided
+     * without matching where both sides' counts can be more */
+    if (base + ha->count - shared > 0 && -base + hb->count - shared > 0) { *low = -1.0; *high = 1.0; return; }
     int64_t both, stamp = mark_holes(s, ha, hb, &both);
     int64_t other[2] = {judged[1], judged[0]};
     *high = (double)lr_high(u, a, b, ha, hb, judged, both, s->stamp_a, s->stamp_b, stamp);
@@ -1249,18 +1262,10 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     s.only_above = PyMem_RawCalloc((size_t)deepest + 1, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     /* LR: each query's holes listed per hole number, for the runs on the B side (see difference_bounds) */
-    int counted = which == 1 && variable && !given.len, ordered = 1;
+    int counted = which == 1 && variable && !given.len, ordered = 0;
     int64_t listed_most = 0;
     b_side = PyMem_RawCalloc((size_t)runs + 1, 1);
-    for (Py_ssize_t p = 0; p < count_pairs && b_side; p++) {
-        b_side[pair[2 * p + 1]] = 1;
-        if (pair[2 * p] >= pair[2 * p + 1] || (p && pair[2 * p] < pair[2 * p - 2])) ordered = 0;
-    }
-    for (Py_ssize_t q = 0; q < queries && b_side && counted; q++) {
-        int64_t count = 0;
-        for (Py_ssize_t r = 0; r < runs; r++) count += b_side[r] ? h_count[r * queries + q] : 0;
-        listed_most = count > listed_most ? count : listed_most;
-    }
+    if (b_side) ordered = plan_lists(pair, count_pairs, runs, queries, h_count, b_side, NULL, &listed_most);
     o.start = PyMem_RawCalloc(counted ? room : 1, 8);
     o.cursor = PyMem_RawCalloc(counted ? room : 1, 8);
     o.run = PyMem_RawCalloc(counted ? (size_t)listed_most + 1 : 1, 4);
@@ -1292,35 +1297,14 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
                 if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
-                double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
-                if (judged[0] - judged[1] + h_count[sa] - shared[slot] > 0 &&
-                    judged[1] - judged[0] + h_count[sb] - shared[slot] > 0) {
-                    *h = 1.0; *l = -1.0;
-                    continue;
-                }
                 HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
-                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+                lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], lows + p * count_compared + k,
+                        highs + p * count_compared + k);
             }
         }
     }
     for (Py_ssize_t p = 0; p < count_pairs && !counted; p++) {
         for (Py_ssize_t k = 0; k < count_compared; k++) {
-            if (which == 1 && variable && given.len) {      /* the shared holes counted: decided by the counts */
-                Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
-                Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
-                Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
-                if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
-                if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
-                int64_t judged[2] = {tallies[sa], tallies[sb]}, both = ((const int64_t *)given.buf)[p * count_compared + k];
-                double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
-                if (judged[0] - judged[1] + h_count[sa] - both > 0 && judged[1] - judged[0] + h_count[sb] - both > 0) {
-                    *h = 1.0; *l = -1.0;
-                    continue;
-                }
-                HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
-                lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
-                continue;
-            }
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
             Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
@@ -1336,8 +1320,9 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
                 HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
                 HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
-                if (which == 1) {
-                    lr_pair(&u, &a, &b, &ha, &hb, judged, l, h);
+                if (which == 1) {           /* the shared holes as difference_bounds counted them, where given */
+                    lr_pair(&u, &a, &b, &ha, &hb, judged,
+                            variable && given.len ? ((const int64_t *)given.buf)[p * count_compared + k] : -1, l, h);
                 } else {
                     int64_t other[2] = {judged[1], judged[0]};
                     *h = rrlr_high(&u, &a, &b, &ha, &hb, judged);
