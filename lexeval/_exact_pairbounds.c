@@ -91,6 +91,7 @@ typedef struct {
     const int32_t *judged_a, *judged_b;   /* per depth, each ranking's judged relevant documents within it */
     int64_t stride;          /* shared: d's count at shared[d * stride] (a group's pairs side by side) */
     int64_t longest;
+    const int32_t *scanned;  /* R-precision's greatest and least (numerator, depth each), where scanned */
 } Depths;
 
 static int64_t shared_within(const Depths *t, int64_t d) { return t->shared[d * t->stride]; }
@@ -217,51 +218,66 @@ static void depth_point(const Depths *t, const Side *a, const Side *b, double de
     }
 }
 
-/* whether R-precision with some number of relevant holes in [m1, m2] (depths D1 = R + m1 .. D2) can be greater
- * (``high``) or less than the best so far, best / below: the numerator bounded by each of its terms' monotone
- * parts at the range's ends (A's judged relevant within D2 at most, B's within D1 at least; A's raising holes at
- * most its holes within D2 less the shared within D1; B's lowering ones at least its holes within D1 less the
- * shared within D2; the least value mirrors it), over D1 or D2 as its sign says */
-static int may_beat(const Depths *t, const Side *a, const Side *b, int64_t num_rel, int64_t union_count, int64_t m1,
-                    int64_t m2, int64_t best, int64_t below, int high) {
-    int64_t d1 = num_rel + m1, d2 = num_rel + m2, longest = t->longest;
-    int64_t e1 = d1 < longest ? d1 : longest, e2 = d2 < longest ? d2 : longest;   /* past it, no count changes */
-    const int32_t *own_holes = high ? t->holes_a : t->holes_b, *other_holes = high ? t->holes_b : t->holes_a;
-    const int32_t *own_judged = high ? t->judged_a : t->judged_b, *other_judged = high ? t->judged_b : t->judged_a;
-    int64_t counted = (int64_t)own_holes[e2] - shared_within(t, e1);
-    int64_t against = m1 - union_count + other_holes[e1] - shared_within(t, e2);
-    int64_t most = (int64_t)own_judged[e2] - other_judged[e1] + (m2 < counted ? m2 : counted) -
-                   (against > 0 ? against : 0);
-    /* the least value: -(B's greatest over A's, the same bound), against -best */
-    if (!high) best = -best;
-    return most * below > best * (most >= 0 ? d1 : d2);
-}
-
-/* R-precision's greatest (``high``) or least value so far, best / below, over the numbers of relevant holes
- * searched */
+/* R-precision's (Rprec: the depth R + m with m relevant holes) greatest and least difference for n pairs of one A
+ * (slots) side by side, over every m from 0 to each pair's unjudged documents u: a full scan, each depth's counts
+ * read once, in rows (the loop over the slots becomes vector instructions). The counts at depth d, clamped at
+ * ``longest`` (deeper, none changes): the shared holes shared[d * shared_stride + slot], A's holes and judged
+ * relevant holes_a[d] and judged_a[d], B's holes_b[d * b_stride + slot] and judged_b[d * b_stride + slot]; each
+ * extreme, as depth_point makes it, kept as a fraction (numerator, depth) and compared by cross products in
+ * ``product``: int32 while the squares of the depths fit it (the caller chooses) */
 typedef struct {
-    const Depths *t;
-    const Side *a, *b;
-    double depth;
-    int64_t num_rel, union_count;
-    int high;
-    int64_t best, below;
-} Search;
+    const int32_t *shared, *holes_a, *judged_a, *holes_b, *judged_b;
+    int64_t shared_stride, b_stride, longest, num_rel;
+} Rows;
 
-/* the numbers of relevant holes in [m1, m2] (``size`` of them at most) into the search's best: none where the
- * range's bound cannot beat it (may_beat), each of 4 or fewer, else the range's quarters in turn */
-static void search(Search *c, int64_t m1, int64_t m2, int64_t size) {
-    if (!may_beat(c->t, c->a, c->b, c->num_rel, c->union_count, m1, m2, c->best, c->below, c->high)) return;
-    if (size > 4) {
-        for (int64_t n1 = m1; n1 <= m2; n1 += size / 4) search(c, n1, n1 + size / 4 - 1 < m2 ? n1 + size / 4 - 1 : m2, size / 4);
-        return;
-    }
-    for (int64_t many = m1; many <= m2; many++) {
-        Point x;
-        depth_point(c->t, c->a, c->b, c->depth, c->num_rel, c->union_count, 1, 0, many, &x);
-        if (c->high && x.top * c->below > c->best * x.over) { c->best = x.top; c->below = x.over; }
-        if (!c->high && x.bottom * c->below < c->best * x.over) { c->best = x.bottom; c->below = x.over; }
-    }
+#define RPREC_SCAN(name, product, target)                                                                          \
+target static void name(const Rows *r, int64_t n, const int32_t *restrict u, int64_t most_u,                       \
+                        int32_t *restrict top, int32_t *restrict top_over, int32_t *restrict bottom,               \
+                        int32_t *restrict bottom_over) {                                                           \
+    int32_t num_rel = (int32_t)r->num_rel, longest = (int32_t)r->longest;                                          \
+    for (int64_t s = 0; s < n; s++) {   /* depth 0 (no relevant document at all) scores 0; else none seen yet */   \
+        top[s] = num_rel ? -1 : 0; bottom[s] = num_rel ? 1 : 0; top_over[s] = bottom_over[s] = num_rel ? 0 : 1;    \
+    }                                                                                                              \
+    for (int32_t m = num_rel ? 0 : 1; m <= most_u; m++) {                                                          \
+        int32_t d = num_rel + m, e = d < longest ? d : longest;                                                    \
+        const int32_t *restrict shared = r->shared + e * r->shared_stride;                                         \
+        const int32_t *restrict holes_b = r->holes_b + e * r->b_stride;                                            \
+        const int32_t *restrict judged_b = r->judged_b + e * r->b_stride;                                          \
+        int32_t holes_a = r->holes_a[e], judged_a = r->judged_a[e];                                                \
+        for (int64_t s = 0; s < n; s++) {                                                                          \
+            int32_t plus = holes_a - shared[s], minus = holes_b[s] - shared[s], judged = judged_a - judged_b[s];   \
+            int32_t zero = u[s] - plus - minus;                                                                    \
+            int32_t raised = m - plus - zero, lowered = m - minus - zero;                                          \
+            int32_t high = judged + (m < plus ? m : plus) - (raised > 0 ? raised : 0);                             \
+            int32_t low = judged - (m < minus ? m : minus) + (lowered > 0 ? lowered : 0);                          \
+            int in_range = m <= u[s];                                                                              \
+            int higher = in_range & ((product)high * top_over[s] > (product)top[s] * d);                           \
+            int lower = in_range & ((product)low * bottom_over[s] < (product)bottom[s] * d);                       \
+            top[s] = higher ? high : top[s];                                                                       \
+            top_over[s] = higher ? d : top_over[s];                                                                \
+            bottom[s] = lower ? low : bottom[s];                                                                   \
+            bottom_over[s] = lower ? d : bottom_over[s];                                                           \
+        }                                                                                                          \
+    }                                                                                                              \
+}
+RPREC_SCAN(rprec_scan_narrow, int32_t, )
+RPREC_SCAN(rprec_scan_wide, int64_t, )
+#if defined(HAVE_AVX2_PATHS)
+RPREC_SCAN(rprec_scan_narrow_avx2, int32_t, __attribute__((target("avx2"))))
+#endif
+
+static void rprec_scan(const Rows *r, int64_t n, const int32_t *u, int32_t *top, int32_t *top_over, int32_t *bottom,
+                       int32_t *bottom_over) {
+    int64_t most_u = 0;
+    for (int64_t s = 0; s < n; s++) most_u = u[s] > most_u ? u[s] : most_u;
+    /* |numerator| <= depth <= R + most_u: int32 products while its square is below 2^31 */
+#if defined(HAVE_AVX2_PATHS)
+    if (r->num_rel + most_u <= 46340 && vectors_on())
+        rprec_scan_narrow_avx2(r, n, u, most_u, top, top_over, bottom, bottom_over);
+    else
+#endif
+    if (r->num_rel + most_u <= 46340) rprec_scan_narrow(r, n, u, most_u, top, top_over, bottom, bottom_over);
+    else rprec_scan_wide(r, n, u, most_u, top, top_over, bottom, bottom_over);
 }
 
 /* the (least, greatest) difference of one column on one query */
@@ -368,26 +384,17 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
          * the measure divides (the larger fraction's double is never the smaller) */
         int64_t best_top = 0, best_reach = 0, worst_bottom = 0, worst_reach = 0;
         Point x;
-        int stepped = variable && depth < 0;
-        /* R-precision: every 32nd number of holes first, for a good best early; then, for the greatest and the
-         * least in turn, ranges of 64 numbers, of 16 and of 4 where their bounds can beat the best (search). Else
-         * every number */
-        for (int64_t many = smallest; many <= largest; many += stepped ? 32 : 1) {
+        if (variable && depth < 0) {    /* R-precision: scanned for the whole group (rprec_scan) */
+            best_top = t->scanned[0]; best_reach = t->scanned[1];
+            worst_bottom = t->scanned[2]; worst_reach = t->scanned[3];
+        }
+        else for (int64_t many = smallest; many <= largest; many++) {
             depth_point(t, a, b, depth, num_rel, union_count, variable, all_relevant, many, &x);
             if (!best_reach || x.top * best_reach > best_top * x.over) { best_top = x.top; best_reach = x.over; }
             if (!worst_reach || x.bottom * worst_reach < worst_bottom * x.over) {
                 worst_bottom = x.bottom; worst_reach = x.over;
             }
         }
-        int64_t first = num_rel + smallest >= 1 ? smallest : smallest + 1;      /* depth 0 (value 0) seen above */
-        for (int high = stepped; high >= 0 && stepped; high--)
-            for (int64_t m1 = first; m1 <= largest; m1 += 64) {
-                Search c = {t, a, b, depth, num_rel, union_count, high, high ? best_top : worst_bottom,
-                            high ? best_reach : worst_reach};
-                search(&c, m1, m1 + 63 < largest ? m1 + 63 : largest, 64);
-                if (high) { best_top = c.best; best_reach = c.below; }
-                else { worst_bottom = c.best; worst_reach = c.below; }
-            }
         *low = (double)worst_bottom / (double)worst_reach;
         *high = (double)best_top / (double)best_reach;
         return;
@@ -686,6 +693,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (group > runs) group = runs;
     if (group < 1) group = 1;
     int tabled = sided && (double)runs * (double)(cap + 1) <= (double)budget;
+    int scanning = 0;         /* R-precision with grades to assign: a scan per group (rprec_scan) */
+    for (Py_ssize_t c = 0; c < columns; c++) scanning |= variable && kinds[c] == DEPTH && depths[c] < 0;
     Postings o = {PyMem_RawCalloc(room, 8), PyMem_RawCalloc(room, 8), PyMem_RawCalloc((size_t)listed_most + 1, 4),
                   PyMem_RawCalloc((size_t)listed_most + 1, 4)};
     int32_t *within = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
@@ -693,6 +702,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) : 1, 4);
     int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
+    /* the scan's B sides: each run's holes and judged relevant per depth again, a row per depth (runs side by
+     * side); each pair's unjudged documents, and its four extremes (rprec_scan's top .. bottom_over) */
+    int32_t *across = PyMem_RawCalloc(scanning && tabled ? 2 * (size_t)runs * (size_t)(cap + 1) : 1, 4);
+    int32_t *unions = PyMem_RawCalloc((size_t)group, 4), *extremes = PyMem_RawCalloc(4 * (size_t)group, 4);
     s.rank_a = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
@@ -706,13 +719,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
-        !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners ||
+        !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
+        !extremes ||
         !offsets || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts) {
         PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
-        PyMem_RawFree(judged_upto);
+        PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
         PyErr_NoMemory();
         goto done;
     }
@@ -738,6 +752,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     Py_ssize_t sg = r * queries + q;
                     fill_within(within + r * (cap + 1), ranks + h_start[sg], h_count[sg], cap);
                     fill_judged(judged_upto + r * (cap + 1), counts_running + offsets[sg], size[sg], cap);
+                    if (scanning)
+                        for (int64_t d = 0; d <= cap; d++) {
+                            across[d * runs + r] = within[r * (cap + 1) + d];
+                            across[(cap + 1 + d) * runs + r] = judged_upto[r * (cap + 1) + d];
+                        }
                 }
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
@@ -753,6 +772,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             Meeting m = {shared, sided ? shared_at : NULL, cap, partners, widest + 1, a_reach};
             meet_holes(&o, a.rank, a.id, a.count, first_run, b0, n, ordered, &m);
             const int32_t *within_a = NULL;
+            int64_t group_longest = 0;
             if (sided) {
                 /* the shared holes within each depth: rows (a depth's counts of the group's pairs) added up */
                 int64_t longest = a.length;
@@ -765,6 +785,15 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     fill_within(within, a.rank, a.count, cap);
                     fill_judged(judged_upto, a.running, a.length, cap);
                 }
+                for (int64_t slot = 0; slot < n && scanning; slot++)
+                    unions[slot] = (int32_t)(a.count + h_count[(b0 + slot) * queries + q] - shared[slot]);
+                if (scanning && tabled) {
+                    Rows rows = {shared_at, within_a, judged_upto + first_run * (cap + 1), across + b0,
+                                 across + (cap + 1) * runs + b0, n, runs, longest, relevant[q]};
+                    rprec_scan(&rows, n, unions, extremes, extremes + group, extremes + 2 * group,
+                               extremes + 3 * group);
+                }
+                group_longest = longest;
             }
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
@@ -772,7 +801,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                           firsts[sb], s.partner_b};
                 if (shared_out.len) ((int64_t *)shared_out.buf)[p * count_compared + k] = shared[slot];
                 a.partner = partners + slot * (widest + 1);
-                Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0};
+                Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0, NULL};
+                int32_t scanned[4];
                 if (sided) {
                     int64_t longest = a.length > b.length ? a.length : b.length;
                     t.longest = longest < cap ? longest : cap;
@@ -783,6 +813,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     t.judged_a = judged_upto + (tabled ? first_run * (cap + 1) : 0);
                     if (tabled) t.judged_b = judged_upto + (b0 + slot) * (cap + 1);
                     else { fill_judged(judged_upto + cap + 1, b.running, b.length, cap); t.judged_b = judged_upto + cap + 1; }
+                    if (scanning && !tabled) {     /* one pair, from its own tables */
+                        Rows rows = {shared_at + slot, t.holes_a, t.judged_a, t.holes_b, t.judged_b, n, 1,
+                                     group_longest, relevant[q]};
+                        rprec_scan(&rows, 1, unions + slot, extremes + slot, extremes + group + slot,
+                                   extremes + 2 * group + slot, extremes + 3 * group + slot);
+                    }
+                    for (int e = 0; e < 4; e++) scanned[e] = extremes[e * group + slot];
+                    t.scanned = scanned;
                 }
                 if (partnered) {
                     int64_t b_reach = holes_above(b.rank, b.count, partner_reach(kinds, variants, depths, columns,
@@ -810,7 +848,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
-    PyMem_RawFree(judged_upto);
+    PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
     result = Py_None;
     Py_INCREF(result);
 done:

@@ -168,8 +168,9 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
     R-precision's search over the numbers of holes, and the lists of each hole's runs, have work to do), with LR
     reading the shared holes the columns counted: the kernel against the reference, for the pairs in order and
     shuffled (both orders), with room for every pair of a run at once, a few, or one at a time without the
-    per-query table (the scratch cells)."""
+    per-query table (the scratch cells), and without the AVX2 paths."""
     from lexeval.bounds import kernel as pair_kernel
+    from lexeval.compiled import _exact
     rng = random.Random(seed)
     runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
     for q in range(3):
@@ -194,12 +195,63 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
                                    rankings.num_rel_per_query > 0, ["LP", "LR"])
         return {name: (made.low[name], made.high[name]) for name in made.sums}
 
+    def scalar(make):
+        before = _exact.vectors(False)
+        try:
+            return make()
+        finally:
+            _exact.vectors(before)
+
     for pairs in (ordered, shuffled):
         expected = bounds(pairs, "off", 1 << 22)
         assert set(expected) >= {"Rprec", "P_40", "recip_rank", "ndcg_cut_30", "LR"}
-        for cells in (1, 700, 1 << 22):
-            found = bounds(pairs, "on", cells)
+        for cells, vectors in ((1, True), (700, True), (1 << 22, True), (1 << 22, False)):
+            found = bounds(pairs, "on", cells) if vectors else scalar(lambda: bounds(pairs, "on", cells))
             assert set(found) == set(expected)
             for name, (low, high) in found.items():
                 np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
+
+
+def test_r_precision_bounds_past_int32_products_equal_counting(tmp_path, monkeypatch):
+    """Two rankings of 50,000 and 5,000 documents, nearly all unjudged, 2,000 shared: R + the unjudged
+    documents pass 46,340, where the kernel's scan compares its fractions in 64-bit products. Its R-precision bounds
+    against the greatest and least over every number m of relevant unjudged documents, counted with numpy: at
+    the depth R + m, the best m are first those in A's top only (+1), then those in both or neither (0)."""
+    rng = np.random.default_rng(5)
+    shared = [f"s{k}" for k in range(2_000)]
+    own = [[f"a{k}" for k in range(48_000)], [f"b{k}" for k in range(3_000)]]      # A's greatest past 46,340
+    judged = {f"j{k}": int(k % 3 == 0) for k in range(60)}
+    rankings = []
+    for side in own:
+        docs = np.array(shared + side + list(judged)[:40 + 10 * len(rankings)], dtype=object)
+        rankings.append(list(docs[rng.permutation(len(docs))]))
+    qrels_path, paths = write(tmp_path, "wide", {"q1": judged}, [{"q1": docs} for docs in rankings])
+    monkeypatch.setenv("LEXEVAL_KERNEL", "on")
+    loaded = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+    made = bounded_differences(loaded, select_measures(["Rprec"], 2).metrics, np.array([(0, 1)]),
+                               loaded.num_rel_per_query > 0)
+    num_rel = sum(judged.values())
+    deepest = max(len(docs) for docs in rankings) + num_rel + 60_000
+    rank = [{doc: k + 1 for k, doc in enumerate(docs)} for docs in rankings]
+    holes = sorted((set(rank[0]) | set(rank[1])) - set(judged))
+    assert num_rel + len(holes) > 46_340
+    never = deepest + 1
+    rank_a = np.array([rank[0].get(h, never) for h in holes])
+    rank_b = np.array([rank[1].get(h, never) for h in holes])
+
+    def within(ranks):               # per depth d (0 .. deepest): how many of ranks are <= d
+        return np.cumsum(np.bincount(np.minimum(ranks, never), minlength=never + 1))[:deepest + 1]
+
+    relevant = [np.array([rank[side][doc] for doc, grade in judged.items() if grade and doc in rank[side]])
+                for side in (0, 1)]
+    judged_difference = within(relevant[0]) - within(relevant[1])
+    both = within(np.maximum(rank_a, rank_b))
+    many = np.arange(len(holes) + 1)
+    reach = num_rel + many
+    plus, minus = (within(rank_a) - both)[reach], (within(rank_b) - both)[reach]
+    zero = len(holes) - plus - minus
+    best = judged_difference[reach] + np.minimum(many, plus) - np.maximum(0, many - plus - zero)
+    worst = judged_difference[reach] - np.minimum(many, minus) + np.maximum(0, many - minus - zero)
+    assert made.high["Rprec"][0] == (best / reach).max()
+    assert made.low["Rprec"][0] == (worst / reach).min()
