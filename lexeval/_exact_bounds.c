@@ -52,23 +52,17 @@ static void average_precision_sweep(const int64_t *holes, int64_t count, const i
     }
 }
 
-/* AP counted to ``cutoff`` of a segment were its top (from_top) or bottom ``chosen`` holes relevant: the
- * numpy kernel's operations in its order (precision ordinal / rank at each relevant document, summed down
- * the ranking, over R) */
-static double average_precision_at(const int16_t *codes, int64_t length, int level, int64_t holes_count,
-                                   int64_t chosen, int from_top, double cutoff, int64_t relevant) {
+/* AP counted to ``cutoff`` of a segment were ``chosen`` of its holes relevant (their ranks ascending, ``holes``):
+ * the numpy kernel's operations in its order (precision ordinal / rank at each relevant document, summed down
+ * the ranking, over R), read from the judged relevant ranks and the chosen holes' merged */
+static double average_precision_at(const int64_t *judged, int64_t found, const int64_t *holes, int64_t chosen,
+                                   double cutoff, int64_t relevant) {
     double sum = 0.0;
-    int64_t ordinal = 0, hole = 0;
-    for (int64_t i = 0; i < length; i++) {
-        int is_relevant = codes[i] >= level;
-        if (codes[i] < 0) {
-            hole++;
-            is_relevant = from_top ? hole <= chosen : hole > holes_count - chosen;
-        }
-        if (is_relevant) {
-            ordinal++;
-            if ((double)(i + 1) <= cutoff) sum += (double)ordinal / (double)(i + 1);
-        }
+    int64_t ordinal = 0;
+    for (int64_t j = 0, h = 0; j < found || h < chosen;) {
+        int64_t rank = h == chosen || (j < found && judged[j] < holes[h]) ? judged[j++] : holes[h++];
+        ordinal++;
+        if ((double)rank <= cutoff) sum += (double)ordinal / (double)rank;
     }
     int64_t total = relevant + chosen;
     return total > 0 ? sum / (double)total : 0.0;
@@ -121,15 +115,17 @@ PyObject *precision_bounds(PyObject *self, PyObject *args) {
     for (Py_ssize_t s = 0; s < segments; s++) {
         const int16_t *c = all + first[s];
         int64_t count = 0, found = 0, n = size[s], r = relevant[s];
-        for (int64_t i = 0; i < n; i++) {
-            if (c[i] < 0) { above[count] = found; hole_ranks[count++] = i + 1; }
-            else if (c[i] >= level) judged_ranks[found++] = i + 1;
+        for (int64_t i = 0; i < n; i++) {       /* written each time, kept where counted: no branch */
+            above[count] = found;
+            hole_ranks[count] = judged_ranks[found] = i + 1;
+            count += c[i] < 0;
+            found += c[i] >= level;
         }
         if (!depth_mode) {
             int64_t top, bottom;
             average_precision_sweep(hole_ranks, count, judged_ranks, found, above, cutoff, r, &top, &bottom);
-            greatest[s] = average_precision_at(c, n, level, count, top, 1, cutoff, r);
-            least[s] = average_precision_at(c, n, level, count, bottom, 0, cutoff, r);
+            greatest[s] = average_precision_at(judged_ranks, found, hole_ranks, top, cutoff, r);
+            least[s] = average_precision_at(judged_ranks, found, hole_ranks + count - bottom, bottom, cutoff, r);
             continue;
         }
         /* every m from 0 to the holes: depth d(R + m), the judged relevant and the holes within it */
