@@ -37,11 +37,14 @@ static int pairs_and_queries_in_range(const char *who, const int64_t *pair, Py_s
 }
 
 /* whether every number (of the unjudged documents, code < 0, where codes are given) is in [0, most): without
- * branches, so that the check, made on every call, costs a fraction of a pass */
+ * branches, so that the check, made on every call, costs a fraction of a pass; and without the GIL, so that the
+ * calls on other threads go on meanwhile */
 static int holes_numbered(const int16_t *codes, const int32_t *ids, Py_ssize_t count, int64_t most) {
     uint32_t bad = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < count; k++)
         bad |= (uint32_t)(codes ? codes[k] < 0 : 1) & (uint32_t)((uint64_t)(uint32_t)ids[k] >= (uint64_t)most);
+    Py_END_ALLOW_THREADS
     return !bad;
 }
 
