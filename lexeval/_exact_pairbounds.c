@@ -72,9 +72,30 @@ static int64_t within(const int32_t *running, int64_t length, double depth) {
     return reach ? running[reach - 1] : 0;
 }
 
-static int compare_doubles(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
+/* x[0 .. n) ascending (doubles, no NaN; equal ones are equal bits here): runs of 16 by insertion, then merged
+ * pairwise through tmp (room for n) */
+static void sort_doubles(double *x, int64_t n, double *tmp) {
+    for (int64_t start = 0; start < n; start += 16) {
+        int64_t end = start + 16 < n ? start + 16 : n;
+        for (int64_t i = start + 1; i < end; i++) {
+            double v = x[i];
+            int64_t k = i;
+            for (; k > start && x[k - 1] > v; k--) x[k] = x[k - 1];
+            x[k] = v;
+        }
+    }
+    double *from = x, *to = tmp;
+    for (int64_t width = 16; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, k = mid, at = lo;
+            while (i < mid && k < hi) to[at++] = from[k] < from[i] ? from[k++] : from[i++];
+            while (i < mid) to[at++] = from[i++];
+            while (k < hi) to[at++] = from[k++];
+        }
+        double *swap = from; from = to; to = swap;
+    }
+    if (from != x) memcpy(x, from, (size_t)n * sizeof(double));
 }
 
 typedef struct {           /* one ranking's unjudged documents: ranks and numbers, in rank order */
@@ -170,13 +191,17 @@ static void best_chain(Scratch *s, const Chains *c, double lambda, int64_t least
  * qrels has a positive gain, the chain of no relevant hole (value 0) is kept aside and the rest start at 1 */
 static double best_ratio(Scratch *s, const Chains *c) {
     int64_t *counts = s->counts, layers = c->layers->count;
-    if (layers == 1) {
-        double best = -INFINITY;
+    if (layers == 1) {     /* chain_value of every count, its operations in its order: the ideals, then the
+                            * quotients in a loop of their own (vector divisions) */
+        double best = -INFINITY, step = c->layers->step[0], *value = s->best_upto;
+        int64_t judged = c->layers->judged[0];
+        for (int64_t t = 0; t <= c->holes; t++)
+            value[t] = 0.0 + step * ideal_discounts(c->ideal_before, c->ideal_size, judged + t, c->depth);
         for (int64_t t = 0; t <= c->holes; t++) {
-            counts[0] = t;
-            double value = chain_value(c, counts);
-            if (value > best) best = value;
+            double ideal = value[t], quotient = (c->base + step * c->prefix[t]) / (ideal > 0 ? ideal : 1.0);
+            value[t] = ideal > 0 ? quotient : 0.0;
         }
+        for (int64_t t = 0; t <= c->holes; t++) best = value[t] > best ? value[t] : best;
         return best;
     }
     int64_t least = c->layers->judged[0] > 0 ? 0 : 1;
@@ -420,7 +445,7 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         if (ra == 0) only_b[count_b++] = -s->discount[b->rank[k]];
         else if ((double)ra > depth) shared[count_shared++] = -s->discount[b->rank[k]];
     }
-    qsort(shared, (size_t)count_shared, sizeof(double), compare_doubles);
+    sort_doubles(shared, count_shared, s->values);     /* s->values is written after, by the merge */
     int64_t count = count_a + count_b + count_shared;
     for (int64_t i = 0, ia = count_a - 1, ib = 0, is = 0; i < count; i++) {
         double x = ia >= 0 ? only_a[ia] : INFINITY, y = ib < count_b ? only_b[ib] : INFINITY;

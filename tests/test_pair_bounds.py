@@ -159,7 +159,7 @@ def test_graded_ndcg_pair_bounds_of_the_kernel_equal_every_chain_tried(tmp_path,
 
 
 DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "set_P", "set_recall", "recip_rank",
-        "success.5", "dcg_cut.25", "ndcg_cut.30"]
+        "success.5", "dcg_cut.25", "ndcg_cut.30", "ndcg"]
 
 
 @pytest.mark.parametrize("seed", range(2))
