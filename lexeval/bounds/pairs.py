@@ -21,9 +21,8 @@ Which measures have them, and why each is exact, by the measure table's
   if the sum is still negative, every 0; the least the reverse;
 - **depth** (Rprec, Rprec_mult): for m relevant holes the depth is fixed,
   and the best m are the +1s, then the 0s, then the -1s at that depth;
-  every m is tried (the kernel, for Rprec, skips the ranges of m where a
-  bound from each term's monotone parts at the range's ends cannot beat
-  the best so far);
+  every m is tried (the kernel, for Rprec, tries every m for a run's
+  pairs side by side, reading each depth's shared counts once);
 - **gain** (nDCG and its cuts, gains at least 0 and none for grade 0):
   with the distinct positive gains v_1 < ... < v_L, a gain is the sum of
   the steps v_l - v_(l-1) up to it, so with T_l the holes of gain at least
