@@ -550,9 +550,9 @@ static int64_t group_at(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t 
     return n;
 }
 
-/* what a group's pairs share, per pair (slot): how many unjudged documents (shared); where shared_at is given, each
- * counted at the deeper of its two ranks (row min(rank, cap + 1), a column per slot); A's first ``reach`` holes'
- * ranks in B (partners, a row of ``stride`` per slot) */
+/* what a group's pairs share, per pair (slot): how many unjudged documents (shared; where shared_at is given,
+ * counted there only, each at the deeper of its two ranks: row min(rank, cap + 1), a column per slot; the caller
+ * adds them up); A's first ``reach`` holes' ranks in B (partners, a row of ``stride`` per slot) */
 typedef struct {
     int64_t *shared;
     int32_t *shared_at;
@@ -564,8 +564,8 @@ typedef struct {
  * of runs up to A are passed once for good (the cursor) */
 static void meet_holes(Postings *o, const int64_t *a_rank, const int32_t *a_id, int64_t a_count, int64_t first_run,
                        int64_t b0, int64_t n, int ordered, Meeting *m) {
-    memset(m->shared, 0, (size_t)n * 8);
     if (m->shared_at) memset(m->shared_at, 0, (size_t)(n * (m->cap + 2)) * 4);
+    else memset(m->shared, 0, (size_t)n * 8);
     if (m->reach) memset(m->partners, 0, (size_t)(n * m->stride) * 8);
     for (int64_t j = 0; j < a_count; j++) {
         int64_t id = a_id[j], at = o->start[id], end = o->start[id + 1];
@@ -577,11 +577,11 @@ static void meet_holes(Postings *o, const int64_t *a_rank, const int32_t *a_id, 
         for (; at < end; at++) {
             int64_t slot = (int64_t)o->run[at] - b0;
             if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
-            m->shared[slot]++;
             if (m->shared_at) {
                 int64_t deeper = a_rank[j] > o->rank[at] ? a_rank[j] : o->rank[at];
                 m->shared_at[(deeper <= m->cap ? deeper : m->cap + 1) * n + slot]++;
             }
+            else m->shared[slot]++;
             if (j < m->reach) m->partners[slot * m->stride + j] = o->rank[at];
         }
     }
@@ -808,6 +808,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     longest = size[(b0 + slot) * queries + q] > longest ? size[(b0 + slot) * queries + q] : longest;
                 longest = longest < cap ? longest : cap;
                 for (int64_t d = 1; d <= longest; d++) add_row(shared_at + d * n, shared_at + (d - 1) * n, n);
+                /* every shared hole: those within the longest ranking (rows past it hold none) and past cap */
+                for (int64_t slot = 0; slot < n; slot++)
+                    shared[slot] = (int64_t)shared_at[longest * n + slot] + shared_at[(cap + 1) * n + slot];
                 within_a = tabled ? within + first_run * (cap + 1) : within;
                 if (!tabled) {
                     fill_within(within, a.rank, a.count, cap);
