@@ -13,6 +13,7 @@ typedef struct {
     int64_t *coefficient, *coefficient_stamp, *undo;   /* rrLR: per class its coefficient; the links to undo */
     int64_t *only_above;              /* rrLR: A's only unjudged documents at or above each rank */
     double *prefix, *best_upto;       /* nDCG: the sums of the largest weights; a layer's best chain so far */
+    double *ideals;                   /* nDCG: per layer l and count t, the ideal's discounts of J_l + t */
     double *discount;                 /* nDCG: 1 / log2(r + 1) of each rank r */
     double *merged;                   /* nDCG: the weights' three sorted lists, before they are merged */
     int64_t *chosen;                  /* nDCG: per layer and count, the next layer's best count */
@@ -166,18 +167,20 @@ static double chain_value(const Chains *c, const int64_t *counts) {
  * with the next layers' counts at most it (a running best), then the first layer's best at or above ``least`` */
 static void best_chain(Scratch *s, const Chains *c, double lambda, int64_t least, int64_t *counts) {
     int64_t layers = c->layers->count, n = c->holes;
+    double *value = s->merged + 2 * (n + 1);        /* each count's, a loop of its own (vector instructions) */
     for (int64_t l = layers - 1; l >= 0; l--) {
         double step = c->layers->step[l];
-        int64_t judged = c->layers->judged[l * c->layers->stride];
+        const double *ideal = s->ideals + l * (n + 1);
         int64_t *chosen = s->chosen + l * (n + 1);
+        for (int64_t t = 0; t <= n; t++) value[t] = step * (c->prefix[t] - lambda * ideal[t]);
+        if (l + 1 < layers)
+            for (int64_t t = 0; t <= n; t++) value[t] += s->best_upto[t];
+        if (l == 0)
+            for (int64_t t = 0; t < least && t <= n; t++) value[t] = -INFINITY;
         double running = -INFINITY;
         int64_t at = 0;
         for (int64_t t = 0; t <= n; t++) {
-            double value = step * (c->prefix[t] - lambda * ideal_discounts(c->ideal_before, c->ideal_size,
-                                                                           judged + t, c->depth));
-            if (l + 1 < layers) value += s->best_upto[t];
-            if (l == 0 && t < least) value = -INFINITY;
-            if (value > running) { running = value; at = t; }
+            if (value[t] > running) { running = value[t]; at = t; }
             s->best_upto[t] = running;
             chosen[t] = at;
         }
@@ -190,29 +193,31 @@ static void best_chain(Scratch *s, const Chains *c, double lambda, int64_t least
  * best chain for the ratio so far, until its ratio is no larger), exact on a finite set; where no document of the
  * qrels has a positive gain, the chain of no relevant hole (value 0) is kept aside and the rest start at 1 */
 static double best_ratio(Scratch *s, const Chains *c) {
-    int64_t *counts = s->counts, layers = c->layers->count;
-    if (layers == 1) {     /* chain_value of every count, its operations in its order: the ideals, then the
-                            * quotients in a loop of their own (vector divisions) */
-        double best = -INFINITY, step = c->layers->step[0], *value = s->best_upto;
-        int64_t judged = c->layers->judged[0];
-        for (int64_t t = 0; t <= c->holes; t++)
-            value[t] = 0.0 + step * ideal_discounts(c->ideal_before, c->ideal_size, judged + t, c->depth);
-        for (int64_t t = 0; t <= c->holes; t++) {
-            double ideal = value[t], quotient = (c->base + step * c->prefix[t]) / (ideal > 0 ? ideal : 1.0);
-            value[t] = ideal > 0 ? quotient : 0.0;
-        }
-        for (int64_t t = 0; t <= c->holes; t++) best = value[t] > best ? value[t] : best;
-        return best;
-    }
+    int64_t *counts = s->counts, layers = c->layers->count, n = c->holes;
+    for (int64_t l = 0; l < layers; l++)       /* the ideal's discounts per layer and count, once */
+        for (int64_t t = 0; t <= n; t++)
+            s->ideals[l * (n + 1) + t] = ideal_discounts(c->ideal_before, c->ideal_size,
+                                                         c->layers->judged[l * c->layers->stride] + t, c->depth);
     int64_t least = c->layers->judged[0] > 0 ? 0 : 1;
     double best = least ? 0.0 : -INFINITY;
-    if (c->holes < least) return best;
-    double lambda = -INFINITY;                 /* started at the best chain of one grade for every relevant hole */
-    for (int64_t t = least; t <= c->holes; t++) {
-        for (int64_t l = 0; l < layers; l++) counts[l] = t;
-        double value = chain_value(c, counts);
-        if (value > lambda) lambda = value;
+    if (n < least) return best;
+    /* every chain of one grade for every relevant hole (chain_value's operations in its order, in loops of their
+     * own: vector divisions); with one layer, those are every chain */
+    double *numerator = s->merged, *ideal = s->merged + (n + 1), lambda = -INFINITY;
+    for (int64_t t = 0; t <= n; t++) { numerator[t] = c->base; ideal[t] = 0.0; }
+    for (int64_t l = 0; l < layers; l++) {
+        double step = c->layers->step[l];
+        const double *discounts = s->ideals + l * (n + 1);
+        for (int64_t t = 0; t <= n; t++) {
+            numerator[t] += step * c->prefix[t];
+            ideal[t] += step * discounts[t];
+        }
     }
+    for (int64_t t = 0; t <= n; t++)
+        numerator[t] = ideal[t] > 0 ? numerator[t] / (ideal[t] > 0 ? ideal[t] : 1.0) : 0.0;
+    for (int64_t t = least; t <= n; t++) lambda = numerator[t] > lambda ? numerator[t] : lambda;
+    if (layers == 1) return lambda > best ? lambda : best;
+    /* more layers: Dinkelbach's iteration from there */
     for (int round = 0; round < 200; round++) {
         best_chain(s, c, lambda, least, counts);
         double value = chain_value(c, counts);
@@ -740,6 +745,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.partner_b = PyMem_RawCalloc((size_t)widest + 1, 8);
     s.prefix = PyMem_RawCalloc(room + 1, 8);
     s.best_upto = PyMem_RawCalloc(room + 1, 8);
+    s.ideals = PyMem_RawCalloc((size_t)(layer_width + 1) * (room + 1), 8);
     s.chosen = PyMem_RawCalloc((size_t)(layer_width + 1) * (room + 1), 8);
     s.counts = PyMem_RawCalloc((size_t)layer_width + 1, 8);
     s.discount = PyMem_RawCalloc((size_t)deepest + 2, 8);
@@ -749,7 +755,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes ||
-        !offsets || !s.prefix || !s.best_upto || !s.chosen || !s.counts || !s.discount || !s.merged ||
+        !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts) {
         PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
@@ -885,7 +891,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
-    PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.chosen); PyMem_RawFree(s.counts);
+    PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.ideals); PyMem_RawFree(s.chosen);
+    PyMem_RawFree(s.counts);
     PyMem_RawFree(s.discount); PyMem_RawFree(s.merged);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
     PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
