@@ -149,39 +149,3 @@ done:
     return result;
 }
 
-/* running_relevant(codes, starts, lengths, level, running): each document's count of relevant documents (code >=
- * level) at or above it in its ranking; codes int16 and running int32 (documents), starts/lengths int64. */
-PyObject *running_relevant(PyObject *self, PyObject *args) {
-    Py_buffer codes, starts, lengths, running;
-    int level;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*iw*", &codes, &starts, &lengths, &level, &running))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2;
-    if (!check(&lengths, segments, 8, "lengths") || !check(&running, documents, 4, "running"))
-        goto done;
-    const int64_t *first = starts.buf, *size = lengths.buf;
-    const int16_t *code = codes.buf;
-    int32_t *out = running.buf;
-    if (!segments_in_range("running_relevant", first, size, segments, documents)) goto done;
-    for (Py_ssize_t s = 0; s < segments; s++)
-        if (size[s] > INT32_MAX) {
-            PyErr_SetString(PyExc_IndexError, "running_relevant: a ranking longer than its counts can hold");
-            goto done;
-        }
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t s = 0; s < segments; s++) {
-        int32_t count = 0;
-        for (int64_t i = first[s]; i < first[s] + size[s]; i++) {
-            count += code[i] >= level;
-            out[i] = count;
-        }
-    }
-    Py_END_ALLOW_THREADS
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    PyBuffer_Release(&codes); PyBuffer_Release(&starts); PyBuffer_Release(&lengths); PyBuffer_Release(&running);
-    return result;
-}

@@ -59,9 +59,6 @@ static PyMethodDef methods[] = {
     {"hole_list", hole_list, METH_VARARGS,
      "hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents' ranks and "
      "numbers, and their count (see lexeval.bounds.kernel.hole_list)."},
-    {"running_relevant", running_relevant, METH_VARARGS,
-     "running_relevant(codes, starts, lengths, level, running): each document's relevant documents at or above it "
-     "(see lexeval.bounds.kernel.running_relevant)."},
     {"bpref_sums", bpref_sums, METH_VARARGS,
      "bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): each segment's sum of bpref's "
      "per relevant document scores (see lexeval.compiled.bpref_sums)."},
@@ -70,8 +67,8 @@ static PyMethodDef methods[] = {
      "Rprec's or Rprec_mult's least and greatest value over the unjudged documents' grades, per segment (see "
      "lexeval.compiled)."},
     {"difference_bounds", difference_bounds, METH_VARARGS,
-     "difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared, "
-     "pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, "
+     "difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared, "
+     "pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, "
      "ideal_before, most_holes, low, high): on each compared query, each pair of runs' least and greatest "
      "difference "
      "under one shared assignment, for several measures (see lexeval.compiled)."},

@@ -1,7 +1,8 @@
 /* lexeval's compiled statistics kernel: the bounds of two runs' difference under one assignment of grades to
  * the unjudged documents shared by both (see lexeval/bounds/pairs.py, the reference, which says why each kind
  * is exact). Each (pair, query) reads the two rankings' unjudged documents only: the judged part of every
- * difference comes from per-run arrays made once (values, running relevant counts, first relevant ranks). */
+ * difference comes from per-run values and first relevant ranks made once, and per-depth counts made from the
+ * codes once per query. */
 #include "_exact.h"
 
 enum { LINEAR = 0, FIRST = 1, RECALL = 2, DEPTH = 3, GAIN = 4 };
@@ -66,13 +67,6 @@ static double first_value(int variant, int64_t rank, double depth) {
 
 static int64_t earlier(int64_t x, int64_t y) { return x == 0 ? y : y == 0 ? x : (x < y ? x : y); }
 
-/* relevant judged documents in a segment's top ``depth`` (running counts, inclusive) */
-static int64_t within(const int32_t *running, int64_t length, double depth) {
-    if (depth < 1) return 0;
-    int64_t reach = (double)length < depth ? length : (int64_t)depth;
-    return reach ? running[reach - 1] : 0;
-}
-
 /* x[0 .. n) ascending (doubles, no NaN; equal ones are equal bits here): runs of 16 by insertion, then merged
  * pairwise through tmp (room for n) */
 static void sort_doubles(double *x, int64_t n, double *tmp) {
@@ -103,7 +97,7 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
     const int64_t *rank;
     const int32_t *id;
     int64_t count, length;
-    const int32_t *running;  /* its judged relevant documents' running count */
+    const int16_t *codes;    /* its documents' relevance codes, in rank order */
     int64_t first;           /* its first judged relevant rank, 0 if none */
     const int64_t *partner;  /* per hole, its rank in the other ranking (0: absent) */
 } Side;
@@ -113,9 +107,9 @@ typedef struct {           /* one ranking's unjudged documents: ranks and number
  * the difference at depth d where it is in A's top d and not B's, and lowers it the other way round */
 typedef struct {
     const int32_t *shared, *holes_a, *holes_b;
-    const int32_t *judged_a, *judged_b;   /* per depth, each ranking's judged relevant documents within it */
+    const int32_t *judged_a, *judged_b;   /* per depth (0 .. cap), each ranking's judged relevant documents within it */
     int64_t stride;          /* shared: d's count at shared[d * stride] (a group's pairs side by side) */
-    int64_t longest;
+    int64_t longest, cap;
     const int32_t *scanned;  /* R-precision's greatest and least (numerator, depth each), where scanned */
 } Depths;
 
@@ -327,8 +321,7 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
         int64_t up = raising(t, upto), down = lowering(t, upto);
         if ((phi_low == 0.0 || phi_low == 1.0) && (phi_high == 0.0 || phi_high == 1.0)) {
-            int64_t in_a = upto < a->length ? upto : a->length, in_b = upto < b->length ? upto : b->length;
-            int64_t judged = (in_a > 0 ? a->running[in_a - 1] : 0) - (in_b > 0 ? b->running[in_b - 1] : 0);
+            int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
             int64_t most = judged + up * (int64_t)phi_high - down * (int64_t)phi_low;
             int64_t least = judged + up * (int64_t)phi_low - down * (int64_t)phi_high;
             *high = (double)most;
@@ -386,7 +379,8 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
         return;
     }
     if (kind == RECALL) {
-        int64_t judged = within(a->running, a->length, depth) - within(b->running, b->length, depth);
+        int64_t upto = depth < 1 ? 0 : depth < (double)t->cap ? (int64_t)depth : t->cap;
+        int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
         int64_t plus = 0, minus = 0;
         for (int64_t k = 0; k < a->count && (double)a->rank[k] <= depth; k++) {
             int64_t rb = a->partner[k];
@@ -592,19 +586,21 @@ static void meet_holes(Postings *o, const int64_t *a_rank, const int32_t *a_id, 
     }
 }
 
-/* per depth d (0 .. cap), how many of a ranking's holes (ranks ascending) are within d */
-static void fill_within(int32_t *out, const int64_t *rank, int64_t count, int64_t cap) {
-    int64_t c = 0;
-    for (int64_t d = 0; d <= cap; d++) {
-        while (c < count && rank[c] <= d) c++;
-        out[d] = (int32_t)c;
+/* per depth d (0 .. cap), a ranking's unjudged documents (code < 0) and judged relevant ones (code >= level)
+ * within d, from its codes in one pass without branches (past its length, the counts stay) */
+static void fill_tables(int32_t *restrict holes, int32_t *restrict judged, const int16_t *restrict codes,
+                        int64_t length, int level, int64_t cap) {
+    int32_t h = 0, j = 0;
+    int64_t upto = length < cap ? length : cap;
+    holes[0] = judged[0] = 0;
+    for (int64_t d = 1; d <= upto; d++) {
+        int code = codes[d - 1];
+        h += code < 0;
+        j += code >= level;
+        holes[d] = h;
+        judged[d] = j;
     }
-}
-
-/* per depth d (0 .. cap), a ranking's judged relevant documents within d (from its running count) */
-static void fill_judged(int32_t *out, const int32_t *running, int64_t length, int64_t cap) {
-    out[0] = 0;
-    for (int64_t d = 1; d <= cap; d++) out[d] = length ? running[(d < length ? d : length) - 1] : 0;
+    for (int64_t d = upto + 1; d <= cap; d++) { holes[d] = h; judged[d] = j; }
 }
 
 /* how many of a ranking's holes (ranks ascending) are at or above ``reach`` */
@@ -633,13 +629,14 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
     return reach;
 }
 
-/* difference_bounds(hole_rank, hole_id, hole_start, hole_count, running, first, lengths, queries, compared,
- * pairs, kind, variant, depth, phi_low, phi_high, base, variable, all_relevant, num_rel, steps, ideal, ideal_before,
- * most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at one relevance level,
- * on each of the ``compared`` queries the least and greatest difference under one shared assignment.
- * Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
- * (int32: its number in its query), its length and first judged relevant rank; ``running`` (int32, one per
- * document, segments end to end, offsets from the lengths) the judged relevant running count. Per column
+/* difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared,
+ * pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
+ * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
+ * one relevance level, on each of the ``compared`` queries the least and greatest difference under one shared
+ * assignment. Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
+ * (int32: its number in its query), its length and first judged relevant rank; ``codes`` (int16, one per
+ * document, segments end to end, offsets from the lengths): each document's relevance code (< 0: unjudged; judged
+ * relevant: at least ``level``). Per column
  * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
@@ -647,21 +644,21 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
  * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries); shared (int64,
  * P x compared queries, or empty): where given, each pair's unjudged documents both runs hold (for LR). */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
-    Py_buffer hole_rank, hole_id, hole_start, hole_count, running, first, lengths, compared, pairs;
+    Py_buffer hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, compared, pairs;
     Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high, shared_out;
     Py_ssize_t queries, most, budget;
-    int variable, all_relevant;
+    int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiy*y*y*y*nnw*w*w*", &hole_rank, &hole_id, &hole_start,
-                          &hole_count, &running, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
-                          &depth, &phi_low, &phi_high, &base, &variable, &all_relevant, &num_rel, &steps,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*", &hole_rank, &hole_id, &hole_start,
+                          &hole_count, &codes, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
+                          &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel, &steps,
                           &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
     Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
-    Py_ssize_t documents = running.len / 4, layer_width = columns ? steps.len / 8 / columns : 0;
+    Py_ssize_t documents = codes.len / 2, layer_width = columns ? steps.len / 8 / columns : 0;
     if (!queries || !check(&hole_id, holes, 4, "hole_id") || !check(&hole_start, segments, 8, "hole_start") ||
         !check(&hole_count, segments, 8, "hole_count") || !check(&first, segments, 8, "first") ||
         !check(&variant, columns, 8, "variant") || !check(&depth, columns, 8, "depth") ||
@@ -694,7 +691,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         goto done;
     }
     if (total_length != documents) {
-        PyErr_SetString(PyExc_ValueError, "difference_bounds: running counts of another length");
+        PyErr_SetString(PyExc_ValueError, "difference_bounds: codes of another length");
         goto done;
     }
     if (!pairs_and_queries_in_range("difference_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
@@ -707,11 +704,16 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
     const double *depths = (const double *)depth.buf;
-    int sided = 0, partnered = 0, ordered = 0;
+    /* sided: a column reads the shared holes per depth (and so each ranking's holes and judged relevant per depth,
+     * the tables); judging: a column reads the tables (recall: the judged relevant, at its depth) */
+    int sided = 0, judging = 0, partnered = 0, ordered = 0;
     double deepest_read = 0.0;        /* the deepest rank a column reads the Depths at (R-precision: any) */
     for (Py_ssize_t c = 0; c < columns; c++) {
-        if (!reads_sides((int)kinds[c], (int)variants[c])) { partnered = 1; continue; }
-        sided = 1;
+        int reads_depths = reads_sides((int)kinds[c], (int)variants[c]);
+        if (!reads_depths) partnered = 1;
+        if (!reads_depths && kinds[c] != RECALL) continue;
+        sided |= reads_depths;
+        judging = 1;
         double reads = kinds[c] == DEPTH ? INFINITY : depths[c];
         if (reads > deepest_read) deepest_read = reads;
     }
@@ -725,13 +727,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (partnered && widest && group > budget / widest) group = budget / widest;
     if (group > runs) group = runs;
     if (group < 1) group = 1;
-    int tabled = sided && (double)runs * (double)(cap + 1) <= (double)budget;
+    int tabled = judging && (double)runs * (double)(cap + 1) <= (double)budget;
     int scanning = 0;         /* R-precision with grades to assign: a scan per group (rprec_scan) */
     for (Py_ssize_t c = 0; c < columns; c++) scanning |= variable && kinds[c] == DEPTH && depths[c] < 0;
     Postings o = {PyMem_RawCalloc(room, 8), PyMem_RawCalloc(room, 8), PyMem_RawCalloc((size_t)listed_most + 1, 4),
                   PyMem_RawCalloc((size_t)listed_most + 1, 4)};
-    int32_t *within = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
-    int32_t *judged_upto = PyMem_RawCalloc(sided ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
+    int32_t *within = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
+    int32_t *judged_upto = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
     int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) : 1, 4);
     int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
@@ -772,7 +774,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         while (layer_counts[c] < layer_width && step_of[c * layer_width + layer_counts[c]] > 0) layer_counts[c]++;
     Py_BEGIN_ALLOW_THREADS
     const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
-    const int32_t *counts_running = (const int32_t *)running.buf;
+    const int16_t *code = (const int16_t *)codes.buf;
     const double *lows_phi = (const double *)phi_low.buf;
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
     const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
@@ -784,8 +786,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             for (Py_ssize_t r = 0; r < runs; r++)
                 if (used[r]) {
                     Py_ssize_t sg = r * queries + q;
-                    fill_within(within + r * (cap + 1), ranks + h_start[sg], h_count[sg], cap);
-                    fill_judged(judged_upto + r * (cap + 1), counts_running + offsets[sg], size[sg], cap);
+                    fill_tables(within + r * (cap + 1), judged_upto + r * (cap + 1), code + offsets[sg], size[sg],
+                                level, cap);
                     if (scanning)
                         for (int64_t d = 0; d <= cap; d++) {
                             across[d * runs + r] = within[r * (cap + 1) + d];
@@ -795,7 +797,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
             Py_ssize_t sa = first_run * queries + q;
-            Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], counts_running + offsets[sa],
+            Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], code + offsets[sa],
                       firsts[sa], NULL};
             int64_t a_reach = partnered ? holes_above(a.rank, a.count, partner_reach(kinds, variants, depths, columns,
                                                                                     variable, a.first)) : 0;
@@ -805,7 +807,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             }
             Meeting m = {shared, sided ? shared_at : NULL, cap, partners, widest + 1, a_reach};
             meet_holes(&o, a.rank, a.id, a.count, first_run, b0, n, ordered, &m);
-            const int32_t *within_a = NULL;
+            const int32_t *within_a = tabled ? within + first_run * (cap + 1) : within;
+            if (judging && !tabled) fill_tables(within, judged_upto, a.codes, a.length, level, cap);
             int64_t group_longest = 0;
             if (sided) {
                 /* the shared holes within each depth: rows (a depth's counts of the group's pairs) added up */
@@ -817,11 +820,6 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 /* every shared hole: those within the longest ranking (rows past it hold none) and past cap */
                 for (int64_t slot = 0; slot < n; slot++)
                     shared[slot] = (int64_t)shared_at[longest * n + slot] + shared_at[(cap + 1) * n + slot];
-                within_a = tabled ? within + first_run * (cap + 1) : within;
-                if (!tabled) {
-                    fill_within(within, a.rank, a.count, cap);
-                    fill_judged(judged_upto, a.running, a.length, cap);
-                }
                 for (int64_t slot = 0; slot < n && scanning; slot++)
                     unions[slot] = (int32_t)(a.count + h_count[(b0 + slot) * queries + q] - shared[slot]);
                 if (scanning && tabled) {
@@ -834,22 +832,24 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             }
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
-                Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], counts_running + offsets[sb],
+                Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], code + offsets[sb],
                           firsts[sb], s.partner_b};
                 if (shared_out.len) ((int64_t *)shared_out.buf)[p * count_compared + k] = shared[slot];
                 a.partner = partners + slot * (widest + 1);
-                Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0, NULL};
+                Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0, cap, NULL};
                 int32_t scanned[4];
-                if (sided) {
+                if (judging) {
                     int64_t longest = a.length > b.length ? a.length : b.length;
                     t.longest = longest < cap ? longest : cap;
-                    t.shared = shared_at + slot;
                     t.holes_a = within_a;
-                    if (tabled) t.holes_b = within + (b0 + slot) * (cap + 1);
-                    else { fill_within(within + cap + 1, b.rank, b.count, cap); t.holes_b = within + cap + 1; }
                     t.judged_a = judged_upto + (tabled ? first_run * (cap + 1) : 0);
-                    if (tabled) t.judged_b = judged_upto + (b0 + slot) * (cap + 1);
-                    else { fill_judged(judged_upto + cap + 1, b.running, b.length, cap); t.judged_b = judged_upto + cap + 1; }
+                    Py_ssize_t row = tabled ? (b0 + slot) * (cap + 1) : cap + 1;
+                    if (!tabled) fill_tables(within + row, judged_upto + row, b.codes, b.length, level, cap);
+                    t.holes_b = within + row;
+                    t.judged_b = judged_upto + row;
+                }
+                if (sided) {
+                    t.shared = shared_at + slot;
                     if (scanning && !tabled) {     /* one pair, from its own tables */
                         Rows rows = {shared_at + slot, t.holes_a, t.judged_a, t.holes_b, t.judged_b, n, 1,
                                      group_longest, relevant[q]};
@@ -895,7 +895,7 @@ done:
     PyMem_RawFree(s.counts);
     PyMem_RawFree(s.discount); PyMem_RawFree(s.merged);
     PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
-    PyBuffer_Release(&hole_count); PyBuffer_Release(&running); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&hole_count); PyBuffer_Release(&codes); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
     PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);

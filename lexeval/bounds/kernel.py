@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled import _exact, cores, enabled, in_parts, in_threads
-from ..rankings import Rankings
 
 SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 
@@ -36,33 +35,6 @@ def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
     return rank, ids, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), counts
 
 
-def running_relevant(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, level: int) -> np.ndarray | None:
-    """(N,) int32: each document's count of relevant documents (code >=
-    ``level``) at or above it in its ranking, in one pass; None where the
-    kernel is not built."""
-    if not enabled():
-        return None
-    running = np.empty(len(codes), dtype=np.int32)
-    codes = np.ascontiguousarray(codes, dtype=np.int16)
-    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
-    in_parts(lambda first, stop: _exact.running_relevant(codes, starts[first:stop], lengths[first:stop], int(level),
-                                                          running), len(starts), cores(), least=1 << 10)
-    return running
-
-
-def running_relevant_of(r: Rankings) -> np.ndarray:
-    """(N,) int32: each document's count of judged relevant documents at or above it in its ranking (the
-    compiled pass where built). Summed in int32 throughout: past 2**31 documents the running sum wraps, and the
-    difference of two of its values (a ranking's part, far below 2**31) wraps back exactly."""
-    made = running_relevant(r.codes, r.starts, r.lengths, r.level)
-    if made is not None:
-        return made
-    running = np.cumsum(r.codes >= r.level, dtype=np.int32)
-    before = np.concatenate((np.zeros(1, dtype=np.int32), running))[r.starts]
-    running -= np.repeat(before, r.lengths)
-    return running
-
-
 def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
                       relevance: tuple, per_query: tuple,
                       out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -70,10 +42,11 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
     columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
     reference). ``holes``: each segment's holes (ranks, numbers, first
-    index, count); ``per_segment``: the judged relevant running counts (N,),
+    index, count); ``per_segment``: the relevance codes (N,) int16, the
     first relevant ranks and lengths (S,), and the number of queries;
     ``columns``: kind, variant, depth, phi's least and greatest, base values
-    (C, S); ``relevance``: (variable, all relevant); ``per_query``: R,
+    (C, S); ``relevance``: (the level: a judged document is relevant at a code at least
+    it, variable, all relevant); ``per_query``: R,
     nDCG's layers of gain (the steps (C, L) and the qrels' documents of gain
     at least each, (C, L, Q)), the ideal's running discounts, the most
     holes of a query. ``out``: two flat float64 buffers of at least P x C x
@@ -93,8 +66,8 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     shared = out[2] if out is not None and len(out) > 2 else None
     holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
              np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
-    running, first, lengths, queries = per_segment
-    segments = (np.ascontiguousarray(running, dtype=np.int32), np.ascontiguousarray(first, dtype=np.int64),
+    codes, first, lengths, queries = per_segment
+    segments = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(first, dtype=np.int64),
                 np.ascontiguousarray(lengths, dtype=np.int64))
     described = (np.asarray(kinds, dtype=np.int64), np.asarray(variants, dtype=np.int64),
                  np.asarray(depths, dtype=np.float64), np.asarray(phi_low, dtype=np.float64),
@@ -106,7 +79,7 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     none = np.zeros(0, dtype=np.int64)
 
     in_parts(lambda start, stop: _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop],
-                                                          *described, int(relevance[0]), int(relevance[1]), *tables,
+                                                          *described, *(int(x) for x in relevance), *tables,
                                                           int(most), SCRATCH_CELLS, low[start:stop], high[start:stop],
                                                           none if shared is None else shared[start:stop]),
              len(pairs), cores(), least=16)

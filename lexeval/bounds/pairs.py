@@ -298,9 +298,9 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
             plans.append((hole_arrays,
-                          (kernel.running_relevant_of(ranked), ranked.first_rel_rank, rankings.lengths,
-                           rankings.num_queries),
-                          _described(ranked, chosen, top), (top >= level > 0, level <= 0 and top >= level),
+                          (rankings.codes, ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
+                          _described(ranked, chosen, top),
+                          (ranked.level, top >= level > 0, level <= 0 and top >= level),
                           (ranked.num_rel_per_query, _gain_tables(ranked, chosen, top), _ideal_before(ranked, most),
                            most)))
     size = max(1, _PAIR_BLOCK // max(len(queries), 1))
