@@ -69,9 +69,9 @@ static PyMethodDef methods[] = {
     {"difference_bounds", difference_bounds, METH_VARARGS,
      "difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared, "
      "pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, "
-     "ideal_before, most_holes, low, high): on each compared query, each pair of runs' least and greatest "
-     "difference "
-     "under one shared assignment, for several measures (see lexeval.compiled)."},
+     "ideal_before, most_holes, budget, low, high, shared, sums): on each compared query, each pair of runs' least "
+     "and greatest difference under one shared assignment, for several measures, or (sums given) their sums over "
+     "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
      "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
      "which, level, variable, "

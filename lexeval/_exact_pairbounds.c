@@ -629,6 +629,15 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
     return reach;
 }
 
+/* ``value`` added to ``total`` on the exact grid, rint(value x 2**GRID_BITS) as lexeval.stats.sums places it (the
+ * product is exact: a power of 2); 0 where it is off the grid's range (|value| >= 2**22, NaN, infinite). */
+static inline int on_grid(double value, i128 *total) {
+    if (!(fabs(value) < 0x1p22)) return 0;
+    double placed = rint(value * (double)(1ULL << GRID_BITS));
+    *total += fabs(value) < 2.0 ? (i128)(int64_t)placed : (i128)placed;     /* below 2**63: int64's fast cast */
+    return 1;
+}
+
 /* difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared,
  * pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
  * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
@@ -641,18 +650,23 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
  * least each layer's. num_rel int64 (queries); ideal_before float64; budget: the cells of scratch a
- * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries); shared (int64,
- * P x compared queries, or empty): where given, each pair's unjudged documents both runs hold (for LR). */
+ * group of pairs and the per-query table may take; low, high float64 (P x C x compared queries), or empty where
+ * ``sums`` is given; shared (int64, P x compared queries, or empty): where given, each pair's unjudged documents both
+ * runs hold (for LR); sums (int64, P x C x 2 x FIRST_LIMBS, or empty): where given, the least's and the greatest's
+ * sums over the compared queries on the exact grid (each value rint(x 2**GRID_BITS), as lexeval.stats.sums places
+ * it), in carried limbs, and no per-query values. Returns False, with sums unfinished, where a value is off the
+ * grid's range (|x| >= 2**22, or not finite: the caller sums the per-query values instead), else True. */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, compared, pairs;
     Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high, shared_out;
+    Py_buffer sums;
     Py_ssize_t queries, most, budget;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*", &hole_rank, &hole_id, &hole_start,
-                          &hole_count, &codes, &first, &lengths, &queries, &compared, &pairs, &kind, &variant,
-                          &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel, &steps,
-                          &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*w*", &hole_rank, &hole_id,
+                          &hole_start, &hole_count, &codes, &first, &lengths, &queries, &compared, &pairs, &kind,
+                          &variant, &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel,
+                          &steps, &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out, &sums))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -665,8 +679,12 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !check(&phi_low, columns, 8, "phi_low") || !check(&phi_high, columns, 8, "phi_high") ||
         !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
         !check(&steps, columns * layer_width, 8, "steps") ||
-        !check(&ideal, columns * layer_width * queries, 8, "ideal") || !check(&low, columns * count_pairs * count_compared, 8, "low") ||
-        !check(&high, columns * count_pairs * count_compared, 8, "high"))
+        !check(&ideal, columns * layer_width * queries, 8, "ideal"))
+        goto done;
+    int summing = sums.len > 0;
+    Py_ssize_t per_query_cells = summing ? 0 : columns * count_pairs * count_compared;
+    if (!check(&low, per_query_cells, 8, "low") || !check(&high, per_query_cells, 8, "high") ||
+        (summing && !check(&sums, count_pairs * columns * 2 * FIRST_LIMBS, 8, "sums")))
         goto done;
     if (shared_out.len && !check(&shared_out, count_pairs * count_compared, 8, "shared_out"))
         goto done;
@@ -752,14 +770,16 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.counts = PyMem_RawCalloc((size_t)layer_width + 1, 8);
     s.discount = PyMem_RawCalloc((size_t)deepest + 2, 8);
     s.merged = PyMem_RawCalloc(3 * room, 8);     /* each ranking's holes, and the shared again */
+    i128 *totals = PyMem_RawCalloc(summing ? (size_t)count_pairs * (size_t)columns * 2 : 1, sizeof(i128));
+    int off_grid = 0;
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
-        !layer_counts) {
-        PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        !layer_counts || !totals) {
+        PyMem_RawFree(totals); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
@@ -875,19 +895,26 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                                   bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
                                   relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
                                   &a, &b, &t, shared[slot], &l, &h);
-                    lows[(p * columns + c) * count_compared + k] = l;
-                    highs[(p * columns + c) * count_compared + k] = h;
+                    if (summing) {
+                        i128 *total = totals + 2 * (p * columns + c);
+                        off_grid |= !on_grid(l, total) | !on_grid(h, total + 1);
+                    } else {
+                        lows[(p * columns + c) * count_compared + k] = l;
+                        highs[(p * columns + c) * count_compared + k] = h;
+                    }
                 }
             }
         }
     }
+    for (Py_ssize_t i = 0; summing && !off_grid && i < count_pairs * columns * 2; i++)
+        to_limbs(from_i128(totals[i]), (int64_t *)sums.buf + i * FIRST_LIMBS, FIRST_LIMBS);
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(totals);
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyBool_FromLong(!off_grid);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);
     PyMem_RawFree(s.values); PyMem_RawFree(s.partner_a); PyMem_RawFree(s.partner_b);
@@ -899,7 +926,7 @@ done:
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
     PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
-    PyBuffer_Release(&low); PyBuffer_Release(&high); PyBuffer_Release(&shared_out);
+    PyBuffer_Release(&low); PyBuffer_Release(&high); PyBuffer_Release(&shared_out); PyBuffer_Release(&sums);
     return result;
 }
 
@@ -1031,10 +1058,15 @@ static double rrlp_high(const Alike *u, const Ranking *a, const Ranking *b) {
     return found ? best : 0.0;
 }
 
-/* how many documents of a ranking are judged relevant (or always relevant) */
+/* how many documents of a ranking are judged relevant (or always relevant): node(u, r, i) == u->one, without a
+ * branch (a pass over every ranking of every pair's query) */
 static int64_t judged_relevant(const Alike *u, const Ranking *r) {
     int64_t count = 0;
-    for (int64_t i = 0; i < r->length; i++) count += node(u, r, i) == u->one;
+    int fixed = !u->variable, level = u->level, all_relevant = u->all_relevant;
+    for (int64_t i = 0; i < r->length; i++) {
+        int code = r->codes[i];
+        count += ((code >= 0) | fixed) & ((code >= level) | ((code < 0) & all_relevant));
+    }
     return count;
 }
 

@@ -77,15 +77,15 @@ def in_threads(function, items, threads: bool = True):
         yield from pool.map(function, items)
 
 
-def in_parts(work, count: int, parts: int, least: int = _PART_LEAST) -> None:
+def in_parts(work, count: int, parts: int, least: int = _PART_LEAST) -> list:
     """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
-    items, a thread each (see :func:`in_threads`): one measure's pairs on
-    every core where the measures are fewer than the cores; one part where
-    the items are fewer than twice ``least``. Each item's result is its
-    own: the same whatever the split."""
+    items, a thread each (see :func:`in_threads`), and what each part
+    returned: one measure's pairs on every core where the measures are
+    fewer than the cores; one part where the items are fewer than twice
+    ``least``. Each item's result is its own: the same whatever the split."""
     parts = min(parts, count) if count >= 2 * least else 1
     bounds = np.linspace(0, count, max(parts, 1) + 1).astype(np.int64).tolist()
-    list(in_threads(lambda k: work(bounds[k], bounds[k + 1]), range(len(bounds) - 1)))
+    return list(in_threads(lambda k: work(bounds[k], bounds[k + 1]), range(len(bounds) - 1)))
 
 
 def pair_moments(values: np.ndarray, pairs: np.ndarray, bits: int,

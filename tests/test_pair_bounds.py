@@ -259,3 +259,53 @@ def test_r_precision_bounds_past_int32_products_equal_counting(tmp_path, monkeyp
     worst = judged_difference[reach] - np.minimum(many, minus) + np.maximum(0, many - minus - zero)
     assert made.high["Rprec"][0] == (best / reach).max()
     assert made.low["Rprec"][0] == (worst / reach).min()
+
+
+def test_the_kernels_sums_equal_its_per_query_values_summed(tmp_path, monkeypatch):
+    """The kernel sums each pair's bounds over the queries on the exact grid (no per-query values kept): the
+    same sums, limb for limb, as its per-query values summed by fixed_sums, for values below 1, below 2 (int64's
+    cast), up to 2**22 (int128's); a value past 2**22, or NaN, gives None (the caller sums per-query values), and
+    so does the whole sum: ``column_sums`` then sums per-query values block by block, to the same sums."""
+    from lexeval.bounds import kernel as pair_kernel
+    from lexeval.stats import limbs
+    from lexeval.stats.sums import Sums, fixed_sums
+    monkeypatch.setenv("LEXEVAL_KERNEL", "on")
+    rng = random.Random(3)
+    qrels, runs = {}, [{} for _ in range(5)]
+    for q in range(4):
+        pool = [f"d{q}-{k}" for k in range(60)]
+        qrels[f"q{q}"] = {doc: int(rng.random() < 0.3) for doc in rng.sample(pool, 30)}
+        qrels[f"q{q}"][pool[0]] = 1
+        for run in runs:
+            run[f"q{q}"] = rng.sample(pool, rng.randint(10, 60))
+    qrels_path, paths = write(tmp_path, "sums", qrels, runs)
+    plans = []
+    real = pair_kernel.column_sums
+    monkeypatch.setattr(pair_kernel, "column_sums",
+                        lambda plan, *rest: plans.append((plan, *rest)) or real(plan, *rest))
+    rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+    pairs = np.array([(a, b) for a in range(5) for b in range(5) if a != b])
+    whole = bounded_differences(rankings, select_measures(DEEP, 5).metrics, pairs, rankings.num_rel_per_query > 0)
+    (holes, per_segment, columns, relevance, per_query), _, compared, _, _ = plans[0]
+
+    for scale, on_grid in ((1.0, True), (3.0, True), (1e6, True), (1e7, False), (float("nan"), False)):
+        scaled = (*columns[:5], np.asarray(columns[5]) * scale)
+        summed = pair_kernel.difference_sums(holes, per_segment, pairs, compared, scaled, relevance, per_query)
+        low, high = pair_kernel.difference_bounds(holes, per_segment, pairs, compared, scaled, relevance, per_query)
+        assert (summed is not None) == on_grid, scale
+        if on_grid:
+            assert 2 <= np.abs(high).max() < 2 ** 22 or scale == 1.0
+            for column in range(len(columns[0])):
+                for side, values in enumerate((low, high)):
+                    kernel_sums = Sums(limbs.trim(summed[side, column]), np.zeros(len(pairs)))
+                    assert kernel_sums.units == fixed_sums(values[column]).units, (scale, column, side)
+    monkeypatch.setattr(pair_kernel, "difference_sums", lambda *arguments: None)
+    by_blocks = bounded_differences(rankings, select_measures(DEEP, 5).metrics, pairs,
+                                    rankings.num_rel_per_query > 0)
+    monkeypatch.setattr(pair_kernel, "column_sums", lambda plan, pairs, compared, shared, block:
+                        real(plan, pairs, compared, shared, 3))
+    by_small_blocks = bounded_differences(rankings, select_measures(DEEP, 5).metrics, pairs,
+                                          rankings.num_rel_per_query > 0)
+    for name in whole.sums:
+        for found in (by_blocks, by_small_blocks):
+            assert [side.units for side in found.sums[name]] == [side.units for side in whole.sums[name]], name

@@ -5,9 +5,12 @@ threads (:func:`lexeval.compiled.in_parts`)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..compiled import _exact, cores, enabled, in_parts, in_threads
+from ..constants import FIRST_LIMBS
 
 SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 
@@ -57,13 +60,71 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     of the pairs; None where the kernel is not built."""
     if not enabled():
         return None
-    kinds, variants, depths, phi_low, phi_high, base = columns
-    num_rel, (steps, ideal), ideal_before, most = per_query
-    size = len(kinds)
-    shape = (len(pairs), size, len(compared))
+    shape = (len(pairs), len(columns[0]), len(compared))
     low, high = (buffer[:int(np.prod(shape))].reshape(shape) for buffer in out[:2]) if out is not None else \
         (np.empty(shape), np.empty(shape))
     shared = out[2] if out is not None and len(out) > 2 else None
+    _difference_kernel((holes, per_segment, pairs, compared, columns, relevance, per_query),
+                       (low, high, shared, None))
+    return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
+
+
+def difference_sums(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
+                    relevance: tuple, per_query: tuple, shared: np.ndarray | None = None) -> np.ndarray | None:
+    """(2, C, P, FIRST_LIMBS) int64: :func:`difference_bounds`' least and
+    greatest, each summed over the compared queries in the kernel on the
+    exact grid (carried limbs, as :func:`lexeval.stats.sums.fixed_sums`
+    sums), with no per-query values kept (P x C x Q of them, twice: two
+    buffers of a page fault per 4 kB, and a numpy pass to sum them). The
+    arguments and ``shared`` as there; None where the kernel is not built
+    or a value is off the grid's range (NaN, infinite, 2**22 or more: then
+    :func:`difference_bounds`' values and :func:`fixed_sums`)."""
+    if not enabled():
+        return None
+    sums = np.empty((len(pairs), len(columns[0]), 2, FIRST_LIMBS), dtype=np.int64)
+    empty = np.zeros(0)
+    if not all(_difference_kernel((holes, per_segment, pairs, compared, columns, relevance, per_query),
+                                  (empty, empty, shared, sums))):
+        return None
+    return sums.transpose(2, 1, 0, 3)
+
+
+def column_sums(plan: tuple, pairs: np.ndarray, compared: np.ndarray, shared: np.ndarray | None,
+                block: int) -> list[tuple]:
+    """Each of a plan's C columns' (least, greatest) sums (:class:`~lexeval.stats.sums.Sums`, a row per pair) over
+    the ``compared`` queries: :func:`difference_sums`, else (a value off the grid) :func:`difference_bounds`'
+    per-query values, ``block`` pairs at a time into the same two buffers, summed by
+    :func:`~lexeval.stats.sums.fixed_sums` on every core. ``plan``: holes, per segment, columns, relevance and
+    per query as :func:`difference_bounds` takes them; ``shared`` as there."""
+    from ..stats import limbs
+    from ..stats.sums import Sums, fixed_sums
+    holes, per_segment, columns, relevance, per_query = plan
+    width = len(columns[0])
+    summed = difference_sums(holes, per_segment, pairs, compared, columns, relevance, per_query, shared)
+    if summed is not None:
+        zeros = np.zeros(len(pairs))
+        return [tuple(Sums(limbs.trim(summed[side, column]), zeros) for side in (0, 1)) for column in range(width)]
+    buffers = tuple(np.empty(min(block, len(pairs)) * width * len(compared)) for _ in range(2))
+    parts = []
+    for start in range(0, len(pairs), block):
+        made = cast(tuple, difference_bounds(holes, per_segment, pairs[start:start + block], compared, columns,
+                                             relevance, per_query,
+                                             (*buffers, None if shared is None else shared[start:start + block])))
+        parts.append(list(in_threads(fixed_sums, [made[side][column] for column in range(width) for side in (0, 1)])))
+    return [tuple(Sums.concatenate([part[2 * column + side] for part in parts]) for side in (0, 1))
+            for column in range(width)]
+
+
+def _difference_kernel(given: tuple, out: tuple) -> list:
+    """The compiled difference_bounds on every core (a part of the pairs
+    each), over :func:`difference_bounds`' arguments (``given``) into
+    ``out``: low, high (P, C, Q) or empty, shared (P, Q) or None, sums
+    (P, C, 2, limbs) or None; each part's answer (False: a value off the
+    grid, the sums unfinished)."""
+    holes, per_segment, pairs, compared, columns, relevance, per_query = given
+    low, high, shared, sums = out
+    kinds, variants, depths, phi_low, phi_high, base = columns
+    num_rel, (steps, ideal), ideal_before, most = per_query
     holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
              np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
     codes, first, lengths, queries = per_segment
@@ -78,12 +139,13 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
 
-    in_parts(lambda start, stop: _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop],
-                                                          *described, *(int(x) for x in relevance), *tables,
-                                                          int(most), SCRATCH_CELLS, low[start:stop], high[start:stop],
-                                                          none if shared is None else shared[start:stop]),
-             len(pairs), cores(), least=16)
-    return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
+    def part(start: int, stop: int) -> bool:
+        return _exact.difference_bounds(*holes, *segments, int(queries), chosen, pairs[start:stop], *described,
+                                        *(int(x) for x in relevance), *tables, int(most), SCRATCH_CELLS,
+                                        low[start:stop] if len(low) else low, high[start:stop] if len(high) else high,
+                                        none if shared is None else shared[start:stop],
+                                        none if sums is None else sums[start:stop])
+    return list(in_parts(part, len(pairs), cores(), least=16))
 
 
 def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,

@@ -267,6 +267,7 @@ VARIANTS = {"P": 0, "set_P": 1, "hits": 2, "hits_cut": 2, "recip_rank": 0, "reci
 
 
 _PAIR_BLOCK = 1 << 20       # (pair, query) cells per block: the per-query values of a block, then their sums
+_SUMMED_BLOCK = 1 << 23     # the same where the kernel sums the columns (LR's shared holes and the preferences' values)
 
 
 def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
@@ -303,27 +304,23 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                           (ranked.level, top >= level > 0, level <= 0 and top >= level),
                           (ranked.num_rel_per_query, _gain_tables(ranked, chosen, top), _ideal_before(ranked, most),
                            most)))
-    size = max(1, _PAIR_BLOCK // max(len(queries), 1))
+    size = max(1, (_SUMMED_BLOCK if plans else _PAIR_BLOCK) // max(len(queries), 1))
     parts: dict = {}
     times: dict[str, int] = {}
-    # the kernel's per-query bounds, written into the same two buffers block after block (summed before the next)
-    widest = max([len(chosen) for chosen in groups] + [0])
-    buffers = tuple(np.empty(min(size, len(pairs)) * widest * len(queries)) for _ in range(2)) if plans else None
     for start in range(0, len(pairs), size):
         block = pairs[start:start + size]
         # LR's bounds read the unjudged documents each pair shares, which the first level's columns count
         shared = np.empty((len(block), len(queries)), dtype=np.int64) if plans and "LR" in preferences else None
         for index, (level, chosen) in enumerate(zip(levels, groups)):
-            made = None
             if plans:
-                holes_of, per_segment, described, relevance, per_query = plans[index]
-                made = kernel.difference_bounds(holes_of, per_segment, block, queries, described, relevance,
-                                                  per_query, (*cast(tuple, buffers), shared if index == 0 else None))
-            # each column's two sides summed on every core (before the next block reuses the buffers)
-            sides = [(made[0][column], made[1][column]) if made is not None else
-                     _pair_values(rankings, req, depth, block, queries, level, top)
-                     for column, (req, _, depth) in enumerate(chosen)]
-            summed = iter(list(compiled.in_threads(fixed_sums, [side for pair in sides for side in pair])))
+                summed = iter(side for column in kernel.column_sums(plans[index], block, queries,
+                                                                    shared if index == 0 else None,
+                                                                    max(1, _PAIR_BLOCK // max(len(queries), 1)))
+                              for side in column)
+            else:               # each column's two sides summed on every core
+                summed = iter(compiled.in_threads(fixed_sums, [side for req, _, depth in chosen for side in
+                                                               _pair_values(rankings, req, depth, block, queries,
+                                                                            level, top)]))
             for req, name, depth in chosen:
                 parts.setdefault(name, []).append((next(summed), next(summed)))
                 times[name] = whole_times(req, depth, top, level)
