@@ -101,6 +101,44 @@ done:
     return result;
 }
 
+/* uniform_codes(codes, starts, lengths, grade, out, counts): the codes with every unjudged document's (code < 0)
+ * judged ``grade``, into out (int16, documents), and per segment how many it has (int64); starts/lengths int64
+ * (segments), out written only within them. One pass, where numpy's takes a mask, a copy and a count. */
+PyObject *uniform_codes(PyObject *self, PyObject *args) {
+    Py_buffer codes, starts, lengths, out, counts;
+    int grade;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*iw*w*", &codes, &starts, &lengths, &grade, &out, &counts))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2;
+    if (!check(&lengths, segments, 8, "lengths") || !check(&out, documents, 2, "out") ||
+        !check(&counts, segments, 8, "counts"))
+        goto done;
+    const int64_t *first = starts.buf, *size = lengths.buf;
+    const int16_t *code = codes.buf;
+    int16_t *assigned = out.buf, given = (int16_t)grade;
+    int64_t *count_out = counts.buf;
+    if (!segments_in_range("uniform_codes", first, size, segments, documents)) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segments; s++) {
+        int64_t count = 0;
+        for (int64_t i = first[s]; i < first[s] + size[s]; i++) {
+            int16_t c = code[i];
+            count += c < 0;
+            assigned[i] = c < 0 ? given : c;
+        }
+        count_out[s] = count;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&codes); PyBuffer_Release(&starts); PyBuffer_Release(&lengths); PyBuffer_Release(&out);
+    PyBuffer_Release(&counts);
+    return result;
+}
+
 /* hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents (code < 0) in
  * rank order, end to end: their 1-based ranks (int64) and numbers (hole_ids: int32 per document), and how many
  * each segment has (int64); codes int16, starts/lengths int64 (segments); rank and ids as long as the unjudged

@@ -59,6 +59,9 @@ static PyMethodDef methods[] = {
     {"hole_list", hole_list, METH_VARARGS,
      "hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents' ranks and "
      "numbers, and their count (see lexeval.bounds.kernel.hole_list)."},
+    {"uniform_codes", uniform_codes, METH_VARARGS,
+     "uniform_codes(codes, starts, lengths, grade, out, counts): the codes with every unjudged document judged "
+     "grade, and each segment's count of them (see lexeval.compiled.uniform_codes)."},
     {"bpref_sums", bpref_sums, METH_VARARGS,
      "bpref_sums(codes, starts, lengths, level, num_rel, num_judged_nonrel, sums): each segment's sum of bpref's "
      "per relevant document scores (see lexeval.compiled.bpref_sums)."},

@@ -318,6 +318,23 @@ def relevant_within(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
     return counts
 
 
+def uniform_codes(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                  grade: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """((N,) int16, (S,) int64): the codes with every unjudged document's
+    (code < 0) judged ``grade``, and how many each segment has, in one pass
+    on every core; None where the kernel is not built. Documents outside
+    every segment keep their codes."""
+    if not enabled():
+        return None
+    codes = np.ascontiguousarray(codes, dtype=np.int16)
+    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
+    out, counts = codes.copy() if lengths.sum() != len(codes) else np.empty_like(codes), np.empty(len(starts),
+                                                                                                   dtype=np.int64)
+    in_parts(lambda start, stop: _exact.uniform_codes(codes, starts[start:stop], lengths[start:stop], int(grade),
+                                                      out, counts[start:stop]), len(starts), cores(), least=1 << 10)
+    return out, counts
+
+
 def scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
     """A buffer ``name`` of ``size`` values for this call only, kept per
     thread for the thread's next call (filling fresh memory costs more than

@@ -593,7 +593,7 @@ def test_bpref_in_one_pass_equals_its_numpy_reference(tmp_path_factory, seed, ru
        st.integers(0, 2 ** 32 - 1))
 def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, seed):
     """The one-pass kernels --bounds reads rankings with (relevant documents within a depth, the first relevant
-    rank, the unjudged documents' list, split between the threads), against numpy
+    rank, the unjudged documents' list and every one judged alike, split between the threads), against numpy
     on the same codes, empty rankings and depths past every ranking included."""
     rng = np.random.default_rng(seed)
     lengths = np.array(lengths, dtype=np.int64)
@@ -605,6 +605,10 @@ def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, 
     assert within.tolist() == [int(np.count_nonzero(c[:depth] >= level)) for c in segments]
     first = compiled.relevant_within(codes, starts, lengths, level, None)
     assert first.tolist() == [int(np.flatnonzero(c >= level)[0]) + 1 if (c >= level).any() else 0 for c in segments]
+    grade = int(rng.integers(0, 4))
+    assigned, holes_per_segment = compiled.uniform_codes(codes, starts, lengths, grade)
+    assert assigned.tolist() == np.where(codes < 0, grade, codes).tolist()
+    assert holes_per_segment.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
     rank, listed, first_hole, counts = kernel.hole_list(codes, ids, starts, lengths)
     assert counts.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
     assert rank.tolist() == [int(k) + 1 for c in segments for k in np.flatnonzero(c < 0)]

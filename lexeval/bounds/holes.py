@@ -18,6 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import compiled
 from ..rankings import Rankings
 
 
@@ -84,9 +85,12 @@ def assigned(rankings: Rankings, holes: Holes, grades: np.ndarray) -> Rankings:
 def uniformly_assigned(rankings: Rankings, grade: int) -> Rankings:
     """:func:`assigned` with every hole judged ``grade``, made without
     locating the holes one by one."""
-    holes = rankings.codes < 0
-    codes = np.where(holes, np.int16(grade), rankings.codes)
-    per_segment = rankings.count_per_segment(holes)
+    made = compiled.uniform_codes(rankings.codes, rankings.starts, rankings.lengths, grade)
+    if made is not None:
+        codes, per_segment = made
+    else:
+        holes = rankings.codes < 0
+        codes, per_segment = np.where(holes, np.int16(grade), rankings.codes), rankings.count_per_segment(holes)
     counts = rankings.level_counts[rankings.segment_query].astype(np.int64)
     counts[:, grade] += per_segment
     return Rankings(qids=[""] * rankings.num_segments, run_names=["assigned"], run_tags=["assigned"],
