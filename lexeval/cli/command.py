@@ -104,9 +104,11 @@ def run(call: Call, command_line: str | None = None) -> None:
     from dataclasses import replace
 
     from ..api import run_evaluation
+    from ..io.runs import keep_freed_memory
     from ..measures.names import output_names
     from ..options import Evaluating, Hooks, Options
     from ..timings import Timings, timed
+    keep_freed_memory(largest=256 << 20)       # a command's process is short-lived: its freed arrays are reused
     reading, tests, reports, printing = call.reading, call.significance, call.reports, call.output
     timings = Timings() if printing.timings else None
     bar, stop = progress_reporter()

@@ -226,21 +226,24 @@ def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
     return read_run(source, cast(Qrels, _WORKER_QRELS), options)
 
 
-def keep_freed_memory(keep: bool = True) -> None:
+def keep_freed_memory(keep: bool = True, largest: int = 64 << 20) -> None:
     """In a reading process: have glibc's malloc keep freed memory for the
     next run's arrays instead of returning it to the system, which hands it
     back as fresh pages to be faulted in and cleared (a tenth of the reading
-    time). Only this short-lived process holds on to it, and at most 256 MB
-    (arrays over 64 MB are still given back: a recommender run's are).
-    ``keep=False`` restores glibc's thresholds and gives the memory back
-    (a long-lived process, a Dask worker, after a partition)."""
+    time). Only this short-lived process holds on to it, and at most four
+    times ``largest`` (arrays over ``largest`` are still given back: a
+    recommender run's are). The command line's own process keeps arrays up
+    to 256 MB (--bounds' pairs make and drop hundreds of megabytes: their
+    pages cleared afresh took a sixth of its time). ``keep=False`` restores
+    glibc's thresholds and gives the memory back (a long-lived process, a
+    Dask worker, after a partition)."""
     import ctypes
     import platform
     if platform.libc_ver()[0] != "glibc":
         return
     try:
         libc = ctypes.CDLL(None)
-        thresholds = (64 << 20, 256 << 20, 16 << 20) if keep else (128 << 10, 128 << 10, 128 << 10)
+        thresholds = (largest, 4 * largest, 16 << 20) if keep else (128 << 10, 128 << 10, 128 << 10)
         for option, value in zip((-3, -1, -2), thresholds):      # mmap and trim thresholds, top pad
             libc.mallopt(option, value)
         if not keep:
