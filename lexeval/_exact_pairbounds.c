@@ -629,12 +629,16 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
     return reach;
 }
 
-/* ``value`` added to ``total`` on the exact grid, rint(value x 2**GRID_BITS) as lexeval.stats.sums places it (the
- * product is exact: a power of 2); 0 where it is off the grid's range (|value| >= 2**22, NaN, infinite). */
+/* ``value`` added to ``total`` on the exact grid, rint(value x 2**GRID_BITS) as lexeval.stats.sums places it: its
+ * whole part (exact in int64 below 2**22) and its fraction's grid units (exact: both parts are doubles, and a whole
+ * number of units plus the fraction's rounded units is the whole value's rounding); 0 where it is off the grid's
+ * range (|value| >= 2**22, NaN, infinite). */
 static inline int on_grid(double value, i128 *total) {
     if (!(fabs(value) < 0x1p22)) return 0;
-    double placed = rint(value * (double)(1ULL << GRID_BITS));
-    *total += fabs(value) < 2.0 ? (i128)(int64_t)placed : (i128)placed;     /* below 2**63: int64's fast cast */
+    int64_t whole = (int64_t)value;
+    double placed = (value - (double)whole) * (double)(1ULL << GRID_BITS);
+    if (fabs(placed) < 0x1p52) placed = rint(placed);   /* from 2**52 up a double is an integer already */
+    *total += (i128)whole * ((i128)1 << GRID_BITS) + (int64_t)placed;
     return 1;
 }
 
