@@ -498,3 +498,5 @@ class Hooks:
     def __post_init__(self):
         for name in ("warn", "progress", "phases", "on_read"):
             library_callable(name, getattr(self, name))
+        if self.timings is not None and not isinstance(self.timings, Timings):
+            raise _bad("timings", f"must be a lexeval.timings.Timings (or None), got {_shown(self.timings)}")

@@ -90,6 +90,8 @@ def test_the_errors_are_exported_value_errors():
     ({"measures": []}, "measures is empty"),
     ({"measures": "mapp"}, "did you mean map"),
     ({"baseline": "nope"}, "baseline 'nope' is not one of the runs: bm25okapi, lsi200, tfidf_title"),
+    ({"timings": {}}, "timings must be a lexeval.timings.Timings (or None), got {}"),
+    ({"progress": 3}, "progress must be a callable (or None), got 3"),
 ])
 def test_bad_keywords_are_usage_errors_that_name_the_keyword(keywords, message):
     measures = keywords.pop("measures", "map")
@@ -113,7 +115,7 @@ BAD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(a
 KEYWORDS = ["baseline", "test", "correction", "alpha", "ci", "confidence", "resamples", "permutations", "seed",
             "hsd", "level", "depth", "complete", "judged_only", "subtopics", "rel_format", "zscores", "num_docs",
             "rarity_weight", "aggregate", "pair_metrics", "options", "jobs", "verbose", "warn", "progress",
-            "per_query", "output_dir", "output_format", "measures"]
+            "timings", "phases", "per_query", "output_dir", "output_format", "measures"]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
