@@ -46,6 +46,8 @@ def real(name: str, value, low: float, high: float | None, closed: bool = True, 
         shown = f"[{low:g}, {high:g}]" if closed else f"({low:g}, {high:g})"
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
         raise _bad(name, f"must be a number{'' if high is None else ' in'} {shown}, got {_shown(value)}")
+    if math.isinf(value):
+        raise _bad(name, f"must be a finite number{'' if high is None else ' in'} {shown}, got {value}")
     number = float(value)
     inside = low <= number if closed else low < number
     if high is not None:

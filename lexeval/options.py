@@ -478,11 +478,11 @@ class Evaluating:
         return [*(self.measures or ()), *self.extra_measures]
 
 
-def library_callable(name: str, value) -> Callable | None:
-    """A hook the library takes (warn, progress): a callable or None."""
-    if value is not None and not callable(value):
-        raise _bad(name, f"must be a callable (or None), got {_shown(value)}")
-    return value
+def library_hook(name: str, value) -> None:
+    """A hook the library takes: a callable (warn, progress, ...) or None; ``timings`` a Timings or None."""
+    wanted = "lexeval.timings.Timings" if name == "timings" else "callable"
+    if value is not None and not (isinstance(value, Timings) if name == "timings" else callable(value)):
+        raise _bad(name, f"must be a {wanted} (or None), got {_shown(value)}")
 
 
 @dataclass(frozen=True)
@@ -496,7 +496,5 @@ class Hooks:
     on_read: Callable | None = None       # (qrels, runs): what was read (a cluster adds up the notes)
 
     def __post_init__(self):
-        for name in ("warn", "progress", "phases", "on_read"):
-            library_callable(name, getattr(self, name))
-        if self.timings is not None and not isinstance(self.timings, Timings):
-            raise _bad("timings", f"must be a lexeval.timings.Timings (or None), got {_shown(self.timings)}")
+        for name in ("warn", "progress", "timings", "phases", "on_read"):
+            library_hook(name, getattr(self, name))

@@ -203,6 +203,15 @@ def test_negative_relevance_level_is_a_usage_error(files):
     assert "lexeval: error: -l must be 0 or more, got -1" in result.err
 
 
+@pytest.mark.parametrize("value", ["inf", "1e999", "-inf"])
+def test_an_infinite_relevance_level_is_a_usage_error(files, value):
+    """-l inf ended in an internal error (exit 3: the level's code is an integer)."""
+    qrels, run = files
+    result = run_cli(["-l", value, qrels, run])
+    assert result.code == 2 and result.out == ""
+    assert "lexeval: error: -l must be a finite number 0 or more, got " in result.err
+
+
 def test_dropped_queries_are_said_once_per_run(tmp_path):
     qrels = write(tmp_path / "qrels", "1 0 a 1\n2 0 b 1\n3 0 c 1\n")
     padded = write(tmp_path / "padded", "01 Q0 a 1 1.0 t\n02 Q0 b 1 1.0 t\n1 Q0 a 1 1.0 t\n")

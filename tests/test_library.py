@@ -75,6 +75,8 @@ def test_the_errors_are_exported_value_errors():
     ({"level": -1}, "level must be 0 or more, got -1"),
     ({"level": "x"}, "level must be a number"),
     ({"level": float("nan")}, "level must be a number"),
+    ({"level": float("inf")}, "level must be a finite number 0 or more, got inf"),
+    ({"alpha": float("-inf")}, "alpha must be a finite number in [0, 1], got -inf"),
     ({"depth": "10"}, "depth must be an integer"),
     ({"alpha": 2}, "alpha must be in [0, 1]"),
     ({"correction": "holmes"}, "correction must be one of none, holm"),

@@ -78,7 +78,7 @@ def difference_sums(holes: tuple, per_segment: tuple, pairs: np.ndarray, compare
     buffers of a page fault per 4 kB, and a numpy pass to sum them). The
     arguments and ``shared`` as there; None where the kernel is not built
     or a value is off the grid's range (NaN, infinite, 2**22 or more: then
-    :func:`difference_bounds`' values and :func:`fixed_sums`)."""
+    :func:`difference_bounds`' values and :func:`~lexeval.stats.sums.fixed_sums`)."""
     if not enabled():
         return None
     sums = np.empty((len(pairs), len(columns[0]), 2, FIRST_LIMBS), dtype=np.int64)
