@@ -140,7 +140,7 @@ done:
 }
 
 /* hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents (code < 0) in
- * rank order, end to end: their 1-based ranks (int64) and numbers (hole_ids: int32 per document), and how many
+ * rank order, end to end: their 1-based ranks (int32) and numbers (hole_ids: int32 per document), and how many
  * each segment has (int64); codes int16, starts/lengths int64 (segments); rank and ids as long as the unjudged
  * documents. One pass, where numpy's locating takes four arrays as long. */
 PyObject *hole_list(PyObject *self, PyObject *args) {
@@ -149,16 +149,22 @@ PyObject *hole_list(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &codes, &hole_ids, &starts, &lengths, &rank, &ids, &counts))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2, holes = rank.len / 8;
+    Py_ssize_t segments = starts.len / 8, documents = codes.len / 2, holes = rank.len / 4;
     if (!check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
         !check(&ids, holes, 4, "ids") || !check(&counts, segments, 8, "counts"))
         goto done;
     const int64_t *first = starts.buf, *size = lengths.buf;
     const int16_t *code = codes.buf;
     const int32_t *number = hole_ids.buf;
-    int64_t *out_rank = rank.buf, *out_count = counts.buf, at = 0;
+    int32_t *out_rank = rank.buf;
+    int64_t *out_count = counts.buf, at = 0;
     int32_t *out_id = ids.buf;
     if (!segments_in_range("hole_list", first, size, segments, documents)) goto done;
+    for (Py_ssize_t s = 0; s < segments; s++)
+        if (size[s] > INT32_MAX) {
+            PyErr_SetString(PyExc_IndexError, "hole_list: a ranking longer than its ranks can hold");
+            goto done;
+        }
     Py_BEGIN_ALLOW_THREADS              /* the count checked without the GIL: the other parts' threads go on */
     for (Py_ssize_t s = 0; s < segments; s++)
         for (int64_t i = 0; i < size[s]; i++) at += code[first[s] + i] < 0;
@@ -178,7 +184,7 @@ PyObject *hole_list(PyObject *self, PyObject *args) {
         int64_t before = at;
         for (int64_t i = 0; i < size[s]; i++) {
             if (at < holes) {
-                out_rank[at] = i + 1;
+                out_rank[at] = (int32_t)(i + 1);
                 out_id[at] = n[i];
             }
             at += c[i] < 0;

@@ -94,7 +94,7 @@ static void sort_doubles(double *x, int64_t n, double *tmp) {
 }
 
 typedef struct {           /* one ranking's unjudged documents: ranks and numbers, in rank order */
-    const int64_t *rank;
+    const int32_t *rank;
     const int32_t *id;
     int64_t count, length;
     const int16_t *codes;    /* its documents' relevance codes, in rank order */
@@ -512,7 +512,7 @@ static int plan_lists(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t ru
     return ordered;
 }
 
-static void list_holes(Postings *o, const int64_t *ranks, const int32_t *ids, const int64_t *h_start,
+static void list_holes(Postings *o, const int32_t *ranks, const int32_t *ids, const int64_t *h_start,
                        const int64_t *h_count, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *listed,
                        int64_t most) {
     memset(o->start, 0, (size_t)(most + 1) * 8);
@@ -561,7 +561,7 @@ typedef struct {
 /* each of A's holes (ids in rank order; ranks where shared_at or partners are asked for) with every B of the group
  * (B0 .. B0 + n - 1) holding it. ``ordered``: the pairs come with A < B and A never falling, so a hole's listings
  * of runs up to A are passed once for good (the cursor) */
-static void meet_holes(Postings *o, const int64_t *a_rank, const int32_t *a_id, int64_t a_count, int64_t first_run,
+static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, int64_t a_count, int64_t first_run,
                        int64_t b0, int64_t n, int ordered, Meeting *m) {
     if (m->shared_at) memset(m->shared_at, 0, (size_t)(n * (m->cap + 2)) * 4);
     else memset(m->shared, 0, (size_t)n * 8);
@@ -604,7 +604,7 @@ static void fill_tables(int32_t *restrict holes, int32_t *restrict judged, const
 }
 
 /* how many of a ranking's holes (ranks ascending) are at or above ``reach`` */
-static int64_t holes_above(const int64_t *rank, int64_t count, double reach) {
+static int64_t holes_above(const int32_t *rank, int64_t count, double reach) {
     int64_t lo = 0, hi = count;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -646,7 +646,7 @@ static inline int on_grid(double value, i128 *total) {
  * pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
  * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
  * one relevance level, on each of the ``compared`` queries the least and greatest difference under one shared
- * assignment. Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int64) and hole_id
+ * assignment. Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int32) and hole_id
  * (int32: its number in its query), its length and first judged relevant rank; ``codes`` (int16, one per
  * document, segments end to end, offsets from the lengths): each document's relevance code (< 0: unjudged; judged
  * relevant: at least ``level``). Per column
@@ -674,7 +674,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
-    Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 8, count_pairs = pairs.len / 16;
+    Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 4, count_pairs = pairs.len / 16;
     Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
     Py_ssize_t documents = codes.len / 2, layer_width = columns ? steps.len / 8 / columns : 0;
     if (!queries || !check(&hole_id, holes, 4, "hole_id") || !check(&hole_start, segments, 8, "hole_start") ||
@@ -797,7 +797,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     for (Py_ssize_t c = 0; c < columns; c++)              /* a column's layers: its positive steps, first */
         while (layer_counts[c] < layer_width && step_of[c * layer_width + layer_counts[c]] > 0) layer_counts[c]++;
     Py_BEGIN_ALLOW_THREADS
-    const int64_t *ranks = (const int64_t *)hole_rank.buf, *firsts = (const int64_t *)first.buf;
+    const int32_t *ranks = (const int32_t *)hole_rank.buf;
+    const int64_t *firsts = (const int64_t *)first.buf;
     const int16_t *code = (const int16_t *)codes.buf;
     const double *lows_phi = (const double *)phi_low.buf;
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;

@@ -18,7 +18,7 @@ SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a grou
 def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
               lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Every segment's unjudged documents (code < 0), in one pass: their
-    ranks (U,) int64 and numbers (``hole_ids`` (N,)) (U,) int32 in segment
+    ranks (U,) int32 and numbers (``hole_ids`` (N,)) (U,) int32 in segment
     then rank order, each segment's first (S,) and count (S,); None where
     the kernel is not built."""
     if not enabled():
@@ -29,7 +29,7 @@ def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
     edges = np.linspace(0, len(starts), max(min(cores(), len(starts)), 1) + 1).astype(np.int64)
     ends = [int(starts[edge - 1] + lengths[edge - 1]) if edge else 0 for edge in edges]
     placed = np.cumsum([0] + [int(np.count_nonzero(codes[ends[k]:ends[k + 1]] < 0)) for k in range(len(edges) - 1)])
-    rank, ids = np.empty(int(placed[-1]), dtype=np.int64), np.empty(int(placed[-1]), dtype=np.int32)
+    rank, ids = np.empty(int(placed[-1]), dtype=np.int32), np.empty(int(placed[-1]), dtype=np.int32)
     counts = np.empty(len(starts), dtype=np.int64)
     list(in_threads(lambda k: _exact.hole_list(codes, hole_ids, starts[edges[k]:edges[k + 1]],
                                                lengths[edges[k]:edges[k + 1]], rank[placed[k]:placed[k + 1]],
@@ -125,7 +125,7 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     low, high, shared, sums = out
     kinds, variants, depths, phi_low, phi_high, base = columns
     num_rel, (steps, ideal), ideal_before, most = per_query
-    holes = (np.ascontiguousarray(holes[0], dtype=np.int64), np.ascontiguousarray(holes[1], dtype=np.int32),
+    holes = (np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int32),
              np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
     codes, first, lengths, queries = per_segment
     segments = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(first, dtype=np.int64),

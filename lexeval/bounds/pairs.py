@@ -267,7 +267,7 @@ VARIANTS = {"P": 0, "set_P": 1, "hits": 2, "hits_cut": 2, "recip_rank": 0, "reci
 
 
 _PAIR_BLOCK = 1 << 20       # (pair, query) cells per block: the per-query values of a block, then their sums
-_SUMMED_BLOCK = 1 << 23     # the same where the kernel sums the columns (LR's shared holes and the preferences' values)
+_SUMMED_BLOCK = 1 << 22     # the same where the kernel sums the columns: LR's shared holes and the preferences' values
 
 
 def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.ndarray,
