@@ -328,8 +328,8 @@ def uniform_codes(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
         return None
     codes = np.ascontiguousarray(codes, dtype=np.int16)
     starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
-    out, counts = codes.copy() if lengths.sum() != len(codes) else np.empty_like(codes), np.empty(len(starts),
-                                                                                                   dtype=np.int64)
+    out = np.empty_like(codes) if lengths.sum() == len(codes) else codes.copy()   # segments end to end: all written
+    counts = np.empty(len(starts), dtype=np.int64)
     in_parts(lambda start, stop: _exact.uniform_codes(codes, starts[start:stop], lengths[start:stop], int(grade),
                                                       out, counts[start:stop]), len(starts), cores(), least=1 << 10)
     return out, counts

@@ -304,7 +304,8 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
                           (ranked.level, top >= level > 0, level <= 0 and top >= level),
                           (ranked.num_rel_per_query, _gain_tables(ranked, chosen, top), _ideal_before(ranked, most),
                            most)))
-    size = max(1, (_SUMMED_BLOCK if plans else _PAIR_BLOCK) // max(len(queries), 1))
+    per_query_block = max(1, _PAIR_BLOCK // max(len(queries), 1))     # pairs whose per-query values are kept
+    size = max(1, _SUMMED_BLOCK // max(len(queries), 1)) if plans else per_query_block
     parts: dict = {}
     times: dict[str, int] = {}
     for start in range(0, len(pairs), size):
@@ -314,8 +315,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
         for index, (level, chosen) in enumerate(zip(levels, groups)):
             if plans:
                 summed = iter(side for column in kernel.column_sums(plans[index], block, queries,
-                                                                    shared if index == 0 else None,
-                                                                    max(1, _PAIR_BLOCK // max(len(queries), 1)))
+                                                                    shared if index == 0 else None, per_query_block)
                               for side in column)
             else:               # each column's two sides summed on every core
                 summed = iter(compiled.in_threads(fixed_sums, [side for req, _, depth in chosen for side in
