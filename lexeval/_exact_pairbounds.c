@@ -563,25 +563,45 @@ typedef struct {
  * of runs up to A are passed once for good (the cursor) */
 static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, int64_t a_count, int64_t first_run,
                        int64_t b0, int64_t n, int ordered, Meeting *m) {
-    if (m->shared_at) memset(m->shared_at, 0, (size_t)(n * (m->cap + 2)) * 4);
-    else memset(m->shared, 0, (size_t)n * 8);
-    if (m->reach) memset(m->partners, 0, (size_t)(n * m->stride) * 8);
+    /* the tables and bounds in locals: the stores into the counts could otherwise alias them, and each would be
+     * read again per listing */
+    int32_t *restrict shared_at = m->shared_at;
+    int64_t *restrict shared = m->shared, *restrict partners = m->partners;
+    const int32_t *restrict runs = o->run, *restrict ranks = o->rank;
+    const int64_t *restrict start = o->start;
+    int64_t *restrict cursor = o->cursor;
+    const int64_t cap = m->cap, stride = m->stride, reach = m->reach < a_count ? m->reach : a_count;
+    if (shared_at) memset(shared_at, 0, (size_t)(n * (cap + 2)) * 4);
+    else memset(shared, 0, (size_t)n * 8);
+    if (m->reach) memset(partners, 0, (size_t)(n * stride) * 8);
     for (int64_t j = 0; j < a_count; j++) {
-        int64_t id = a_id[j], at = o->start[id], end = o->start[id + 1];
+        int64_t id = a_id[j], at = start[id], end = start[id + 1];
         if (ordered) {
-            at = o->cursor[id];
-            while (at < end && o->run[at] <= first_run) at++;
-            o->cursor[id] = at;
+            at = cursor[id];
+            while (at < end && runs[at] <= first_run) at++;
+            cursor[id] = at;
+        }
+        if (ordered && shared_at && j >= reach) {
+            /* the common case: no partners to note; a B past the group ends the list (in run order), one
+             * before it (a later group of the same A) is passed */
+            const int32_t own = a_rank[j];
+            for (; at < end; at++) {
+                int64_t slot = (int64_t)runs[at] - b0;
+                if ((uint64_t)slot >= (uint64_t)n) { if (slot >= n) break; continue; }
+                int32_t deeper = own > ranks[at] ? own : ranks[at];
+                shared_at[(deeper <= cap ? deeper : cap + 1) * n + slot]++;
+            }
+            continue;
         }
         for (; at < end; at++) {
-            int64_t slot = (int64_t)o->run[at] - b0;
+            int64_t slot = (int64_t)runs[at] - b0;
             if (slot < 0 || slot >= n) { if (ordered && slot >= n) break; continue; }
-            if (m->shared_at) {
-                int64_t deeper = a_rank[j] > o->rank[at] ? a_rank[j] : o->rank[at];
-                m->shared_at[(deeper <= m->cap ? deeper : m->cap + 1) * n + slot]++;
+            if (shared_at) {
+                int64_t deeper = a_rank[j] > ranks[at] ? a_rank[j] : ranks[at];
+                shared_at[(deeper <= cap ? deeper : cap + 1) * n + slot]++;
             }
-            else m->shared[slot]++;
-            if (j < m->reach) m->partners[slot * m->stride + j] = o->rank[at];
+            else shared[slot]++;
+            if (j < reach) partners[slot * stride + j] = ranks[at];
         }
     }
 }

@@ -208,3 +208,48 @@ def test_spans_copied_by_the_kernel_equal_numpys_gather(strings, rng):
     assert np.array_equal(made[0].data, made[1].data) and np.array_equal(made[0].offsets, made[1].offsets)
     assert [bytes(made[0].data[made[0].offsets[k]:made[0].offsets[k + 1]]) for k in range(len(index))] == \
         [strings[k] for k in index.tolist()]
+
+
+@pytest.mark.parametrize("hashes", ["real", "all alike"])
+def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
+    """number_holes against counting in Python: query by query, run by run,
+    rank by rank, each new docno the next number. A query with thousands of
+    distinct documents grows the kernel's table many times; every hash
+    alike (mask 0) leaves only the bytes to tell documents apart."""
+    rng = random.Random(5)
+    shapes = ["d", "FBIS3-1008", "LA010189-000", "clueweb12-0000tw-05-1211", "é€文書", "x" * 30, ""]
+    runs, queries = 4, 3
+    per_query = [2, 40, 3000]                               # distinct documents each query draws from
+    pools = [[f"{rng.choice(shapes)}{q}.{i}".encode() for i in range(size)] for q, size in enumerate(per_query)]
+    codes, lengths, docnos = [], [], []
+    for _run in range(runs):
+        own = []
+        for q in range(queries):
+            ranked = rng.sample(pools[q], min(len(pools[q]), rng.randint(0, 1200)))
+            judged = [rng.random() < 0.3 for _ in ranked]
+            codes.extend(rng.randint(0, 2) if j else -1 for j in judged)
+            lengths.append(len(ranked))
+            own.extend(doc for doc, j in zip(ranked, judged) if not j)
+        docnos.append(ByteStrings.from_list(own))
+    codes = np.array(codes, dtype=np.int16)
+    expected, counts = np.full(len(codes), -1), np.zeros(queries, dtype=np.int64)
+    at = dict.fromkeys(range(runs), 0)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    for q in range(queries):
+        seen: dict = {}
+        for r in range(runs):
+            segment = r * queries + q
+            for k in range(starts[segment], starts[segment + 1]):
+                if codes[k] < 0:
+                    expected[k] = seen.setdefault(docnos[r][at[r]], len(seen))
+                    at[r] += 1
+        counts[q] = len(seen)
+    if hashes == "all alike":
+        kernel._kernel.set_hash_mask(0)
+    try:
+        ids, numbered = kernel.number_holes(docnos, codes, np.array(lengths, dtype=np.int64), queries)
+    finally:
+        kernel._kernel.set_hash_mask(2 ** 64 - 1)
+    np.testing.assert_array_equal(ids, expected)
+    np.testing.assert_array_equal(numbered, counts)
+    assert counts[2] > 1000

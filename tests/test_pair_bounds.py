@@ -162,6 +162,22 @@ DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "se
         "success.5", "dcg_cut.25", "ndcg_cut.30", "ndcg"]
 
 
+def _deep_collection(tmp_path, rng, runs_count: int, level: int):
+    """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks."""
+    qrels, runs = {}, [{} for _ in range(runs_count)]
+    for q in range(3):
+        pool = [f"d{q}-{k}" for k in range(rng.randint(200, 400))]
+        judged = rng.sample(pool, len(pool) // 2)
+        qrels[f"q{q}"] = {doc: int(rng.random() < 0.25) * (rng.choice([1, 2]) if level == 2 else 1) for doc in judged}
+        qrels[f"q{q}"][judged[0]] = max(level, 1)
+        for run in runs:
+            noise = rng.random() * 40                    # each run the pool's order, shuffled a little
+            place = {doc: k + rng.gauss(0, noise) for k, doc in enumerate(pool)}
+            order = sorted(pool, key=place.__getitem__)
+            run[f"q{q}"] = order[:rng.randint(50, 300)]
+    return write(tmp_path, "deep", qrels, runs)
+
+
 @pytest.mark.parametrize("seed,level", [(0, 1), (1, 2), (2, 0)])
 def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path, monkeypatch, seed, level):
     """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks (so that
@@ -175,18 +191,8 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
     from lexeval.bounds import kernel as pair_kernel
     from lexeval.compiled import _exact
     rng = random.Random(seed)
-    runs_count, qrels, runs = 7, {}, [{} for _ in range(7)]
-    for q in range(3):
-        pool = [f"d{q}-{k}" for k in range(rng.randint(200, 400))]
-        judged = rng.sample(pool, len(pool) // 2)
-        qrels[f"q{q}"] = {doc: int(rng.random() < 0.25) * (rng.choice([1, 2]) if level == 2 else 1) for doc in judged}
-        qrels[f"q{q}"][judged[0]] = max(level, 1)
-        for run in runs:
-            noise = rng.random() * 40                    # each run the pool's order, shuffled a little
-            place = {doc: k + rng.gauss(0, noise) for k, doc in enumerate(pool)}
-            order = sorted(pool, key=place.__getitem__)
-            run[f"q{q}"] = order[:rng.randint(50, 300)]
-    qrels_path, paths = write(tmp_path, "deep", qrels, runs)
+    runs_count = 7
+    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, level)
     ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
     measures = DEEP if level < 2 else [name for name in DEEP if "dcg" not in name]
     shuffled = np.array(rng.sample([(a, b) for a in range(runs_count) for b in range(runs_count) if a != b], 30))
@@ -212,6 +218,38 @@ def test_pair_bounds_of_the_kernel_on_deep_rankings_equal_the_reference(tmp_path
         for cells, vectors in ((1, True), (700, True), (1 << 22, True), (1 << 22, False)):
             found = bounds(pairs, "on", cells) if vectors else scalar(pairs, "on", cells)
             assert set(found) == set(expected)
+            for name, (low, high) in found.items():
+                np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
+                np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_pair_bounds_with_few_partners_and_pairs_apart_equal_the_reference(tmp_path, monkeypatch, seed):
+    """The columns the default call bounds (R-precision, P at cutoffs, the reciprocal rank: partners only above
+    the first relevant, so that most holes meet their pairs in the kernel's loop without partners), for the
+    pairs in order, in groups cut by the scratch cells (a group of one A starting past A + 1 passes the runs
+    before it), and for pairs far apart (a baseline against some runs): the kernel against the reference."""
+    from lexeval.bounds import kernel as pair_kernel
+    rng = random.Random(seed)
+    runs_count = 8
+    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1)
+    ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
+    apart = np.array([(0, 3), (0, 4), (0, 7), (2, 6), (2, 7), (5, 7)])
+
+    def bounds(pairs, kernel, cells):
+        monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
+        monkeypatch.setattr(pair_kernel, "SCRATCH_CELLS", cells)
+        rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+        made = bounded_differences(rankings, select_measures(["Rprec", "P.5,40,150", "recip_rank"],
+                                                             runs_count).metrics, pairs,
+                                   rankings.num_rel_per_query > 0, ["LR"])
+        return {name: (made.low[name], made.high[name]) for name in made.sums}
+
+    for pairs in (ordered, apart):
+        expected = bounds(pairs, "off", 1 << 22)
+        assert set(expected) == {"Rprec", "P_5", "P_40", "P_150", "recip_rank", "LR"}
+        for cells in (1, 700, 1300, 1 << 22):
+            found = bounds(pairs, "on", cells)
             for name, (low, high) in found.items():
                 np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")

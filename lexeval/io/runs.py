@@ -220,10 +220,12 @@ def notes(coverage: Coverage, verbose: bool = False, complete: bool = False) -> 
 
 
 _WORKER_QRELS: Qrels | None = None
+PROCESSES_FROM = 16_000_000     # bytes of run files from which they are read in processes (forking costs ~20 ms)
 
 
-def _read_run_in_worker(source: Source, options: ReadOptions) -> ParsedRun:
-    return read_run(source, cast(Qrels, _WORKER_QRELS), options)
+def _read_run_in_worker(source: Source, options: ReadOptions, spool: str | None) -> tuple[ParsedRun, tuple | None]:
+    from .spool import spooled
+    return spooled(read_run(source, cast(Qrels, _WORKER_QRELS), options), spool)
 
 
 def keep_freed_memory(keep: bool = True, largest: int = 64 << 20) -> None:
@@ -264,7 +266,7 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
         from ..cpus import jobs as allowed
         jobs = allowed()
     files = [source for source in sources if source.is_file and source.path != "-"]
-    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > 16_000_000  # forking costs ~20 ms
+    big = sum(os.path.getsize(s.path) for s in files if os.path.isfile(s.path)) > PROCESSES_FROM
     if jobs <= 1 or len(sources) < 2 or not big or len(files) < len(sources) or \
             "fork" not in multiprocessing.get_all_start_methods():
         runs = []
@@ -277,16 +279,19 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
     if kernel.enabled():
         _ = qrels.kernel_tables   # made once, here, and inherited: not once per worker
     context = multiprocessing.get_context("fork")
+    from .spool import remove, spool_directory, unspooled
+    spool = spool_directory()           # the runs' arrays come back through files in memory, not the pipe
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
             # runs handed out in batches: a thousand small runs cost a message each way per batch, not per run
             batch = max(1, min(32, len(sources) // (8 * jobs)))
             runs = []
-            for done, run in enumerate(pool.map(_read_run_in_worker, sources, [options] * len(sources),
-                                                chunksize=batch), start=1):
-                runs.append(run)
+            for done, (run, where) in enumerate(pool.map(_read_run_in_worker, sources, [options] * len(sources),
+                                                         [spool] * len(sources), chunksize=batch), start=1):
+                runs.append(unspooled(run, where))
                 if progress:
                     progress(done, len(sources))
     finally:
         _WORKER_QRELS = None            # a failed read keeps no qrels alive either
+        remove(spool)
     return runs

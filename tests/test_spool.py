@@ -1,0 +1,112 @@
+"""Runs read in processes come back through files in shared memory
+(lexeval/io/spool.py): every array as the reading made it, the pipe where
+no file can be written, and no file left behind."""
+
+import os
+import random
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from lexeval.io import runs as reading
+from lexeval.io import spool
+from lexeval.io.inputs import ReadOptions, read_qrels
+from lexeval.io.source import Source
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm: every run goes through the pipe")
+
+
+def _collection(tmp_path, runs: int = 5, queries: int = 7):
+    """Docnos of every length and shape (1 to 40 bytes, UTF-8, punctuation), tied scores, unjudged documents."""
+    rng = random.Random(11)
+    shapes = ["d", "FBIS3-10082", "LA010189-0001", "clueweb12-0000tw-05-12114", "é€文書", "a.b/c:d", "x" * 40]
+    docs = [f"{rng.choice(shapes)}{i}" for i in range(60)]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{q} 0 {d} {rng.choice([0, 1, 2])}\n" for q in range(queries)
+                             for d in rng.sample(docs, 12)), encoding="utf-8")
+    paths = []
+    for r in range(runs):
+        path = tmp_path / f"run{r}"
+        path.write_text("".join(f"q{q} Q0 {d} {i + 1} {rng.randint(1, 4)} r{r}\n" for q in range(queries)
+                                for i, d in enumerate(rng.sample(docs, 30))), encoding="utf-8")
+        paths.append(str(path))
+    return str(qrels), paths
+
+
+def _arrays(run):
+    holes = run.hole_docnos
+    return [run.codes, run.qrels_rows, run.tie_groups, run.counts, run.present,
+            None if holes is None else holes.data, None if holes is None else holes.offsets]
+
+
+def _same(first, second):
+    for a, b in zip(_arrays(first), _arrays(second)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+@pytest.fixture
+def in_processes(monkeypatch):
+    """Every reading of several runs in processes, every run spooled."""
+    monkeypatch.setattr(reading, "PROCESSES_FROM", -1)
+    monkeypatch.setattr(spool, "SPOOLED_FROM", 0)
+
+
+def _left_behind():
+    return {name for name in os.listdir("/dev/shm") if name.startswith("lexeval-")}
+
+
+@pytest.mark.parametrize("options", [ReadOptions(keep_holes=True), ReadOptions(keep_rows=True, keep_ties=True),
+                                     ReadOptions(keep_holes=True, depth=7, judged_only=False), ReadOptions()])
+def test_runs_read_in_processes_equal_runs_read_here(tmp_path, in_processes, options):
+    qrels_path, paths = _collection(tmp_path)
+    qrels = read_qrels(Source(qrels_path, kind="qrels"))
+    before = _left_behind()
+    here = reading.read_runs([Source(p) for p in paths], qrels, options, jobs=1)
+    away = reading.read_runs([Source(p) for p in paths], qrels, options, jobs=2)
+    assert len(here) == len(away) == len(paths)
+    for first, second in zip(here, away):
+        assert first.name == second.name and first.num_lines == second.num_lines
+        _same(first, second)
+    assert _left_behind() == before
+
+
+def test_a_run_spooled_comes_back_whole_and_its_file_goes(tmp_path):
+    qrels_path, paths = _collection(tmp_path, runs=1)
+    qrels = read_qrels(Source(qrels_path, kind="qrels"))
+    run = reading.read_run(Source(paths[0]), qrels, ReadOptions(keep_holes=True, keep_rows=True, keep_ties=True))
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    bare, where = _spooled_anyway(run, str(directory))
+    assert where is not None and bare.hole_docnos is None and len(bare.codes) == 0
+    assert len(os.listdir(directory)) == 1
+    _same(spool.unspooled(bare, where), run)
+    assert os.listdir(directory) == []
+
+
+def _spooled_anyway(run, directory):
+    saved, spool.SPOOLED_FROM = spool.SPOOLED_FROM, 0
+    try:
+        return spool.spooled(run, directory)
+    finally:
+        spool.SPOOLED_FROM = saved
+
+
+def test_without_a_file_the_run_goes_through_the_pipe(tmp_path):
+    qrels_path, paths = _collection(tmp_path, runs=1)
+    qrels = read_qrels(Source(qrels_path, kind="qrels"))
+    run = reading.read_run(Source(paths[0]), qrels, ReadOptions(keep_holes=True))
+    for directory in (None, str(tmp_path / "gone")):        # none, or one a file cannot be written in
+        bare, where = _spooled_anyway(run, directory)
+        assert where is None and bare is run
+    assert spool.unspooled(run, None) is run
+
+
+def test_bounds_are_the_same_read_in_processes_or_here(tmp_path, in_processes):
+    qrels, runs = _collection(tmp_path, runs=6, queries=9)
+    shown = [run_cli(["--jobs", str(jobs), "-q", "--bounds", "-m", "official", "-m", "lexicographic", qrels, *runs])
+             for jobs in (1, 2)]
+    assert all(done.code == 0 for done in shown) and shown[0].out == shown[1].out
+    assert "P_5_low" in shown[0].out and "LP_high" in shown[0].out
