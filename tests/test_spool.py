@@ -110,3 +110,37 @@ def test_bounds_are_the_same_read_in_processes_or_here(tmp_path, in_processes):
              for jobs in (1, 2)]
     assert all(done.code == 0 for done in shown) and shown[0].out == shown[1].out
     assert "P_5_low" in shown[0].out and "LP_high" in shown[0].out
+
+
+def test_a_file_too_big_for_the_room_left_goes_through_the_pipe(tmp_path, monkeypatch):
+    qrels_path, paths = _collection(tmp_path, runs=1)
+    qrels = read_qrels(Source(qrels_path, kind="qrels"))
+    run = reading.read_run(Source(paths[0]), qrels, ReadOptions(keep_holes=True))
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    size = sum(array.nbytes for array in spool._arrays(run).values())
+    monkeypatch.setattr(spool, "_room", lambda _: 4 * size - 1)          # a quarter of it is too little
+    assert _spooled_anyway(run, str(directory)) == (run, None)
+    monkeypatch.setattr(spool, "_room", lambda _: 4 * size)
+    assert _spooled_anyway(run, str(directory))[1] is not None
+
+
+def test_a_directory_left_by_a_killed_reading_is_removed_by_the_next():
+    import subprocess
+    import sys
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)
+    left = os.path.join("/dev/shm", f"lexeval-{dead}-test")
+    alive = os.path.join("/dev/shm", f"lexeval-{os.getpid()}-test")
+    for path in (left, alive):
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "1-0"), "wb") as out:
+            out.write(b"x" * 100)
+    try:
+        fresh = spool.spool_directory()
+        assert fresh is not None and os.path.basename(fresh).startswith(f"lexeval-{os.getpid()}-")
+        assert not os.path.exists(left) and os.path.exists(alive)
+        spool.remove(fresh)
+    finally:
+        spool.remove(left)
+        spool.remove(alive)

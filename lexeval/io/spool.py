@@ -3,8 +3,12 @@ files in shared memory (``/dev/shm``) instead of the pipe: a run's arrays
 (a few megabytes, ten times that with --bounds' unjudged docnos) cost the
 pipe four copies and a wake-up per 64 kB, a fifth of the reading time at a
 hundred runs; a file in memory costs one copy each way. Where there is no
-such directory, or a file cannot be written there (a container's /dev/shm
-is often 64 MB), the run goes through the pipe as before."""
+such directory, or a file would take more than a quarter of the room left
+there (a container's /dev/shm is often 64 MB, and other programs use it
+too), or cannot be written, the run goes through the pipe as before. Each
+file is removed as soon as it is read, the directory when the reading
+ends; one left by a process that was killed is removed by the next
+reading (its name holds the process's number)."""
 
 from __future__ import annotations
 
@@ -25,15 +29,37 @@ _ALIGN = 64                                 # each array's place in a file: a wh
 _numbers = itertools.count()
 
 
+ROOT = "/dev/shm"
+
+
 def spool_directory() -> str | None:
     """A fresh directory in shared memory for one reading's files (the caller removes it: :func:`remove`), or None."""
-    root = "/dev/shm"
-    if not (os.path.isdir(root) and os.access(root, os.W_OK | os.X_OK)):
+    if not (os.path.isdir(ROOT) and os.access(ROOT, os.W_OK | os.X_OK)):
         return None
+    _remove_orphans()
     try:
-        return tempfile.mkdtemp(prefix="lexeval-", dir=root)
+        return tempfile.mkdtemp(prefix=f"lexeval-{os.getpid()}-", dir=ROOT)
     except OSError:
         return None
+
+
+def _remove_orphans() -> None:
+    """The directories of this user's readings whose process is gone (killed before it could remove them)."""
+    try:
+        names = [entry for entry in os.scandir(ROOT) if entry.name.startswith("lexeval-") and entry.is_dir()
+                 and entry.stat().st_uid == os.getuid()]
+    except OSError:
+        return
+    for entry in names:
+        owner = entry.name.split("-")[1]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            remove(entry.path)
+        except OSError:
+            pass
 
 
 def remove(directory: str | None) -> None:
@@ -54,7 +80,8 @@ def spooled(run: ParsedRun, directory: str | None) -> tuple[ParsedRun, tuple | N
     are: a file's path and each array's name, dtype, shape and offset), or
     (the run, None) where it is small or the file cannot be written."""
     arrays = _arrays(run)
-    if directory is None or sum(array.nbytes for array in arrays.values()) < SPOOLED_FROM:
+    size = sum(array.nbytes for array in arrays.values())
+    if directory is None or size < SPOOLED_FROM or size > _room(directory) // 4:
         return run, None
     path = os.path.join(directory, f"{os.getpid()}-{next(_numbers)}")
     placed, offset = [], 0
@@ -74,6 +101,14 @@ def spooled(run: ParsedRun, directory: str | None) -> tuple[ParsedRun, tuple | N
         return run, None
     bare = replace(run, codes=np.zeros(0, dtype=run.codes.dtype), qrels_rows=None, tie_groups=None, hole_docnos=None)
     return bare, (path, placed)
+
+
+def _room(directory: str) -> int:
+    try:
+        status = os.statvfs(directory)
+    except OSError:
+        return 0
+    return status.f_bavail * status.f_frsize
 
 
 def unspooled(run: ParsedRun, where: tuple | None) -> ParsedRun:
