@@ -247,7 +247,8 @@ static void depth_point(const Depths *t, const Side *a, const Side *b, double de
 
 /* R-precision's (Rprec: the depth R + m with m relevant holes) greatest and least difference for n pairs of one A
  * (slots) side by side, over every m from 0 to each pair's unjudged documents u: a full scan, each depth's counts
- * read once, in rows (the loop over the slots becomes vector instructions). The counts at depth d, clamped at
+ * read once, in rows (the loop over the slots becomes vector instructions; a slot whose u is -1 is never in range,
+ * so that a caller pads the slots to whole vectors and the loop has no scalar tail). The counts at depth d, clamped at
  * ``longest`` (deeper, none changes): the shared holes shared[d * shared_stride + slot], A's holes and judged
  * relevant holes_a[d] and judged_a[d], B's holes_b[d * b_stride + slot] and judged_b[d * b_stride + slot]; each
  * extreme, as depth_point makes it, kept as a fraction (numerator, depth) and compared by cross products in
@@ -776,13 +777,16 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                   PyMem_RawCalloc((size_t)listed_most + 1, 4)};
     int32_t *within = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
     int32_t *judged_upto = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
-    int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) : 1, 4);
+    int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) + 8 : 1, 4);
     int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
     /* the scan's B sides: each run's holes and judged relevant per depth again, a row per depth (runs side by
      * side); each pair's unjudged documents, and its four extremes (rprec_scan's top .. bottom_over) */
-    int32_t *across = PyMem_RawCalloc(scanning && tabled ? 2 * (size_t)runs * (size_t)(cap + 1) : 1, 4);
-    int32_t *unions = PyMem_RawCalloc((size_t)group, 4), *extremes = PyMem_RawCalloc(4 * (size_t)group, 4);
+    /* the group's scan runs over whole vectors of slots (``lanes``, the group rounded up to 8): the slots past it
+     * have no unjudged documents (-1: never in range), and their reads stay in these tables (8 cells more) */
+    int64_t lanes = (group + 7) & ~(int64_t)7;
+    int32_t *across = PyMem_RawCalloc(scanning && tabled ? 2 * (size_t)runs * (size_t)(cap + 1) + 8 : 1, 4);
+    int32_t *unions = PyMem_RawCalloc((size_t)lanes, 4), *extremes = PyMem_RawCalloc(4 * (size_t)lanes, 4);
     s.rank_a = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
@@ -870,8 +874,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 if (scanning && tabled) {
                     Rows rows = {shared_at, within_a, judged_upto + first_run * (cap + 1), across + b0,
                                  across + (cap + 1) * runs + b0, n, runs, longest, relevant[q]};
-                    rprec_scan(&rows, n, unions, extremes, extremes + group, extremes + 2 * group,
-                               extremes + 3 * group);
+                    int64_t whole = (n + 7) & ~(int64_t)7;
+                    for (int64_t slot = n; slot < whole; slot++) unions[slot] = -1;
+                    rprec_scan(&rows, whole, unions, extremes, extremes + lanes, extremes + 2 * lanes,
+                               extremes + 3 * lanes);
                 }
                 group_longest = longest;
             }
@@ -898,10 +904,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     if (scanning && !tabled) {     /* one pair, from its own tables */
                         Rows rows = {shared_at + slot, t.holes_a, t.judged_a, t.holes_b, t.judged_b, n, 1,
                                      group_longest, relevant[q]};
-                        rprec_scan(&rows, 1, unions + slot, extremes + slot, extremes + group + slot,
-                                   extremes + 2 * group + slot, extremes + 3 * group + slot);
+                        rprec_scan(&rows, 1, unions + slot, extremes + slot, extremes + lanes + slot,
+                                   extremes + 2 * lanes + slot, extremes + 3 * lanes + slot);
                     }
-                    for (int e = 0; e < 4; e++) scanned[e] = extremes[e * group + slot];
+                    for (int e = 0; e < 4; e++) scanned[e] = extremes[e * lanes + slot];
                     t.scanned = scanned;
                 }
                 if (partnered) {
