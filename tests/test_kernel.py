@@ -213,8 +213,8 @@ def test_spans_copied_by_the_kernel_equal_numpys_gather(strings, rng):
 @pytest.mark.parametrize("hashes", ["real", "all alike"])
 def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
     """number_holes against counting in Python: query by query, run by run,
-    rank by rank, each new docno the next number. A query with thousands of
-    distinct documents grows the kernel's table many times; every hash
+    rank by rank, each new docno the next number: queries of a few, dozens
+    and thousands of distinct documents, listed by several runs; every hash
     alike (mask 0) leaves only the bytes to tell documents apart."""
     rng = random.Random(5)
     shapes = ["d", "FBIS3-1008", "LA010189-000", "clueweb12-0000tw-05-1211", "é€文書", "x" * 30, ""]

@@ -582,27 +582,6 @@ static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
     return wide ? ((const int64_t *)offsets->buf)[k] : ((const int32_t *)offsets->buf)[k];
 }
 
-/* number_holes' hash table: a distinct docno's hash, (run, hole) of its first bytes (-1: a free slot), number */
-typedef struct { uint64_t hash; int64_t hole; int32_t number; } HoleSlot;
-
-static inline size_t slot_of(uint64_t hash, size_t size) { return (size_t)(hash ^ (hash >> 29)) & (size - 1); }
-
-/* the table's first ``size`` slots spread over twice as many (each kept slot placed anew by its hash); the new size */
-static size_t grown(HoleSlot *table, size_t size) {
-    size_t wider = 2 * size;
-    for (size_t k = size; k < wider; k++) table[k].hole = -1;
-    HoleSlot *kept = table + wider;         /* scratch past the wider table (the caller allocates twice the most) */
-    size_t count = 0;
-    for (size_t k = 0; k < size; k++)
-        if (table[k].hole >= 0) { kept[count++] = table[k]; table[k].hole = -1; }
-    for (size_t i = 0; i < count; i++) {
-        size_t slot = slot_of(kept[i].hash, wider);
-        while (table[slot].hole >= 0) slot = (slot + 1) & (wider - 1);
-        table[slot] = kept[i];
-    }
-    return wider;
-}
-
 /* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
  * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
  * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
@@ -621,8 +600,9 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     Py_ssize_t runs = PyTuple_GET_SIZE(docno_tuple), taken = 0;
     Py_buffer *docnos = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
     Py_buffer *offsets = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
-    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL;
-    HoleSlot *table = NULL;
+    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL, *slot_hole = NULL;
+    uint64_t *slot_hash = NULL;
+    int32_t *slot_number = NULL;
     int *wide = NULL;
     const int16_t *codes = codes_buffer.buf;
     const int64_t *lengths = length_buffer.buf;
@@ -687,20 +667,19 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     for (Py_ssize_t q = from; q < to; q++) most = first[q] > most ? first[q] : most;
     size_t slots = 16;
     while (slots < 2 * (size_t)most) slots *= 2;
-    /* room for the most, and as much again for grown's scratch; a query uses what it needs */
-    table = PyMem_RawMalloc(2 * slots * sizeof(HoleSlot));
-    if (!table) {
+    slot_hole = PyMem_RawMalloc(slots * 8);
+    slot_hash = PyMem_RawMalloc(slots * 8);
+    slot_number = PyMem_RawMalloc(slots * 4);
+    if (!slot_hole || !slot_hash || !slot_number) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t q = from; q < to; q++) {
         int64_t numbered = 0;
-        /* the table grows with the query's distinct documents (doubled at half full), not its listings: a
-         * hundred runs list each dozens of times, and a table that small stays in the cache */
-        size_t size = 1024;
-        while (size > 16 && size / 2 > 2 * (size_t)first[q]) size /= 2;
-        for (size_t k = 0; k < size; k++) table[k].hole = -1;      /* a slot's hole: (run, hole) of its bytes */
+        size_t size = 16;
+        while (size < 2 * (size_t)first[q]) size *= 2;
+        for (size_t k = 0; k < size; k++) slot_hole[k] = -1;      /* a slot's hole: its document in codes */
         for (Py_ssize_t r = 0; r < runs; r++) {
             Py_ssize_t sg = r * queries + q;
             const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
@@ -712,25 +691,24 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                 const unsigned char *text = bytes + start;
                 Py_ssize_t length = stop - start;
                 uint64_t hash = hash_bytes(text, length, limit);
-                size_t slot = slot_of(hash, size);
+                size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
                 while (1) {
-                    HoleSlot *here = &table[slot];
-                    if (here->hole < 0) {                     /* the first of its bytes: a new number */
-                        here->hole = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
-                        here->hash = hash;
-                        here->number = (int32_t)numbered;
+                    int64_t other = slot_hole[slot];
+                    if (other < 0) {                      /* the first of its bytes: a new number */
+                        slot_hole[slot] = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
+                        slot_hash[slot] = hash;
+                        slot_number[slot] = (int32_t)numbered;
                         ids[k] = (int32_t)numbered++;
-                        if ((size_t)numbered * 2 > size && size < slots) size = grown(table, size);
                         break;
                     }
-                    if (here->hash == hash) {                 /* (run, hole) of the first of those bytes */
-                        Py_ssize_t other_run = (Py_ssize_t)(here->hole >> 40);
-                        int64_t other_hole = here->hole & (((int64_t)1 << 40) - 1);
+                    if (slot_hash[slot] == hash) {        /* (run, hole) of the first of those bytes */
+                        Py_ssize_t other_run = (Py_ssize_t)(other >> 40);
+                        int64_t other_hole = other & (((int64_t)1 << 40) - 1);
                         int64_t other_start = offset_at(&offsets[other_run], wide[other_run], other_hole);
                         int64_t other_stop = offset_at(&offsets[other_run], wide[other_run], other_hole + 1);
                         if (other_stop - other_start == length &&
                             same_bytes((const unsigned char *)docnos[other_run].buf + other_start, text, length)) {
-                            ids[k] = here->number;
+                            ids[k] = slot_number[slot];
                             break;
                         }
                     }
@@ -747,7 +725,7 @@ done:
     for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
     PyMem_RawFree(docnos); PyMem_RawFree(offsets);
     PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(first); PyMem_RawFree(wide);
-    PyMem_RawFree(table);
+    PyMem_RawFree(slot_hole); PyMem_RawFree(slot_hash); PyMem_RawFree(slot_number);
     PyBuffer_Release(&codes_buffer); PyBuffer_Release(&length_buffer);
     PyBuffer_Release(&id_buffer); PyBuffer_Release(&count_buffer);
     return result;
