@@ -1,8 +1,9 @@
 """Parsed runs handed from the reading processes to the command's through
 files in shared memory (``/dev/shm``) instead of the pipe: a run's arrays
-(a few megabytes, ten times that with --bounds' unjudged docnos) cost the
-pipe four copies and a wake-up per 64 kB, a fifth of the reading time at a
-hundred runs; a file in memory costs one copy each way. Where there is no
+(half a megabyte on the Robust04 shape, five times that with --bounds'
+unjudged docnos) cost the pipe four copies and a wake-up per 64 kB, with
+the docnos a fifth of the reading time at a hundred runs; a file in
+memory costs one copy each way. Where there is no
 such directory, or a file would take more than a quarter of the room left
 there (a container's /dev/shm is often 64 MB, and other programs use it
 too), or cannot be written, the run goes through the pipe as before. Each
@@ -27,8 +28,6 @@ from .strings import ByteStrings
 SPOOLED_FROM = 256 << 10
 _ALIGN = 64                                 # each array's place in a file: a whole cache line, any dtype aligned
 _numbers = itertools.count()
-
-
 ROOT = "/dev/shm"
 
 
