@@ -125,22 +125,46 @@ def test_a_file_too_big_for_the_room_left_goes_through_the_pipe(tmp_path, monkey
     assert _spooled_anyway(run, str(directory))[1] is not None
 
 
-def test_a_directory_left_by_a_killed_reading_is_removed_by_the_next():
+def test_a_directory_left_by_a_killed_reading_is_removed_an_hour_on():
+    """Removed: a dead process's, untouched for two hours. Kept: a live
+    process's, and a dead (or unseen: another PID namespace) one's touched
+    a minute ago."""
     import subprocess
     import sys
+    import time
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = int(gone.stdout)
-    left = os.path.join("/dev/shm", f"lexeval-{dead}-test")
+    left, recent = (os.path.join("/dev/shm", f"lexeval-{dead}-{name}") for name in ("test", "recent"))
     alive = os.path.join("/dev/shm", f"lexeval-{os.getpid()}-test")
-    for path in (left, alive):
+    for path, age in ((left, 7200), (recent, 60), (alive, 7200)):
         os.makedirs(path, exist_ok=True)
         with open(os.path.join(path, "1-0"), "wb") as out:
             out.write(b"x" * 100)
+        os.utime(path, (time.time() - age, time.time() - age))
     try:
         fresh = spool.spool_directory()
         assert fresh is not None and os.path.basename(fresh).startswith(f"lexeval-{os.getpid()}-")
-        assert not os.path.exists(left) and os.path.exists(alive)
+        assert not os.path.exists(left) and os.path.exists(recent) and os.path.exists(alive)
         spool.remove(fresh)
     finally:
-        spool.remove(left)
-        spool.remove(alive)
+        for path in (left, recent, alive):
+            spool.remove(path)
+
+
+def test_a_run_whose_file_is_gone_is_read_again_here(tmp_path, in_processes, monkeypatch):
+    qrels_path, paths = _collection(tmp_path)
+    qrels = read_qrels(Source(qrels_path, kind="qrels"))
+    options = ReadOptions(keep_holes=True)
+    here = reading.read_runs([Source(p) for p in paths], qrels, options, jobs=1)
+    original, lost = spool.unspooled, []
+
+    def file_removed(run, where):          # someone removes every other run's file before it is read
+        if where is not None and len(lost) % 2 == 0:
+            os.unlink(where[0])
+        lost.append(where is not None)
+        return original(run, where)
+    monkeypatch.setattr(spool, "unspooled", file_removed)
+    away = reading.read_runs([Source(p) for p in paths], qrels, options, jobs=2)
+    assert sum(lost) == len(paths)
+    for first, second in zip(here, away):
+        _same(first, second)

@@ -288,7 +288,10 @@ def read_runs(sources: list[Source], qrels: Qrels, options: ReadOptions | None =
             runs = []
             for done, (run, where) in enumerate(pool.map(_read_run_in_worker, sources, [options] * len(sources),
                                                          [spool] * len(sources), chunksize=batch), start=1):
-                runs.append(unspooled(run, where))
+                try:
+                    runs.append(unspooled(run, where))
+                except OSError:                 # its file gone (removed by someone else): read here instead
+                    runs.append(read_run(sources[done - 1], qrels, options))
                 if progress:
                     progress(done, len(sources))
     finally:

@@ -8,8 +8,10 @@ such directory, or a file would take more than a quarter of the room left
 there (a container's /dev/shm is often 64 MB, and other programs use it
 too), or cannot be written, the run goes through the pipe as before. Each
 file is removed as soon as it is read, the directory when the reading
-ends; one left by a process that was killed is removed by the next
-reading (its name holds the process's number)."""
+ends; one left by a process that was killed is removed by a later
+reading an hour on (its name holds the process's number). A file that is
+gone when its run is due (removed by someone else) has its run read again
+in the command's process."""
 
 from __future__ import annotations
 
@@ -42,11 +44,19 @@ def spool_directory() -> str | None:
         return None
 
 
+ORPHANED_AFTER = 3600      # seconds a directory of a process not seen has been left alone before it is removed
+
+
 def _remove_orphans() -> None:
-    """The directories of this user's readings whose process is gone (killed before it could remove them)."""
+    """The directories of this user's readings whose process is gone
+    (killed before it could remove them) and that nothing has touched for
+    an hour: a process of another PID namespace sharing /dev/shm (a
+    container with the host's IPC) is not seen, but its files come and go."""
+    import time
     try:
         names = [entry for entry in os.scandir(ROOT) if entry.name.startswith("lexeval-") and entry.is_dir()
-                 and entry.stat().st_uid == os.getuid()]
+                 and entry.stat().st_uid == os.getuid()
+                 and time.time() - entry.stat().st_mtime > ORPHANED_AFTER]
     except OSError:
         return
     for entry in names:
