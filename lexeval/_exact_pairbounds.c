@@ -654,7 +654,7 @@ static double partner_reach(const int64_t *kinds, const int64_t *variants, const
  * whole part (exact in int64 below 2**22) and its fraction's grid units (exact: both parts are doubles, and a whole
  * number of units plus the fraction's rounded units is the whole value's rounding); 0 where it is off the grid's
  * range (|value| >= 2**22, NaN, infinite). */
-static inline int on_grid(double value, i128 *total) {
+static inline __attribute__((always_inline)) int on_grid(double value, i128 *total) {
     if (!(fabs(value) < 0x1p22)) return 0;
     int64_t whole = (int64_t)value;
     double placed = (value - (double)whole) * (double)(1ULL << GRID_BITS);
@@ -787,6 +787,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t lanes = (group + 7) & ~(int64_t)7;
     int32_t *across = PyMem_RawCalloc(scanning && tabled ? 2 * (size_t)runs * (size_t)(cap + 1) + 8 : 1, 4);
     int32_t *unions = PyMem_RawCalloc((size_t)lanes, 4), *extremes = PyMem_RawCalloc(4 * (size_t)lanes, 4);
+    /* per query, each run's base values side by side (the columns' rows are a segment apart: a cache miss per
+     * column and pair) and its holes whose partners the columns read (the same in every pair it is in) */
+    double *base_of = PyMem_RawCalloc((size_t)runs * (size_t)columns + 1, 8);
+    int64_t *reach_of = PyMem_RawCalloc((size_t)runs + 1, 8);
     s.rank_a = PyMem_RawCalloc(room, 8);
     s.stamp_a = PyMem_RawCalloc(room, 8);
     s.values = PyMem_RawCalloc(2 * room, 8);
@@ -804,13 +808,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
-        !extremes ||
+        !extremes || !base_of || !reach_of ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts || !totals) {
         PyMem_RawFree(totals); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
+        PyMem_RawFree(base_of); PyMem_RawFree(reach_of);
         PyErr_NoMemory();
         goto done;
     }
@@ -831,6 +836,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < count_compared; k++) {
         Py_ssize_t q = chosen[k];
         list_holes(&o, ranks, ids, h_start, h_count, runs, queries, q, listed, most);
+        for (Py_ssize_t r = 0; r < runs; r++) {
+            if (used && !used[r]) continue;
+            Py_ssize_t sg = r * queries + q;
+            for (Py_ssize_t c = 0; c < columns; c++) base_of[r * columns + c] = bases[c * segments + sg];
+            reach_of[r] = partnered ? holes_above(ranks + h_start[sg], h_count[sg],
+                                                  partner_reach(kinds, variants, depths, columns, variable,
+                                                                firsts[sg])) : 0;
+        }
         if (tabled)
             for (Py_ssize_t r = 0; r < runs; r++)
                 if (used[r]) {
@@ -848,8 +861,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             Py_ssize_t sa = first_run * queries + q;
             Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], code + offsets[sa],
                       firsts[sa], NULL};
-            int64_t a_reach = partnered ? holes_above(a.rank, a.count, partner_reach(kinds, variants, depths, columns,
-                                                                                    variable, a.first)) : 0;
+            int64_t a_reach = reach_of[first_run];
             if (partnered) {
                 s.now++;          /* A's holes marked (their place in A's list): B's find their rank in A */
                 for (int64_t j = 0; j < a.count; j++) { s.stamp_a[a.id[j]] = s.now; s.rank_a[a.id[j]] = j; }
@@ -911,8 +923,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     t.scanned = scanned;
                 }
                 if (partnered) {
-                    int64_t b_reach = holes_above(b.rank, b.count, partner_reach(kinds, variants, depths, columns,
-                                                                                variable, b.first));
+                    int64_t b_reach = reach_of[b0 + slot];
                     for (int64_t j = 0; j < b_reach; j++) {
                         int64_t id = b.id[j];
                         s.partner_b[j] = s.stamp_a[id] == s.now ? a.rank[s.rank_a[id]] : 0;
@@ -923,7 +934,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     Layers layers = {layer_counts[c], step_of + c * layer_width, ideals + c * layer_width * queries + q,
                                      queries};
                     column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
-                                  bases[c * segments + sa] - bases[c * segments + sb], variable, all_relevant,
+                                  base_of[first_run * columns + c] - base_of[(b0 + slot) * columns + c], variable,
+                                  all_relevant,
                                   relevant[q], &layers, (const double *)ideal_before.buf, ideal_size,
                                   &a, &b, &t, shared[slot], &l, &h);
                     if (summing) {
@@ -945,6 +957,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
+    PyMem_RawFree(base_of); PyMem_RawFree(reach_of);
     result = PyBool_FromLong(!off_grid);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);
@@ -1442,8 +1455,10 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
             }
         }
     }
-    for (Py_ssize_t p = 0; p < count_pairs && !counted; p++) {
-        for (Py_ssize_t k = 0; k < count_compared; k++) {
+    /* query by query: the rankings of a query (a hundred runs' take a few hundred kB) stay in the cache for all its
+     * pairs, where pair by pair each of a pair's rankings was a miss or two */
+    for (Py_ssize_t k = 0; k < count_compared && !counted; k++) {
+        for (Py_ssize_t p = 0; p < count_pairs; p++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
             Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};

@@ -77,6 +77,18 @@ def in_threads(function, items, threads: bool = True):
         yield from pool.map(function, items)
 
 
+def in_background(function, *arguments):
+    """``function(*arguments)`` started in a thread of its own: a future, whose
+    ``result()`` waits for it (and raises what it raised). For work that reads
+    what the caller does not change, run beside the caller's own threads."""
+    from concurrent.futures import ThreadPoolExecutor
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(function, *arguments)
+    finally:
+        pool.shutdown(wait=False)           # the thread ends with the work
+
+
 def in_parts(work, count: int, parts: int, least: int = _PART_LEAST) -> list:
     """``work(start, stop)`` over ``parts`` contiguous ranges of ``count``
     items, a thread each (see :func:`in_threads`), and what each part

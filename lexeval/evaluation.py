@@ -19,6 +19,7 @@ from .bounds import Bounder, check_bounded, has_bounds
 from .bounds.lexical import BOUNDED_PREFERENCES
 from .bounds.pairs import DifferenceBounds, bounded_differences, marked_fragile
 from .checks import choice
+from .compiled import in_background
 from .choices import GATE_TESTS
 from .errors import UsageError
 from .interface import Inputs
@@ -302,6 +303,11 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
         m.check_fractional(requests, bounds, rankings.qrels.path if rankings.qrels is not None else "the qrels")
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
+    pairs = selected_pairs(rankings.run_names, tested.baseline) if rankings.num_runs >= 2 else None
+    # --bounds' pairs read the rankings only: computed beside the measures, preferences and tests, whose threads
+    # leave a core idle now and then
+    bounding = in_background(bounded_differences, rankings, requests, pairs, compared, preference_names or ()) \
+        if bounds and pairs is not None else None
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests, phases, bounds, expected)
         # the preferences read the relevant ranks the measures located: handed over, the measures' arrays dropped
@@ -309,14 +315,13 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
         rankings.forget()
         if zscores is not None:
             columns = as_zscores(columns, rankings.qids, zscores)
-    preferences = pairs = summary = tests = as_preferences = plan = difference_bounds = None
+    preferences = summary = tests = as_preferences = plan = difference_bounds = None
     by_name = {column.name: (column.measure, column.values) for column in columns}
     relevant = int(rankings.level_counts[:, 1:].sum())
     if rankings.num_runs < 2:
         totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant))
     else:
         with timed(timings, "pairs"):
-            pairs = selected_pairs(rankings.run_names, tested.baseline)
             plan = plan_for(by_name, pairs, tested, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names,
@@ -328,9 +333,8 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
             summary, tests, as_preferences = conclude(totals, plan, tested, aggregate, pair_metrics)
             if phases:
                 phases("tests", 1, 1)
-            if bounds:
-                difference_bounds = marked_fragile(bounded_differences(rankings, requests, pairs, compared,
-                                                                       preference_names or ()), tests, tested.alpha)
+            if bounding is not None:
+                difference_bounds = marked_fragile(bounding.result(), tests, tested.alpha)
     return Evaluation(rankings, columns, included, compared, tested, tuple(requests), complete,
                       preferences, pairs, summary, tests, aggregate, as_preferences, zscores, totals,
                       difference_bounds=difference_bounds)

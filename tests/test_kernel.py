@@ -210,6 +210,44 @@ def test_spans_copied_by_the_kernel_equal_numpys_gather(strings, rng):
         [strings[k] for k in index.tolist()]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.binary(max_size=30), max_size=12), min_size=1, max_size=6), st.booleans(), st.data())
+def test_strings_taken_from_chunks_by_the_kernel_equal_the_python_take(chunks, wide, data):
+    """ChunkedByteStrings.take through the kernel's one pass and through the
+    sort and per-chunk copies: the same bytes, offsets and strings, for
+    chunks of any sizes (empty ones too), offsets of 4 or 8 bytes, and any
+    index, repeated and out of order; an index past the strings is an error."""
+    import os
+
+    from lexeval.io._kernel import gather_strings
+    from lexeval.io.strings import ChunkedByteStrings
+    pieces = [ByteStrings.from_list(chunk) for chunk in chunks]
+    if wide:
+        pieces = [ByteStrings(piece.data, piece.offsets.astype(np.int64)) for piece in pieces]
+    strings = ChunkedByteStrings(pieces)
+    flat = [text for chunk in chunks for text in chunk]
+    index = np.array(data.draw(st.lists(st.integers(0, max(len(flat) - 1, 0)), max_size=40 if flat else 0)),
+                     dtype=np.int64)
+    before = os.environ.get("LEXEVAL_KERNEL")
+    made = []
+    try:
+        for switch in ("on", "off"):
+            os.environ["LEXEVAL_KERNEL"] = switch
+            made.append(strings.take(index))
+    finally:
+        if before is None:
+            del os.environ["LEXEVAL_KERNEL"]
+        else:
+            os.environ["LEXEVAL_KERNEL"] = before
+    assert made[0].to_list() == made[1].to_list() == [flat[k] for k in index.tolist()]
+    assert np.array_equal(made[0].offsets, made[1].offsets)
+    for taken in made:                  # 16 zero bytes after the strings: 8-byte reads past any end stay in bounds
+        assert len(taken.data) == int(taken.offsets[-1]) + 16 and not taken.data[int(taken.offsets[-1]):].any()
+    with pytest.raises(ValueError):
+        gather_strings(tuple(piece.data for piece in pieces), tuple(piece.offsets for piece in pieces),
+                       strings.starts, np.array([len(flat)], dtype=np.int64), 16)
+
+
 @pytest.mark.parametrize("hashes", ["real", "all alike"])
 def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
     """number_holes against counting in Python: query by query, run by run,

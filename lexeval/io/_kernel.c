@@ -582,6 +582,96 @@ static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
     return wide ? ((const int64_t *)offsets->buf)[k] : ((const int32_t *)offsets->buf)[k];
 }
 
+/* gather_strings(datas, offsets, starts, index, pad) -> (bytes, bytes): the strings at ``index`` (int64) of byte
+ * strings held in chunks, end to end in one pass: chunk c holds strings starts[c] .. starts[c + 1] - 1 (int64,
+ * rising), string i of it datas[c][offsets[c][i]:offsets[c][i + 1]] (offsets int32 or int64, told by their
+ * size). Returns the bytes followed by ``pad`` zero bytes, and the offsets (int32, int64 from 2**31 - 64 bytes
+ * on): lexeval.io.strings.ChunkedByteStrings.take without its sort and its two copies. */
+static PyObject *gather_strings(PyObject *self, PyObject *args) {
+    PyObject *data_tuple, *offset_tuple, *result = NULL, *joined = NULL, *placed = NULL;
+    Py_buffer start_buffer, index_buffer;
+    Py_ssize_t pad;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!y*y*n", &PyTuple_Type, &data_tuple, &PyTuple_Type, &offset_tuple,
+                          &start_buffer, &index_buffer, &pad))
+        return NULL;
+    Py_ssize_t chunks = PyTuple_GET_SIZE(data_tuple), taken = 0, wanted = index_buffer.len / 8;
+    const int64_t *starts = start_buffer.buf, *index = index_buffer.buf;
+    Py_buffer *datas = PyMem_RawCalloc((size_t)chunks + 1, sizeof(Py_buffer));
+    Py_buffer *offsets = PyMem_RawCalloc((size_t)chunks + 1, sizeof(Py_buffer));
+    int *wide = PyMem_RawCalloc((size_t)chunks + 1, sizeof(int));
+    const char *problem = NULL;
+    if (!datas || !offsets || !wide) { PyErr_NoMemory(); goto done; }
+    if (PyTuple_GET_SIZE(offset_tuple) != chunks || start_buffer.len != 8 * (chunks + 1) || pad < 0) {
+        PyErr_SetString(PyExc_ValueError, "gather_strings: chunks and starts of different lengths");
+        goto done;
+    }
+    for (; taken < chunks; taken++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(data_tuple, taken), &datas[taken], PyBUF_SIMPLE) < 0) goto done;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(offset_tuple, taken), &offsets[taken], PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&datas[taken]);
+            goto done;
+        }
+    }
+    for (Py_ssize_t c = 0; c < chunks && !problem; c++) {
+        int64_t count = starts[c + 1] - starts[c];
+        if (count < 0 || (c == 0 && starts[0] != 0)) { problem = "gather_strings: starts not rising from 0"; break; }
+        wide[c] = offsets[c].len == 8 * (count + 1);
+        if (!wide[c] && offsets[c].len != 4 * (count + 1)) { problem = "gather_strings: offsets of another length"; break; }
+        for (int64_t k = 0; k <= count; k++) {
+            int64_t here = offset_at(&offsets[c], wide[c], k), before = k ? offset_at(&offsets[c], wide[c], k - 1) : 0;
+            if (here < before || here > datas[c].len) { problem = "gather_strings: a string out of range"; break; }
+        }
+    }
+    /* each wanted string's chunk (the indices mostly rise: the last chunk is tried first), and the total size */
+    int64_t total = 0, *chunk_of = PyMem_RawMalloc((size_t)wanted * 8 + 8);
+    if (!chunk_of) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0, c = 0; i < wanted && !problem; i++) {
+        int64_t at = index[i];
+        if (at < 0 || at >= starts[chunks]) { problem = "gather_strings: an index out of range"; break; }
+        if (at < starts[c] || at >= starts[c + 1]) {
+            Py_ssize_t lo = 0, hi = chunks - 1;
+            while (lo < hi) { Py_ssize_t mid = (lo + hi + 1) / 2; if (starts[mid] <= at) lo = mid; else hi = mid - 1; }
+            c = lo;
+        }
+        chunk_of[i] = c;
+        int64_t k = at - starts[c];
+        total += offset_at(&offsets[c], wide[c], k + 1) - offset_at(&offsets[c], wide[c], k);
+    }
+    if (problem) { PyMem_RawFree(chunk_of); PyErr_SetString(PyExc_ValueError, problem); goto done; }
+    int narrow = total < ((int64_t)1 << 31) - 64;
+    joined = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total + pad));
+    placed = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((wanted + 1) * (narrow ? 4 : 8)));
+    if (joined && placed) {
+        unsigned char *out = (unsigned char *)PyBytes_AS_STRING(joined);
+        int32_t *at32 = (int32_t *)PyBytes_AS_STRING(placed);
+        int64_t *at64 = (int64_t *)PyBytes_AS_STRING(placed);
+        Py_BEGIN_ALLOW_THREADS
+        int64_t written = 0;
+        for (Py_ssize_t i = 0; i < wanted; i++) {
+            Py_ssize_t c = chunk_of[i];
+            int64_t k = index[i] - starts[c];
+            int64_t from = offset_at(&offsets[c], wide[c], k), size = offset_at(&offsets[c], wide[c], k + 1) - from;
+            if (narrow) at32[i] = (int32_t)written; else at64[i] = written;
+            memcpy(out + written, (const unsigned char *)datas[c].buf + from, (size_t)size);
+            written += size;
+        }
+        if (narrow) at32[wanted] = (int32_t)written; else at64[wanted] = written;
+        memset(out + written, 0, (size_t)pad);
+        Py_END_ALLOW_THREADS
+        result = PyTuple_Pack(2, joined, placed);
+    }
+    PyMem_RawFree(chunk_of);
+done:
+    Py_XDECREF(joined);
+    Py_XDECREF(placed);
+    for (Py_ssize_t c = 0; c < taken; c++) { PyBuffer_Release(&datas[c]); PyBuffer_Release(&offsets[c]); }
+    PyMem_RawFree(datas); PyMem_RawFree(offsets); PyMem_RawFree(wide);
+    PyBuffer_Release(&start_buffer);
+    PyBuffer_Release(&index_buffer);
+    return result;
+}
+
 /* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
  * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
  * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
@@ -740,6 +830,9 @@ static PyMethodDef methods[] = {
     {"gather_pieces", gather_pieces, METH_VARARGS,
      "gather_pieces(text, starts, sizes, pieces) -> bytes: the text's pieces (start, size: int64) numbered by "
      "pieces (int64), joined."},
+    {"gather_strings", gather_strings, METH_VARARGS,
+     "gather_strings(datas, offsets, starts, index, pad) -> (bytes, offsets): the strings at index of byte strings "
+     "held in chunks, end to end, followed by pad zero bytes (see lexeval.io.strings.ChunkedByteStrings.take)."},
     {"number_holes", number_holes, METH_VARARGS,
      "number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): each unjudged document's "
      "number among its query's (queries [from, to)), by first appearance (see lexeval.rankings.hole_identities)."},

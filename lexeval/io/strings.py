@@ -104,6 +104,14 @@ def _compiled_gather():
     return _kernel.gather_pieces
 
 
+def _compiled_strings():
+    """The compiled reading kernel's ``gather_strings`` where it is built and on, else None."""
+    if _compiled_gather() is None:
+        return None
+    from . import _kernel  # type: ignore[attr-defined]
+    return _kernel.gather_strings
+
+
 class ByteStrings:
     """n byte strings end to end: ``data`` (uint8, followed by 8 zero bytes
     of padding) and ``offsets`` (n + 1,) int64; string i is
@@ -337,6 +345,13 @@ class ChunkedByteStrings:
     def take(self, index: np.ndarray) -> ByteStrings:
         """The strings at ``index``, in that order."""
         index = np.asarray(index, dtype=np.int64)
+        gather = _compiled_strings()
+        if gather is not None:          # one pass over every chunk: no sort, one copy
+            data, offsets = gather(tuple(chunk.data for chunk in self.chunks),
+                                   tuple(chunk.offsets for chunk in self.chunks), self.starts,
+                                   np.ascontiguousarray(index), _PAD)
+            placed = np.frombuffer(offsets, dtype=np.int32 if len(offsets) == 4 * (len(index) + 1) else np.int64)
+            return ByteStrings(np.frombuffer(data, dtype=np.uint8), placed)
         if len(self.chunks) == 1:
             return self.chunks[0].take(index)
         chunk = self._locate(index)
