@@ -850,12 +850,19 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     Py_ssize_t sg = r * queries + q;
                     fill_tables(within + r * (cap + 1), judged_upto + r * (cap + 1), code + offsets[sg], size[sg],
                                 level, cap);
-                    if (scanning)
-                        for (int64_t d = 0; d <= cap; d++) {
-                            across[d * runs + r] = within[r * (cap + 1) + d];
-                            across[(cap + 1 + d) * runs + r] = judged_upto[r * (cap + 1) + d];
-                        }
                 }
+        /* the scan's rows: the tables turned, 16 depths at a time (their rows stay in the cache while every run's
+         * cells are written; a depth at a time, each write was a line of its own) */
+        for (int64_t d0 = 0; tabled && scanning && d0 <= cap; d0 += 16) {
+            int64_t d1 = d0 + 16 <= cap + 1 ? d0 + 16 : cap + 1;
+            for (Py_ssize_t r = 0; r < runs; r++) {
+                if (!used[r]) continue;
+                for (int64_t d = d0; d < d1; d++) {
+                    across[d * runs + r] = within[r * (cap + 1) + d];
+                    across[(cap + 1 + d) * runs + r] = judged_upto[r * (cap + 1) + d];
+                }
+            }
+        }
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
             Py_ssize_t sa = first_run * queries + q;

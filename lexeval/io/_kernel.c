@@ -672,6 +672,10 @@ done:
     return result;
 }
 
+/* a slot of number_holes' table: a docno's first two words (zero past its end), its length and number, and where
+ * its bytes are (run << 40 | place in the run's docnos; -1: an empty slot) */
+typedef struct { uint64_t w0, w1; int64_t hole; int32_t length, number; } HoleSlot;
+
 /* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
  * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
  * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
@@ -690,9 +694,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     Py_ssize_t runs = PyTuple_GET_SIZE(docno_tuple), taken = 0;
     Py_buffer *docnos = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
     Py_buffer *offsets = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
-    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL, *slot_hole = NULL;
-    uint64_t *slot_hash = NULL;
-    int32_t *slot_number = NULL;
+    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL;
+    HoleSlot *slots_of = NULL;
     int *wide = NULL;
     const int16_t *codes = codes_buffer.buf;
     const int64_t *lengths = length_buffer.buf;
@@ -757,10 +760,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     for (Py_ssize_t q = from; q < to; q++) most = first[q] > most ? first[q] : most;
     size_t slots = 16;
     while (slots < 2 * (size_t)most) slots *= 2;
-    slot_hole = PyMem_RawMalloc(slots * 8);
-    slot_hash = PyMem_RawMalloc(slots * 8);
-    slot_number = PyMem_RawMalloc(slots * 4);
-    if (!slot_hole || !slot_hash || !slot_number) {
+    slots_of = PyMem_RawMalloc(slots * sizeof(HoleSlot));
+    if (!slots_of) {
         PyErr_NoMemory();
         goto done;
     }
@@ -769,7 +770,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         int64_t numbered = 0;
         size_t size = 16;
         while (size < 2 * (size_t)first[q]) size *= 2;
-        for (size_t k = 0; k < size; k++) slot_hole[k] = -1;      /* a slot's hole: its document in codes */
+        for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its place in its docnos) */
         for (Py_ssize_t r = 0; r < runs; r++) {
             Py_ssize_t sg = r * queries + q;
             const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
@@ -780,25 +781,36 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                 hole++;
                 const unsigned char *text = bytes + start;
                 Py_ssize_t length = stop - start;
-                uint64_t hash = hash_bytes(text, length, limit);
+                /* hash_bytes, its first two words kept: the slot holds them, so that a docno of up to 16 bytes is
+                 * told from the others there (the first of its bytes, in another run, was a cache miss or two) */
+                uint64_t w0 = load_le(text, length, limit), w1 = length > 8 ? load_le(text + 8, length - 8, limit) : 0;
+                uint64_t hash = ((uint64_t)length * GOLDEN + MIX2 ^ w0) * MIX1;
+                hash = (hash ^ w1) * MIX1;
+                for (Py_ssize_t at = 16; at < length; at += 8) hash = (hash ^ load_le(text + at, length - at, limit)) * MIX1;
+                hash = finalise(hash) & hash_mask;
                 size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
                 while (1) {
-                    int64_t other = slot_hole[slot];
-                    if (other < 0) {                      /* the first of its bytes: a new number */
-                        slot_hole[slot] = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
-                        slot_hash[slot] = hash;
-                        slot_number[slot] = (int32_t)numbered;
+                    HoleSlot *here = &slots_of[slot];
+                    if (here->hole < 0) {                 /* the first of its bytes: a new number */
+                        here->hole = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
+                        here->w0 = w0;
+                        here->w1 = w1;
+                        here->length = (int32_t)length;
+                        here->number = (int32_t)numbered;
                         ids[k] = (int32_t)numbered++;
                         break;
                     }
-                    if (slot_hash[slot] == hash) {        /* (run, hole) of the first of those bytes */
-                        Py_ssize_t other_run = (Py_ssize_t)(other >> 40);
-                        int64_t other_hole = other & (((int64_t)1 << 40) - 1);
-                        int64_t other_start = offset_at(&offsets[other_run], wide[other_run], other_hole);
-                        int64_t other_stop = offset_at(&offsets[other_run], wide[other_run], other_hole + 1);
-                        if (other_stop - other_start == length &&
-                            same_bytes((const unsigned char *)docnos[other_run].buf + other_start, text, length)) {
-                            ids[k] = slot_number[slot];
+                    if (here->length == length && here->w0 == w0 && here->w1 == w1) {
+                        int same = length <= 16;         /* past 16 bytes, the rest against the first's */
+                        if (!same) {
+                            Py_ssize_t other_run = (Py_ssize_t)(here->hole >> 40);
+                            int64_t other_hole = here->hole & (((int64_t)1 << 40) - 1);
+                            int64_t other_start = offset_at(&offsets[other_run], wide[other_run], other_hole);
+                            same = same_bytes((const unsigned char *)docnos[other_run].buf + other_start + 16, text + 16,
+                                              length - 16);
+                        }
+                        if (same) {
+                            ids[k] = here->number;
                             break;
                         }
                     }
@@ -815,7 +827,7 @@ done:
     for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
     PyMem_RawFree(docnos); PyMem_RawFree(offsets);
     PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(first); PyMem_RawFree(wide);
-    PyMem_RawFree(slot_hole); PyMem_RawFree(slot_hash); PyMem_RawFree(slot_number);
+    PyMem_RawFree(slots_of);
     PyBuffer_Release(&codes_buffer); PyBuffer_Release(&length_buffer);
     PyBuffer_Release(&id_buffer); PyBuffer_Release(&count_buffer);
     return result;
