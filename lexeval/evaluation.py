@@ -17,9 +17,8 @@ import numpy as np
 
 from .bounds import Bounder, check_bounded, has_bounds
 from .bounds.lexical import BOUNDED_PREFERENCES
-from .bounds.pairs import DifferenceBounds, bounded_differences, marked_fragile
+from .bounds.pairs import DifferenceBounds, bounded_in_background, marked_fragile
 from .checks import choice
-from .compiled import in_background
 from .choices import GATE_TESTS
 from .errors import UsageError
 from .interface import Inputs
@@ -304,9 +303,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
     included = np.ones_like(rankings.present) if complete else rankings.present.copy()
     compared = rankings.num_rel_per_query > 0
     pairs = selected_pairs(rankings.run_names, tested.baseline) if rankings.num_runs >= 2 else None
-    # --bounds' pairs read the rankings only: computed beside the measures, preferences and tests, whose threads
-    # leave a core idle now and then
-    bounding = in_background(bounded_differences, rankings, requests, pairs, compared, preference_names or ()) \
+    bounding = bounded_in_background(rankings, requests, pairs, compared, preference_names or ()) \
         if bounds and pairs is not None else None
     with timed(timings, "measures"):
         columns = compute_columns(rankings, requests, phases, bounds, expected)
@@ -322,7 +319,7 @@ def evaluate_rankings(rankings: Rankings, requests, preference_names: list[str] 
         totals = query_totals(by_name, Queries(included, compared, rankings.qids, relevant))
     else:
         with timed(timings, "pairs"):
-            plan = plan_for(by_name, pairs, tested, pair_metrics)
+            plan = plan_for(by_name, cast(np.ndarray, pairs), tested, pair_metrics)
             if preference_names:
                 preferences = compute_preferences(rankings.restrict(compared), preference_names,
                                                   cast(RelevantRanks, relevant_ranks).restrict(compared))

@@ -125,7 +125,8 @@ class Rankings:
         many of them): once the measures are done, pairs need other ones
         (what they read, the relevant ranks, they were handed before)."""
         kept = {f.name for f in fields(self)}
-        for name in [name for name in self.__dict__ if name not in kept]:      # cached properties, memos
+        # cached properties, memos (the keys listed at once: --bounds' pairs, in a thread, may add one meanwhile)
+        for name in [name for name in list(self.__dict__) if name not in kept]:
             del self.__dict__[name]
 
     # ------------------------------------------------------------ per segment

@@ -220,6 +220,7 @@ def test_strings_taken_from_chunks_by_the_kernel_equal_the_python_take(chunks, w
     import os
 
     from lexeval.io._kernel import gather_strings
+
     from lexeval.io.strings import ChunkedByteStrings
     pieces = [ByteStrings.from_list(chunk) for chunk in chunks]
     if wide:
