@@ -80,8 +80,16 @@ def in_threads(function, items, threads: bool = True):
 def in_background(function, *arguments):
     """``function(*arguments)`` started in a thread of its own: a future, whose
     ``result()`` waits for it (and raises what it raised). For work that reads
-    what the caller does not change, run beside the caller's own threads."""
-    from concurrent.futures import ThreadPoolExecutor
+    what the caller does not change, run beside the caller's own threads; done
+    here and now where lexeval may use one processor (--jobs 1: no thread)."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+    if cores() <= 1:
+        done: Future = Future()
+        try:
+            done.set_result(function(*arguments))
+        except Exception as error:              # raised where the result is asked for, as a thread's would be
+            done.set_exception(error)
+        return done
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         return pool.submit(function, *arguments)

@@ -106,6 +106,28 @@ def split_everything(monkeypatch):
     monkeypatch.setattr(compiled, "in_parts", lambda work, count, parts, least=None: original(work, count, parts, 1))
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_work_in_the_background_gives_its_result_or_its_error_when_asked(monkeypatch, jobs):
+    """in_background (--bounds' pairs beside the measures): the function's
+    value, or its exception raised where the result is asked for, not
+    before; with one job allowed it runs at once, in no thread."""
+    import threading
+    monkeypatch.setenv("LEXEVAL_JOBS", str(jobs))
+    where = []
+
+    def work(x):
+        where.append(threading.current_thread() is threading.main_thread())
+        if x < 0:
+            raise ValueError("negative")
+        return 2 * x
+
+    assert compiled.in_background(work, 21).result() == 42
+    failed = compiled.in_background(work, -1)
+    with pytest.raises(ValueError, match="negative"):
+        failed.result()
+    assert where == [jobs == 1] * 2
+
+
 def test_jobs_one_is_strictly_serial(tmp_path, monkeypatch, split_everything):
     from lexeval.io import runs as reading
     from lexeval.io import source
