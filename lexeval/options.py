@@ -337,8 +337,8 @@ class Output(Group):
                                   help="Write the reports' figures (PNG and SVG) to DIR; needs lexeval[plot].")
     timings: bool = option(False, kind=FLAG, flags=("--timings",), keyword=False,
                            help="After the output, print on standard error the seconds spent reading (with MB/s), "
-                                "on measures, on pairs and on output; with --cluster, the workers' processor seconds "
-                                "and peak memory.")
+                                "on measures, on pairs (--bounds': when waited for) and on output; with --cluster, "
+                                "the workers' processor seconds and peak memory.")
     provenance: bool = option(False, kind=FLAG, flags=("--provenance",), keyword=False,
                               help="With --format json: a first record (key 'provenance') naming the command as "
                                    "typed, each input's size and SHA-256 prefix, the options that change numbers, "

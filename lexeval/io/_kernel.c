@@ -69,14 +69,20 @@ static inline uint64_t finalise(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* ByteStrings.hash64, for strings of at most 512 bytes */
-static inline uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n, const unsigned char *limit) {
+/* hash_bytes given the string's first two words (load_le at p and p + 8, 0 past its end): number_holes keeps them */
+static inline uint64_t hash_words(uint64_t w0, uint64_t w1, const unsigned char *p, Py_ssize_t n,
+                                  const unsigned char *limit) {
     uint64_t h = (uint64_t)n * GOLDEN + MIX2;
-    h = (h ^ load_le(p, n, limit)) * MIX1;
-    h = (h ^ (n > 8 ? load_le(p + 8, n - 8, limit) : 0)) * MIX1;
+    h = (h ^ w0) * MIX1;
+    h = (h ^ w1) * MIX1;
     for (Py_ssize_t at = 16; at < n; at += 8)
         h = (h ^ load_le(p + at, n - at, limit)) * MIX1;
     return finalise(h) & hash_mask;
+}
+
+/* ByteStrings.hash64, for strings of at most 512 bytes */
+static inline uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n, const unsigned char *limit) {
+    return hash_words(load_le(p, n, limit), n > 8 ? load_le(p + 8, n - 8, limit) : 0, p, n, limit);
 }
 
 /* Whether n bytes at a and b are equal: inline, a word at a time (most
@@ -582,6 +588,16 @@ static inline int64_t offset_at(const Py_buffer *offsets, int wide, int64_t k) {
     return wide ? ((const int64_t *)offsets->buf)[k] : ((const int32_t *)offsets->buf)[k];
 }
 
+/* whether ``count`` strings' offsets (count + 1 of them) rise from 0 or more and stay within ``size`` bytes */
+static int offsets_within(const Py_buffer *offsets, int wide, int64_t count, Py_ssize_t size) {
+    for (int64_t k = 0, before = 0; k <= count; k++) {
+        int64_t here = offset_at(offsets, wide, k);
+        if (here < before || here > size) return 0;
+        before = here;
+    }
+    return 1;
+}
+
 /* gather_strings(datas, offsets, starts, index, pad) -> (bytes, bytes): the strings at ``index`` (int64) of byte
  * strings held in chunks, end to end in one pass: chunk c holds strings starts[c] .. starts[c + 1] - 1 (int64,
  * rising), string i of it datas[c][offsets[c][i]:offsets[c][i + 1]] (offsets int32 or int64, told by their
@@ -618,10 +634,7 @@ static PyObject *gather_strings(PyObject *self, PyObject *args) {
         if (count < 0 || (c == 0 && starts[0] != 0)) { problem = "gather_strings: starts not rising from 0"; break; }
         wide[c] = offsets[c].len == 8 * (count + 1);
         if (!wide[c] && offsets[c].len != 4 * (count + 1)) { problem = "gather_strings: offsets of another length"; break; }
-        for (int64_t k = 0; k <= count; k++) {
-            int64_t here = offset_at(&offsets[c], wide[c], k), before = k ? offset_at(&offsets[c], wide[c], k - 1) : 0;
-            if (here < before || here > datas[c].len) { problem = "gather_strings: a string out of range"; break; }
-        }
+        if (!offsets_within(&offsets[c], wide[c], count, datas[c].len)) problem = "gather_strings: a string out of range";
     }
     /* each wanted string's chunk (the indices mostly rise: the last chunk is tried first), and the total size */
     int64_t total = 0, *chunk_of = PyMem_RawMalloc((size_t)wanted * 8 + 8);
@@ -747,10 +760,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         Py_ssize_t size = offsets[r].len;
         wide[r] = size == 8 * (holes + 1);
         if (!wide[r] && size != 4 * (holes + 1)) { problem = "number_holes: a run's docnos are not one per hole"; break; }
-        for (int64_t k = 0; k <= holes && !problem; k++) {
-            int64_t here = offset_at(&offsets[r], wide[r], k), before = k ? offset_at(&offsets[r], wide[r], k - 1) : 0;
-            if (here < before || here > docnos[r].len) problem = "number_holes: a docno out of range";
-        }
+        if (!offsets_within(&offsets[r], wide[r], holes, docnos[r].len)) problem = "number_holes: a docno out of range";
     }
     if (!problem && at != n) problem = "number_holes: rankings shorter than the codes";
     if (problem) {
@@ -781,13 +791,10 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                 hole++;
                 const unsigned char *text = bytes + start;
                 Py_ssize_t length = stop - start;
-                /* hash_bytes, its first two words kept: the slot holds them, so that a docno of up to 16 bytes is
-                 * told from the others there (the first of its bytes, in another run, was a cache miss or two) */
+                /* the first two words kept: the slot holds them, so that a docno of up to 16 bytes is told from
+                 * the others there (the first of its bytes, in another run, was a cache miss or two) */
                 uint64_t w0 = load_le(text, length, limit), w1 = length > 8 ? load_le(text + 8, length - 8, limit) : 0;
-                uint64_t hash = ((uint64_t)length * GOLDEN + MIX2 ^ w0) * MIX1;
-                hash = (hash ^ w1) * MIX1;
-                for (Py_ssize_t at = 16; at < length; at += 8) hash = (hash ^ load_le(text + at, length - at, limit)) * MIX1;
-                hash = finalise(hash) & hash_mask;
+                uint64_t hash = hash_words(w0, w1, text, length, limit);
                 size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
                 while (1) {
                     HoleSlot *here = &slots_of[slot];
