@@ -38,14 +38,18 @@ static int pairs_and_queries_in_range(const char *who, const int64_t *pair, Py_s
     return 1;
 }
 
-/* whether every number (of the unjudged documents, code < 0, where codes are given) is in [0, most): without
- * branches, so that the check, made on every call, costs a fraction of a pass; and without the GIL, so that the
- * calls on other threads go on meanwhile */
+/* whether every number (of the unjudged documents, code < 0, where codes are given) is in [0, most): a loop per
+ * case, each without a branch, that the compiler makes vector instructions of (a test inside the loop kept it
+ * scalar, and the check, made on every call over every ranked document, cost more than a third of LP's bounds);
+ * and without the GIL, so that the calls on other threads go on meanwhile */
 static int holes_numbered(const int16_t *codes, const int32_t *ids, Py_ssize_t count, int64_t most) {
-    uint32_t bad = 0;
+    /* read as uint32, a negative number is 2**31 or more: past ``limit`` however large ``most`` is */
+    uint32_t bad = 0, limit = most > INT32_MAX ? (uint32_t)1 << 31 : (uint32_t)(most < 0 ? 0 : most);
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < count; k++)
-        bad |= (uint32_t)(codes ? codes[k] < 0 : 1) & (uint32_t)((uint64_t)(uint32_t)ids[k] >= (uint64_t)most);
+    if (codes)
+        for (Py_ssize_t k = 0; k < count; k++) bad |= (uint32_t)(codes[k] < 0) & (uint32_t)((uint32_t)ids[k] >= limit);
+    else
+        for (Py_ssize_t k = 0; k < count; k++) bad |= (uint32_t)((uint32_t)ids[k] >= limit);
     Py_END_ALLOW_THREADS
     return !bad;
 }
@@ -111,9 +115,20 @@ typedef struct {
     int64_t stride;          /* shared: d's count at shared[d * stride] (a group's pairs side by side) */
     int64_t longest, cap;
     const int32_t *scanned;  /* R-precision's greatest and least (numerator, depth each), where scanned */
+    /* where the group's pass (fused_scan) counted the shared holes: only at the ``saved`` depths (P's, hits'), a
+     * row of ``stride`` each, and ``total`` (every shared hole: the count from the pair's longest on) */
+    const int32_t *saved;
+    const int64_t *saved_depth;
+    int64_t saved_count, total;
 } Depths;
 
-static int64_t shared_within(const Depths *t, int64_t d) { return t->shared[d * t->stride]; }
+static int64_t shared_within(const Depths *t, int64_t d) {
+    if (!t->saved) return t->shared[d * t->stride];
+    if (d >= t->longest) return t->total;
+    for (int64_t k = 0; k < t->saved_count; k++)
+        if (t->saved_depth[k] == d) return t->saved[k * t->stride];
+    return d <= 0 ? 0 : -1;         /* every depth a column reads is saved (fused_eligible): never reached */
+}
 static int64_t raising(const Depths *t, int64_t d) { return (int64_t)t->holes_a[d] - shared_within(t, d); }
 static int64_t lowering(const Depths *t, int64_t d) { return (int64_t)t->holes_b[d] - shared_within(t, d); }
 
@@ -306,6 +321,208 @@ static void rprec_scan(const Rows *r, int64_t n, const int32_t *u, int32_t *top,
 #endif
     if (r->num_rel + most_u <= 46340) rprec_scan_narrow(r, n, u, most_u, top, top_over, bottom, bottom_over);
     else rprec_scan_wide(r, n, u, most_u, top, top_over, bottom, bottom_over);
+}
+
+/* R-precision's scan for a group in one pass down the depths, where every count fits 16 bits (fused_eligible): the
+ * shared holes come per depth as meet_holes counted them (``hist``: a row per depth, each hole at the deeper of its
+ * two ranks, at most two a cell, since no ranking holds a document twice), are added up as the pass goes down and
+ * the rows zeroed behind it (for the next group: no clearing and no second pass over the table), and their running
+ * counts are kept at the ``saved`` depths, the only ones P and hits read. Per slot (a pair; ``lanes`` of them, the
+ * group rounded up to 16, those past it with u = -1: never in range) as rprec_scan: every m from 0 to u, at depth
+ * d = R + m (rows clamped at ``longest``), each extreme kept as a fraction (numerator, depth). */
+typedef struct {
+    int16_t *hist;                      /* (longest + 1) rows of ``lanes`` */
+    const int32_t *holes_a, *judged_a;  /* A's per depth */
+    const int16_t *holes_b, *judged_b;  /* B's per depth, a row of ``b_stride`` (runs side by side) per depth */
+    int64_t lanes, b_stride, longest, num_rel;
+    const int64_t *saved_depth;         /* ascending */
+    int64_t saved_count;
+    int32_t *saved;                     /* a row of ``lanes`` per saved depth */
+} Fused;
+
+/* the depths the pass visits, and where it starts scanning: every row (each is zeroed), and m from 0 (from 1
+ * where R is 0: depth 0 scores 0) to the largest u */
+static int64_t fused_last(const Fused *f, int64_t most_u) {
+    return f->num_rel + most_u > f->longest ? f->num_rel + most_u : f->longest;
+}
+
+static void fused_saved(const Fused *f, const int16_t *running, int64_t d, int64_t *next) {
+    for (; *next < f->saved_count && f->saved_depth[*next] <= d; ++*next)
+        for (int64_t slot = 0; slot < f->lanes; slot++)
+            f->saved[*next * f->lanes + slot] = f->saved_depth[*next] < d ? 0 : running[slot];
+}
+
+/* the portable pass: int32 arithmetic on the 16-bit counts (state: the running counts and the four extremes) */
+static void fused_scan_plain(const Fused *f, const int16_t *restrict u, int64_t most_u, int16_t *restrict running,
+                             int32_t *restrict top, int32_t *restrict top_over, int32_t *restrict bottom,
+                             int32_t *restrict bottom_over) {
+    int32_t num_rel = (int32_t)f->num_rel;
+    int64_t lanes = f->lanes, next = 0, last = fused_last(f, most_u);
+    for (int64_t slot = 0; slot < lanes; slot++) {
+        running[slot] = 0;
+        top[slot] = num_rel ? -1 : 0; bottom[slot] = num_rel ? 1 : 0; top_over[slot] = bottom_over[slot] = num_rel ? 0 : 1;
+    }
+    fused_saved(f, running, 0, &next);
+    for (int64_t d = 1; d <= last; d++) {
+        if (d <= f->longest) {
+            int16_t *restrict row = f->hist + d * lanes;
+            for (int64_t slot = 0; slot < lanes; slot++) { running[slot] += row[slot]; row[slot] = 0; }
+        }
+        fused_saved(f, running, d, &next);
+        int32_t m = (int32_t)(d - num_rel);
+        if (m < (num_rel ? 0 : 1) || m > most_u) continue;
+        int64_t e = d < f->longest ? d : f->longest;
+        const int16_t *restrict holes_b = f->holes_b + e * f->b_stride, *restrict judged_b = f->judged_b + e * f->b_stride;
+        int32_t holes_a = f->holes_a[e], judged_a = f->judged_a[e], depth = (int32_t)d;
+        for (int64_t slot = 0; slot < lanes; slot++) {
+            int32_t shared = running[slot], plus = holes_a - shared, minus = holes_b[slot] - shared;
+            int32_t judged = judged_a - judged_b[slot], zero = u[slot] - plus - minus;
+            int32_t raised = m - plus - zero, lowered = m - minus - zero;
+            int32_t high = judged + (m < plus ? m : plus) - (raised > 0 ? raised : 0);
+            int32_t low = judged - (m < minus ? m : minus) + (lowered > 0 ? lowered : 0);
+            int in_range = m <= u[slot];
+            int higher = in_range & (high * top_over[slot] > top[slot] * depth);
+            int lower = in_range & (low * bottom_over[slot] < bottom[slot] * depth);
+            top[slot] = higher ? high : top[slot];
+            top_over[slot] = higher ? depth : top_over[slot];
+            bottom[slot] = lower ? low : bottom[slot];
+            bottom_over[slot] = lower ? depth : bottom_over[slot];
+        }
+    }
+}
+
+#if defined(HAVE_AVX2_PATHS)
+/* the same, 16 slots a vector: the fractions compared by one multiply-add of 16-bit pairs per 8 slots (numerator
+ * x the best's depth - the best's numerator x depth: |each product| <= depth**2, so that the sum fits 32 bits for
+ * depths up to 32,767), the masks packed back to 16 bits */
+__attribute__((target("avx2"))) static void fused_scan_avx2(const Fused *f, const int16_t *u, int64_t most_u,
+                                                             int16_t *running, int16_t *state, int32_t *top,
+                                                             int32_t *top_over, int32_t *bottom, int32_t *bottom_over) {
+    int16_t num_rel = (int16_t)f->num_rel;
+    int64_t lanes = f->lanes, next = 0, last = fused_last(f, most_u);
+    /* per slot: the greatest (numerator, depth) and the least (numerator, minus its depth: the products' sign) */
+    int16_t *best = state, *best_over = state + lanes, *worst = state + 2 * lanes, *worst_under = state + 3 * lanes;
+    for (int64_t slot = 0; slot < lanes; slot++) {
+        running[slot] = 0;
+        best[slot] = num_rel ? -1 : 0; worst[slot] = num_rel ? 1 : 0;
+        best_over[slot] = num_rel ? 0 : 1; worst_under[slot] = num_rel ? 0 : -1;
+    }
+    fused_saved(f, running, 0, &next);
+    const __m256i none = _mm256_setzero_si256();
+    for (int64_t d = 1; d <= last; d++) {
+        if (d <= f->longest) {
+            int16_t *row = f->hist + d * lanes;
+            for (int64_t slot = 0; slot < lanes; slot += 16) {
+                __m256i sum = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),
+                                               _mm256_loadu_si256((const __m256i *)(row + slot)));
+                _mm256_storeu_si256((__m256i *)(running + slot), sum);
+                _mm256_storeu_si256((__m256i *)(row + slot), none);
+            }
+        }
+        fused_saved(f, running, d, &next);
+        int64_t m = d - num_rel;
+        if (m < (num_rel ? 0 : 1) || m > most_u) continue;
+        int64_t e = d < f->longest ? d : f->longest;
+        const int16_t *holes_b = f->holes_b + e * f->b_stride, *judged_b = f->judged_b + e * f->b_stride;
+        const __m256i many = _mm256_set1_epi16((int16_t)m), depth = _mm256_set1_epi16((int16_t)d);
+        const __m256i minus_depth = _mm256_set1_epi16((int16_t)-d);
+        const __m256i holes_a = _mm256_set1_epi16((int16_t)f->holes_a[e]);
+        const __m256i judged_a = _mm256_set1_epi16((int16_t)f->judged_a[e]);
+        for (int64_t slot = 0; slot < lanes; slot += 16) {
+            __m256i shared = _mm256_loadu_si256((const __m256i *)(running + slot));
+            __m256i plus = _mm256_sub_epi16(holes_a, shared);
+            __m256i minus = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(holes_b + slot)), shared);
+            __m256i judged = _mm256_sub_epi16(judged_a, _mm256_loadu_si256((const __m256i *)(judged_b + slot)));
+            __m256i past = _mm256_sub_epi16(many, _mm256_loadu_si256((const __m256i *)(u + slot)));   /* m - u */
+            /* raised = m - plus - zero = m - u + minus; lowered = m - u + plus */
+            __m256i high = _mm256_sub_epi16(_mm256_add_epi16(judged, _mm256_min_epi16(many, plus)),
+                                            _mm256_max_epi16(_mm256_add_epi16(past, minus), none));
+            __m256i low = _mm256_add_epi16(_mm256_sub_epi16(judged, _mm256_min_epi16(many, minus)),
+                                           _mm256_max_epi16(_mm256_add_epi16(past, plus), none));
+            __m256i out = _mm256_cmpgt_epi16(past, none);
+            __m256i b = _mm256_loadu_si256((const __m256i *)(best + slot));
+            __m256i bo = _mm256_loadu_si256((const __m256i *)(best_over + slot));
+            /* high x best_over - best x d > 0 */
+            __m256i lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(high, b), _mm256_unpacklo_epi16(bo, minus_depth));
+            __m256i hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(high, b), _mm256_unpackhi_epi16(bo, minus_depth));
+            __m256i higher = _mm256_andnot_si256(out, _mm256_packs_epi32(_mm256_cmpgt_epi32(lo, none),
+                                                                         _mm256_cmpgt_epi32(hi, none)));
+            _mm256_storeu_si256((__m256i *)(best + slot), _mm256_blendv_epi8(b, high, higher));
+            _mm256_storeu_si256((__m256i *)(best_over + slot), _mm256_blendv_epi8(bo, depth, higher));
+            /* worst x d - low x worst_over > 0 */
+            __m256i w = _mm256_loadu_si256((const __m256i *)(worst + slot));
+            __m256i wu = _mm256_loadu_si256((const __m256i *)(worst_under + slot));
+            lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(w, low), _mm256_unpacklo_epi16(depth, wu));
+            hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(w, low), _mm256_unpackhi_epi16(depth, wu));
+            __m256i lower = _mm256_andnot_si256(out, _mm256_packs_epi32(_mm256_cmpgt_epi32(lo, none),
+                                                                        _mm256_cmpgt_epi32(hi, none)));
+            _mm256_storeu_si256((__m256i *)(worst + slot), _mm256_blendv_epi8(w, low, lower));
+            _mm256_storeu_si256((__m256i *)(worst_under + slot), _mm256_blendv_epi8(wu, minus_depth, lower));
+        }
+    }
+    for (int64_t slot = 0; slot < lanes; slot++) {
+        top[slot] = best[slot]; top_over[slot] = best_over[slot];
+        bottom[slot] = worst[slot]; bottom_over[slot] = -(int32_t)worst_under[slot];
+    }
+}
+#endif
+
+/* per slot, the shared holes: the rows 1 .. longest of ``hist`` added up (16 bits: at most 2 x 16,383). Not
+ * inlined: inlined, the compiler kept the loop scalar */
+static __attribute__((noinline)) void fused_totals_plain(const Fused *f, int16_t *restrict totals) {
+    const int64_t lanes = f->lanes, longest = f->longest;     /* in locals: the stores could alias the fields */
+    const int16_t *restrict hist = f->hist;
+    for (int64_t slot = 0; slot < lanes; slot++) totals[slot] = 0;
+    for (int64_t d = 1; d <= longest; d++)
+        for (int64_t slot = 0; slot < lanes; slot++) totals[slot] += hist[d * lanes + slot];
+}
+
+#if defined(HAVE_AVX2_PATHS)
+/* the same, 64 slots at a time in four registers down every row (a load and an add per 16 cells: the plain
+ * loop's load, add and store per 8 took a quarter of the scan's time) */
+__attribute__((target("avx2"))) static void fused_totals_avx2(const Fused *f, int16_t *totals) {
+    const int64_t lanes = f->lanes, longest = f->longest;
+    for (int64_t slot = 0; slot < lanes; slot += 64) {
+        int64_t width = lanes - slot < 64 ? lanes - slot : 64;   /* 16, 32, 48 or 64 */
+        const int16_t *column = f->hist + slot;
+        __m256i t0 = _mm256_setzero_si256(), t1 = t0, t2 = t0, t3 = t0;
+        for (int64_t d = 1; d <= longest; d++) {
+            const int16_t *row = column + d * lanes;
+            t0 = _mm256_add_epi16(t0, _mm256_loadu_si256((const __m256i *)row));
+            if (width > 16) t1 = _mm256_add_epi16(t1, _mm256_loadu_si256((const __m256i *)(row + 16)));
+            if (width > 32) t2 = _mm256_add_epi16(t2, _mm256_loadu_si256((const __m256i *)(row + 32)));
+            if (width > 48) t3 = _mm256_add_epi16(t3, _mm256_loadu_si256((const __m256i *)(row + 48)));
+        }
+        _mm256_storeu_si256((__m256i *)(totals + slot), t0);
+        if (width > 16) _mm256_storeu_si256((__m256i *)(totals + slot + 16), t1);
+        if (width > 32) _mm256_storeu_si256((__m256i *)(totals + slot + 32), t2);
+        if (width > 48) _mm256_storeu_si256((__m256i *)(totals + slot + 48), t3);
+    }
+}
+#endif
+
+static void fused_totals(const Fused *f, int16_t *totals) {
+#if defined(HAVE_AVX2_PATHS)
+    if (vectors_on()) {
+        fused_totals_avx2(f, totals);
+        return;
+    }
+#endif
+    fused_totals_plain(f, totals);
+}
+
+/* fused_scan_plain or fused_scan_avx2 over a group's ``lanes`` slots; ``state``: 5 x lanes 16-bit cells */
+static void fused_scan(const Fused *f, const int16_t *u, int16_t *state, int32_t *top, int32_t *top_over,
+                       int32_t *bottom, int32_t *bottom_over) {
+    int64_t most_u = 0;
+    for (int64_t slot = 0; slot < f->lanes; slot++) most_u = u[slot] > most_u ? u[slot] : most_u;
+#if defined(HAVE_AVX2_PATHS)
+    if (vectors_on()) {
+        fused_scan_avx2(f, u, most_u, state, state + f->lanes, top, top_over, bottom, bottom_over);
+        return;
+    }
+#endif
+    fused_scan_plain(f, u, most_u, state, top, top_over, bottom, bottom_over);
 }
 
 /* the (least, greatest) difference of one column on one query */
@@ -557,6 +774,10 @@ typedef struct {
     int64_t *shared;
     int32_t *shared_at;
     int64_t cap, *partners, stride, reach;
+    /* or, for fused_scan: each shared hole at the deeper of its ranks (at most ``cap``) in ``hist`` (a row of
+     * ``lanes`` per depth, all zero on entry), and ``shared`` left alone */
+    int16_t *hist;
+    int64_t lanes;
 } Meeting;
 
 /* each of A's holes (ids in rank order; ranks where shared_at or partners are asked for) with every B of the group
@@ -572,6 +793,8 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
     const int64_t *restrict start = o->start;
     int64_t *restrict cursor = o->cursor;
     const int64_t cap = m->cap, stride = m->stride, reach = m->reach < a_count ? m->reach : a_count;
+    int16_t *restrict hist = m->hist;
+    const int64_t lanes = m->lanes;
     if (shared_at) memset(shared_at, 0, (size_t)(n * (cap + 2)) * 4);
     else memset(shared, 0, (size_t)n * 8);
     if (m->reach) memset(partners, 0, (size_t)(n * stride) * 8);
@@ -581,6 +804,26 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
             at = cursor[id];
             while (at < end && runs[at] <= first_run) at++;
             cursor[id] = at;
+        }
+        if (hist) {
+            /* as below, counted in 16 bits at the deeper rank (their sums are the shared holes: fused_totals) */
+            const int32_t own = a_rank[j];
+            if (j < reach)
+                for (; at < end; at++) {
+                    int64_t slot = (int64_t)runs[at] - b0;
+                    if ((uint64_t)slot >= (uint64_t)n) { if (ordered && slot >= n) break; continue; }
+                    int32_t deeper = own > ranks[at] ? own : ranks[at];
+                    hist[(deeper <= cap ? deeper : cap) * lanes + slot]++;
+                    partners[slot * stride + j] = ranks[at];
+                }
+            else
+                for (; at < end; at++) {
+                    int64_t slot = (int64_t)runs[at] - b0;
+                    if ((uint64_t)slot >= (uint64_t)n) { if (ordered && slot >= n) break; continue; }
+                    int32_t deeper = own > ranks[at] ? own : ranks[at];
+                    hist[(deeper <= cap ? deeper : cap) * lanes + slot]++;
+                }
+            continue;
         }
         if (ordered && shared_at && j >= reach) {
             /* the common case: no partners to note; a B past the group ends the list (in run order), one
@@ -773,19 +1016,50 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int tabled = judging && (double)runs * (double)(cap + 1) <= (double)budget;
     int scanning = 0;         /* R-precision with grades to assign: a scan per group (rprec_scan) */
     for (Py_ssize_t c = 0; c < columns; c++) scanning |= variable && kinds[c] == DEPTH && depths[c] < 0;
+    /* fused: that scan and the shared holes' counts in one pass (fused_scan), where the other columns reading
+     * the shared holes are P's and hits' (at their depths: ``saved``) and every count fits 16 bits (R + u at most
+     * R + 2 x cap); else the counts per depth added up in a table of their own */
+    int fused = scanning && tabled && cap == deepest && cap <= 16383;
+    int64_t saved_count = 0, most_relevant = 0;
+    for (Py_ssize_t k = 0; k < count_compared; k++)
+        most_relevant = ((const int64_t *)num_rel.buf)[chosen[k]] > most_relevant ? ((const int64_t *)num_rel.buf)[chosen[k]]
+                                                                                   : most_relevant;
+    fused &= most_relevant + 2 * cap <= 32767;
+    for (Py_ssize_t c = 0; c < columns; c++)
+        if (reads_sides((int)kinds[c], (int)variants[c]) && !(kinds[c] == DEPTH && depths[c] < 0)) {
+            fused &= kinds[c] == LINEAR;
+            saved_count += depths[c] < (double)deepest;
+        }
     Postings o = {PyMem_RawCalloc(room, 8), PyMem_RawCalloc(room, 8), PyMem_RawCalloc((size_t)listed_most + 1, 4),
                   PyMem_RawCalloc((size_t)listed_most + 1, 4)};
     int32_t *within = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
     int32_t *judged_upto = PyMem_RawCalloc(judging ? (tabled ? (size_t)runs : 2) * (size_t)(cap + 1) : 1, 4);
-    int32_t *shared_at = PyMem_RawCalloc(sided ? (size_t)group * (size_t)(cap + 2) + 8 : 1, 4);
+    int32_t *shared_at = PyMem_RawCalloc(sided && !fused ? (size_t)group * (size_t)(cap + 2) + 8 : 1, 4);
     int64_t *shared = PyMem_RawCalloc((size_t)group, 8);
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
     /* the scan's B sides: each run's holes and judged relevant per depth again, a row per depth (runs side by
      * side); each pair's unjudged documents, and its four extremes (rprec_scan's top .. bottom_over) */
     /* the group's scan runs over whole vectors of slots (``lanes``, the group rounded up to 8): the slots past it
      * have no unjudged documents (-1: never in range), and their reads stay in these tables (8 cells more) */
-    int64_t lanes = (group + 7) & ~(int64_t)7;
-    int32_t *across = PyMem_RawCalloc(scanning && tabled ? 2 * (size_t)runs * (size_t)(cap + 1) + 8 : 1, 4);
+    int64_t lanes = (group + 15) & ~(int64_t)15;
+    int32_t *across = PyMem_RawCalloc(scanning && tabled && !fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 8 : 1, 4);
+    /* fused: the same rows in 16 bits (16 cells more: a group's last vector reads past the runs), the shared holes
+     * per depth (cap + 1 rows of lanes, zero between groups), the pass's state (5 x lanes) and each pair's unjudged
+     * documents (lanes); the saved depths (ascending) and their counts, a row of lanes each */
+    size_t narrow_cells = fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 + (size_t)(cap + 1) * (size_t)lanes +
+                                  6 * (size_t)lanes : 1;
+    int16_t *narrow = PyMem_RawCalloc(narrow_cells, 2);
+    int64_t *saved_depth = PyMem_RawCalloc((size_t)saved_count + 1, 8);
+    int32_t *saved = PyMem_RawCalloc(((size_t)saved_count + 1) * (size_t)lanes, 4);
+    int16_t *across16 = narrow, *hist = narrow + (fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 : 0);
+    int16_t *state16 = hist + (fused ? (size_t)(cap + 1) * (size_t)lanes : 0), *unions16 = state16 + 5 * lanes;
+    saved_count = 0;
+    for (Py_ssize_t c = 0; c < columns && saved_depth; c++)
+        if (reads_sides((int)kinds[c], (int)variants[c]) && kinds[c] == LINEAR && depths[c] < (double)deepest) {
+            int64_t d = (int64_t)depths[c], at = saved_count++;
+            for (; at > 0 && saved_depth[at - 1] > d; at--) saved_depth[at] = saved_depth[at - 1];
+            saved_depth[at] = d;
+        }
     int32_t *unions = PyMem_RawCalloc((size_t)lanes, 4), *extremes = PyMem_RawCalloc(4 * (size_t)lanes, 4);
     /* per query, each run's base values side by side (the columns' rows are a segment apart: a cache miss per
      * column and pair) and its holes whose partners the columns read (the same in every pair it is in) */
@@ -808,14 +1082,15 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
-        !extremes || !base_of || !reach_of ||
+        !extremes || !base_of || !reach_of || !narrow || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts || !totals) {
         PyMem_RawFree(totals); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
-        PyMem_RawFree(base_of); PyMem_RawFree(reach_of);
+        PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(saved_depth);
+        PyMem_RawFree(saved);
         PyErr_NoMemory();
         goto done;
     }
@@ -857,10 +1132,16 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             int64_t d1 = d0 + 16 <= cap + 1 ? d0 + 16 : cap + 1;
             for (Py_ssize_t r = 0; r < runs; r++) {
                 if (!used[r]) continue;
-                for (int64_t d = d0; d < d1; d++) {
-                    across[d * runs + r] = within[r * (cap + 1) + d];
-                    across[(cap + 1 + d) * runs + r] = judged_upto[r * (cap + 1) + d];
-                }
+                if (fused)
+                    for (int64_t d = d0; d < d1; d++) {
+                        across16[d * runs + r] = (int16_t)within[r * (cap + 1) + d];
+                        across16[(cap + 1 + d) * runs + r] = (int16_t)judged_upto[r * (cap + 1) + d];
+                    }
+                else
+                    for (int64_t d = d0; d < d1; d++) {
+                        across[d * runs + r] = within[r * (cap + 1) + d];
+                        across[(cap + 1 + d) * runs + r] = judged_upto[r * (cap + 1) + d];
+                    }
             }
         }
         for (Py_ssize_t p = 0; p < count_pairs;) {
@@ -873,17 +1154,32 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 s.now++;          /* A's holes marked (their place in A's list): B's find their rank in A */
                 for (int64_t j = 0; j < a.count; j++) { s.stamp_a[a.id[j]] = s.now; s.rank_a[a.id[j]] = j; }
             }
-            Meeting m = {shared, sided ? shared_at : NULL, cap, partners, widest + 1, a_reach};
+            int64_t group_longest = a.length;      /* the longest ranking, at most cap deep: past it no count changes */
+            for (int64_t slot = 0; slot < n; slot++)
+                group_longest = size[(b0 + slot) * queries + q] > group_longest ? size[(b0 + slot) * queries + q]
+                                                                                 : group_longest;
+            group_longest = group_longest < cap ? group_longest : cap;
+            Meeting m = {shared, sided && !fused ? shared_at : NULL, fused ? group_longest : cap, partners, widest + 1,
+                         a_reach, fused ? hist : NULL, lanes};
             meet_holes(&o, a.rank, a.id, a.count, first_run, b0, n, ordered, &m);
             const int32_t *within_a = tabled ? within + first_run * (cap + 1) : within;
             if (judging && !tabled) fill_tables(within, judged_upto, a.codes, a.length, level, cap);
-            int64_t group_longest = 0;
-            if (sided) {
+            if (fused) {
+                Fused f = {hist, within_a, judged_upto + first_run * (cap + 1), across16 + b0,
+                           across16 + (cap + 1) * runs + b0, lanes, runs, group_longest, relevant[q], saved_depth,
+                           saved_count, saved};
+                fused_totals(&f, unions16);          /* the shared holes, then the unjudged documents in all */
+                for (int64_t slot = 0; slot < lanes; slot++) {
+                    if (slot < n) shared[slot] = unions16[slot];
+                    unions16[slot] = slot < n ? (int16_t)(a.count + h_count[(b0 + slot) * queries + q] - shared[slot])
+                                              : -1;
+                }
+                fused_scan(&f, unions16, state16, extremes, extremes + lanes, extremes + 2 * lanes,
+                           extremes + 3 * lanes);
+            }
+            else if (sided) {
                 /* the shared holes within each depth: rows (a depth's counts of the group's pairs) added up */
-                int64_t longest = a.length;
-                for (int64_t slot = 0; slot < n; slot++)
-                    longest = size[(b0 + slot) * queries + q] > longest ? size[(b0 + slot) * queries + q] : longest;
-                longest = longest < cap ? longest : cap;
+                int64_t longest = group_longest;
                 for (int64_t d = 1; d <= longest; d++) add_row(shared_at + d * n, shared_at + (d - 1) * n, n);
                 /* every shared hole: those within the longest ranking (rows past it hold none) and past cap */
                 for (int64_t slot = 0; slot < n; slot++)
@@ -898,7 +1194,6 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     rprec_scan(&rows, whole, unions, extremes, extremes + lanes, extremes + 2 * lanes,
                                extremes + 3 * lanes);
                 }
-                group_longest = longest;
             }
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
@@ -917,6 +1212,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     if (!tabled) fill_tables(within + row, judged_upto + row, b.codes, b.length, level, cap);
                     t.holes_b = within + row;
                     t.judged_b = judged_upto + row;
+                }
+                if (fused) {          /* the shared holes at P's and hits' depths, and in all */
+                    t.saved = saved + slot;
+                    t.saved_depth = saved_depth;
+                    t.saved_count = saved_count;
+                    t.stride = lanes;
+                    t.total = shared[slot];
                 }
                 if (sided) {
                     t.shared = shared_at + slot;
@@ -964,7 +1266,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
-    PyMem_RawFree(base_of); PyMem_RawFree(reach_of);
+    PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(saved_depth);
+    PyMem_RawFree(saved);
     result = PyBool_FromLong(!off_grid);
 done:
     PyMem_RawFree(s.rank_a); PyMem_RawFree(s.stamp_a);

@@ -245,14 +245,57 @@ def test_pair_bounds_with_few_partners_and_pairs_apart_equal_the_reference(tmp_p
                                    rankings.num_rel_per_query > 0, ["LR"])
         return {name: (made.low[name], made.high[name]) for name in made.sums}
 
+    def scalar(*arguments):              # bounds(*arguments) without the AVX2 paths (fused_scan_plain)
+        from lexeval.compiled import _exact
+        before = _exact.vectors(False)
+        try:
+            return bounds(*arguments)
+        finally:
+            _exact.vectors(before)
+
     for pairs in (ordered, apart):
         expected = bounds(pairs, "off", 1 << 22)
         assert set(expected) == {"Rprec", "P_5", "P_40", "P_150", "recip_rank", "LR"}
-        for cells in (1, 700, 1300, 1 << 22):
-            found = bounds(pairs, "on", cells)
+        for cells, vectors in ((1, True), (700, True), (1300, True), (1 << 22, True), (1 << 22, False)):
+            found = bounds(pairs, "on", cells) if vectors else scalar(pairs, "on", cells)
             for name, (low, high) in found.items():
                 np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
+
+
+def test_pairs_dealt_to_threads_by_rows_give_the_bounds_of_one_thread(tmp_path, monkeypatch):
+    """The kernel's pairs in parts of whole rows (one run's pairs), dealt down and back up the parts so that the
+    short rows (more work per pair) are shared: every pair in one part, each part's rows in order (the kernel's
+    lists are passed once), and bounds equal, bit for bit, to one thread's; pairs out of order stay one range."""
+    from lexeval.bounds import kernel as pair_kernel
+    rng = random.Random(7)
+    runs_count = 10
+    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1)
+    ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
+    for parts in (2, 3, 4):
+        dealt = pair_kernel.dealt_rows(ordered, parts)
+        assert dealt is not None and len(dealt) == parts
+        assert sorted(np.concatenate(dealt).tolist()) == list(range(len(ordered)))
+        for index in dealt:
+            assert np.all(np.diff(index) > 0)                           # the part's pairs in order
+            rows = np.unique(ordered[index, 0])                         # and whole rows
+            assert np.array_equal(index, np.flatnonzero(np.isin(ordered[:, 0], rows)))
+    assert pair_kernel.dealt_rows(ordered[::-1].copy(), 2) is None
+    assert pair_kernel.dealt_rows(ordered, 1) is None
+
+    def bounds(parts):
+        monkeypatch.setattr(pair_kernel, "cores", lambda: parts)
+        rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+        made = bounded_differences(rankings, select_measures(["Rprec", "P.5,40", "recip_rank"], runs_count).metrics,
+                                   ordered, rankings.num_rel_per_query > 0, ["LR"])
+        return {name: (made.low[name], made.high[name]) for name in made.sums}
+
+    alone = bounds(1)
+    assert set(alone) == {"Rprec", "P_5", "P_40", "recip_rank", "LR"}
+    for parts in (2, 3):
+        found = bounds(parts)
+        for name, (low, high) in alone.items():
+            assert np.array_equal(found[name][0], low) and np.array_equal(found[name][1], high), (name, parts)
 
 
 def test_r_precision_bounds_past_int32_products_equal_counting(tmp_path, monkeypatch):
