@@ -50,13 +50,15 @@
 #define HAVE_AVX2_PATHS 1
 #endif
 
-/* whether the AVX2 paths run: where the processor has AVX2, unless the tests turned them off (vectors()) to
- * compare them with the scalar paths; one for the whole module (_exact_module.c) */
+/* which vector paths run: 0 none, 1 AVX2's (where the processor has AVX2), 2 AVX-512's too (BW and VL), unless the
+ * tests narrowed them (vectors()) to compare them with the others; one for the whole module (_exact_module.c) */
 extern int vector_paths;
 
 static inline int vectors_on(void) {
 #if defined(HAVE_AVX2_PATHS)
-    if (vector_paths < 0) vector_paths = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (vector_paths < 0)
+        vector_paths = !__builtin_cpu_supports("avx2") ? 0
+                       : __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 2 : 1;
     return vector_paths;
 #else
     return 0;

@@ -128,22 +128,27 @@ PyObject *precision_bounds(PyObject *self, PyObject *args) {
             least[s] = average_precision_at(judged_ranks, found, hole_ranks + count - bottom, bottom, cutoff, r);
             continue;
         }
-        /* every m from 0 to the holes: depth d(R + m), the judged relevant and the holes within it */
-        double best_high = -1.0, best_low = 2.0;
+        /* every m from 0 to the holes: depth d(R + m), the judged relevant and the holes within it; the extremes
+         * kept as fractions (numerator, depth: 0 / 1 at depth 0) and compared by cross products, exact and with
+         * no division per m, each divided once at the end (rounding keeps the order: the larger fraction's
+         * double is never the smaller) */
+        int64_t high_num = -1, high_den = 1, low_num = 2, low_den = 1;
         int64_t judged_within = 0, holes_within = 0;
         for (int64_t m = 0; m <= count; m++) {
-            double depth = depth_for(r + m, fraction);
-            while (judged_within < found && (double)judged_ranks[judged_within] <= depth) judged_within++;
-            while (holes_within < count && (double)hole_ranks[holes_within] <= depth) holes_within++;
+            int64_t depth = (int64_t)depth_for(r + m, fraction);      /* a whole number */
+            while (judged_within < found && judged_ranks[judged_within] <= depth) judged_within++;
+            while (holes_within < count && hole_ranks[holes_within] <= depth) holes_within++;
             int64_t on_top = judged_within + (m < holes_within ? m : holes_within);
             int64_t at_bottom = judged_within + (m - (count - holes_within) > 0 ? m - (count - holes_within) : 0);
-            double high_value = depth != 0 ? (double)on_top / depth : 0.0;
-            double low_value = depth != 0 ? (double)at_bottom / depth : 0.0;
-            if (high_value > best_high) best_high = high_value;
-            if (low_value < best_low) best_low = low_value;
+            int64_t over = depth != 0 ? depth : 1;
+            on_top = depth != 0 ? on_top : 0;
+            at_bottom = depth != 0 ? at_bottom : 0;
+            int higher = on_top * high_den > high_num * over, lower = at_bottom * low_den < low_num * over;
+            high_num = higher ? on_top : high_num; high_den = higher ? over : high_den;
+            low_num = lower ? at_bottom : low_num; low_den = lower ? over : low_den;
         }
-        greatest[s] = best_high;
-        least[s] = best_low;
+        greatest[s] = (double)high_num / (double)high_den;
+        least[s] = (double)low_num / (double)low_den;
     }
     Py_END_ALLOW_THREADS
     result = Py_None;

@@ -3,20 +3,23 @@
 
 int vector_paths = -1;
 
-/* vectors(on) -> bool: turns the AVX2 paths on (where the processor has AVX2) or off; returns whether they
- * were on. For the tests, which compare the two. */
+/* vectors(on, widest=2) -> bool: turns the vector paths on (up to ``widest``: 1 AVX2's, 2 AVX-512's too, where
+ * the processor has them) or off; returns whether they were on. For the tests, which compare them. */
 static PyObject *vectors(PyObject *self, PyObject *args) {
-    int on;
+    int on, widest = 2;
     (void)self;
-    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    if (!PyArg_ParseTuple(args, "p|i", &on, &widest)) return NULL;
     int before = vectors_on();
     vector_paths = -1;
-    if (!on || !vectors_on()) vector_paths = 0;
+    int level = vectors_on();
+    vector_paths = !on ? 0 : level < widest ? level : widest < 0 ? 0 : widest;
     return PyBool_FromLong(before);
 }
 
 static PyMethodDef methods[] = {
-    {"vectors", vectors, METH_VARARGS, "vectors(on) -> bool: the AVX2 paths on or off (for the tests); whether they were on."},
+    {"vectors", vectors, METH_VARARGS,
+     "vectors(on, widest=2) -> bool: the vector paths on (1: AVX2's only; 2: AVX-512's too) or off (for the tests); "
+     "whether they were on."},
     {"pair_moments", pair_moments, METH_VARARGS,
      "pair_moments(grid, queries, pairs, scale, mean, spread): each pair's mean and standard deviation of its "
      "differences, from the runs' values on the grid (see lexeval.compiled)."},
@@ -77,9 +80,9 @@ static PyMethodDef methods[] = {
      "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
      "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
-     "which, level, variable, "
-     "all_relevant, most_holes, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) "
-     "of pairs of runs on each compared query under one shared assignment (see lexeval.compiled)."},
+     "which, level, variable, all_relevant, most_holes, shared, low, high): the least and greatest of each of "
+     "LP (which 0), LR (1), rrLP (2) and rrLR (3) asked for, of pairs of runs on each compared query under one "
+     "shared assignment (see lexeval.bounds.kernel)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,

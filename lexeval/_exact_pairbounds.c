@@ -394,77 +394,95 @@ static void fused_scan_plain(const Fused *f, const int16_t *restrict u, int64_t 
 #if defined(HAVE_AVX2_PATHS)
 /* the same, 16 slots a vector: the fractions compared by one multiply-add of 16-bit pairs per 8 slots (numerator
  * x the best's depth - the best's numerator x depth: |each product| <= depth**2, so that the sum fits 32 bits for
- * depths up to 32,767), the masks packed back to 16 bits */
-__attribute__((target("avx2"))) static void fused_scan_avx2(const Fused *f, const int16_t *u, int64_t most_u,
-                                                             int16_t *running, int16_t *state, int32_t *top,
-                                                             int32_t *top_over, int32_t *bottom, int32_t *bottom_over) {
-    int16_t num_rel = (int16_t)f->num_rel;
-    int64_t lanes = f->lanes, next = 0, last = fused_last(f, most_u);
-    /* per slot: the greatest (numerator, depth) and the least (numerator, minus its depth: the products' sign) */
-    int16_t *best = state, *best_over = state + lanes, *worst = state + 2 * lanes, *worst_under = state + 3 * lanes;
-    for (int64_t slot = 0; slot < lanes; slot++) {
-        running[slot] = 0;
-        best[slot] = num_rel ? -1 : 0; worst[slot] = num_rel ? 1 : 0;
-        best_over[slot] = num_rel ? 0 : 1; worst_under[slot] = num_rel ? 0 : -1;
-    }
-    fused_saved(f, running, 0, &next);
-    const __m256i none = _mm256_setzero_si256();
-    for (int64_t d = 1; d <= last; d++) {
-        if (d <= f->longest) {
-            int16_t *row = f->hist + d * lanes;
-            for (int64_t slot = 0; slot < lanes; slot += 16) {
-                __m256i sum = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),
-                                               _mm256_loadu_si256((const __m256i *)(row + slot)));
-                _mm256_storeu_si256((__m256i *)(running + slot), sum);
-                _mm256_storeu_si256((__m256i *)(row + slot), none);
-            }
-        }
-        fused_saved(f, running, d, &next);
-        int64_t m = d - num_rel;
-        if (m < (num_rel ? 0 : 1) || m > most_u) continue;
-        int64_t e = d < f->longest ? d : f->longest;
-        const int16_t *holes_b = f->holes_b + e * f->b_stride, *judged_b = f->judged_b + e * f->b_stride;
-        const __m256i many = _mm256_set1_epi16((int16_t)m), depth = _mm256_set1_epi16((int16_t)d);
-        const __m256i minus_depth = _mm256_set1_epi16((int16_t)-d);
-        const __m256i holes_a = _mm256_set1_epi16((int16_t)f->holes_a[e]);
-        const __m256i judged_a = _mm256_set1_epi16((int16_t)f->judged_a[e]);
-        for (int64_t slot = 0; slot < lanes; slot += 16) {
-            __m256i shared = _mm256_loadu_si256((const __m256i *)(running + slot));
-            __m256i plus = _mm256_sub_epi16(holes_a, shared);
-            __m256i minus = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(holes_b + slot)), shared);
-            __m256i judged = _mm256_sub_epi16(judged_a, _mm256_loadu_si256((const __m256i *)(judged_b + slot)));
-            __m256i past = _mm256_sub_epi16(many, _mm256_loadu_si256((const __m256i *)(u + slot)));   /* m - u */
-            /* raised = m - plus - zero = m - u + minus; lowered = m - u + plus */
-            __m256i high = _mm256_sub_epi16(_mm256_add_epi16(judged, _mm256_min_epi16(many, plus)),
-                                            _mm256_max_epi16(_mm256_add_epi16(past, minus), none));
-            __m256i low = _mm256_add_epi16(_mm256_sub_epi16(judged, _mm256_min_epi16(many, minus)),
-                                           _mm256_max_epi16(_mm256_add_epi16(past, plus), none));
-            __m256i out = _mm256_cmpgt_epi16(past, none);
-            __m256i b = _mm256_loadu_si256((const __m256i *)(best + slot));
-            __m256i bo = _mm256_loadu_si256((const __m256i *)(best_over + slot));
-            /* high x best_over - best x d > 0 */
-            __m256i lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(high, b), _mm256_unpacklo_epi16(bo, minus_depth));
-            __m256i hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(high, b), _mm256_unpackhi_epi16(bo, minus_depth));
-            __m256i higher = _mm256_andnot_si256(out, _mm256_packs_epi32(_mm256_cmpgt_epi32(lo, none),
-                                                                         _mm256_cmpgt_epi32(hi, none)));
-            _mm256_storeu_si256((__m256i *)(best + slot), _mm256_blendv_epi8(b, high, higher));
-            _mm256_storeu_si256((__m256i *)(best_over + slot), _mm256_blendv_epi8(bo, depth, higher));
-            /* worst x d - low x worst_over > 0 */
-            __m256i w = _mm256_loadu_si256((const __m256i *)(worst + slot));
-            __m256i wu = _mm256_loadu_si256((const __m256i *)(worst_under + slot));
-            lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(w, low), _mm256_unpacklo_epi16(depth, wu));
-            hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(w, low), _mm256_unpackhi_epi16(depth, wu));
-            __m256i lower = _mm256_andnot_si256(out, _mm256_packs_epi32(_mm256_cmpgt_epi32(lo, none),
-                                                                        _mm256_cmpgt_epi32(hi, none)));
-            _mm256_storeu_si256((__m256i *)(worst + slot), _mm256_blendv_epi8(w, low, lower));
-            _mm256_storeu_si256((__m256i *)(worst_under + slot), _mm256_blendv_epi8(wu, minus_depth, lower));
-        }
-    }
-    for (int64_t slot = 0; slot < lanes; slot++) {
-        top[slot] = best[slot]; top_over[slot] = best_over[slot];
-        bottom[slot] = worst[slot]; bottom_over[slot] = -(int32_t)worst_under[slot];
-    }
+ * depths up to 32,767), packed back to 16 bits with their signs (saturated). Two versions: AVX2's masks are vectors
+ * and its blends three operations each; AVX-512's (BW and VL, on the same 256-bit vectors) are mask registers and
+ * their blends one; ``in_range``, ``beats`` and ``pick`` say which */
+#define FUSED_SCAN(name, target, mask_t, in_range, beats, pick)                                                    \
+target static void name(const Fused *f, const int16_t *u, int64_t most_u, int16_t *running, int16_t *state,      \
+                        int32_t *top, int32_t *top_over, int32_t *bottom, int32_t *bottom_over) {                   \
+    int16_t num_rel = (int16_t)f->num_rel;                                                                         \
+    int64_t lanes = f->lanes, next = 0, last = fused_last(f, most_u);                                              \
+    /* per slot: the greatest (numerator, depth) and the least (numerator, minus its depth: the products' sign) */ \
+    int16_t *best = state, *best_over = state + lanes, *worst = state + 2 * lanes, *worst_under = state + 3 * lanes; \
+    for (int64_t slot = 0; slot < lanes; slot++) {                                                                 \
+        running[slot] = 0;                                                                                         \
+        best[slot] = num_rel ? -1 : 0; worst[slot] = num_rel ? 1 : 0;                                              \
+        best_over[slot] = num_rel ? 0 : 1; worst_under[slot] = num_rel ? 0 : -1;                                   \
+    }                                                                                                              \
+    fused_saved(f, running, 0, &next);                                                                             \
+    const __m256i none = _mm256_setzero_si256();                                                                   \
+    for (int64_t d = 1; d <= last; d++) {                                                                          \
+        /* the depth's row (row 0, never written, past the longest ranking), added up and zeroed as it is read */  \
+        int16_t *row = f->hist + (d <= f->longest ? d : 0) * lanes;                                                \
+        int64_t m = d - num_rel;                                                                                   \
+        if (m < (num_rel ? 0 : 1) || m > most_u) {                                                                 \
+            for (int64_t slot = 0; slot < lanes; slot += 16) {                                                     \
+                __m256i sum = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),              \
+                                               _mm256_loadu_si256((const __m256i *)(row + slot)));                 \
+                _mm256_storeu_si256((__m256i *)(running + slot), sum);                                             \
+                _mm256_storeu_si256((__m256i *)(row + slot), none);                                                \
+            }                                                                                                      \
+            fused_saved(f, running, d, &next);                                                                     \
+            continue;                                                                                              \
+        }                                                                                                          \
+        int64_t e = d < f->longest ? d : f->longest;                                                               \
+        const int16_t *holes_b = f->holes_b + e * f->b_stride, *judged_b = f->judged_b + e * f->b_stride;          \
+        const __m256i many = _mm256_set1_epi16((int16_t)m), depth = _mm256_set1_epi16((int16_t)d);                 \
+        const __m256i minus_depth = _mm256_set1_epi16((int16_t)-d);                                                \
+        const __m256i holes_a = _mm256_set1_epi16((int16_t)f->holes_a[e]);                                         \
+        const __m256i judged_a = _mm256_set1_epi16((int16_t)f->judged_a[e]);                                       \
+        for (int64_t slot = 0; slot < lanes; slot += 16) {                                                         \
+            __m256i shared = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),               \
+                                              _mm256_loadu_si256((const __m256i *)(row + slot)));                  \
+            _mm256_storeu_si256((__m256i *)(running + slot), shared);                                              \
+            _mm256_storeu_si256((__m256i *)(row + slot), none);                                                    \
+            __m256i plus = _mm256_sub_epi16(holes_a, shared);                                                      \
+            __m256i minus = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(holes_b + slot)), shared);       \
+            __m256i judged = _mm256_sub_epi16(judged_a, _mm256_loadu_si256((const __m256i *)(judged_b + slot)));   \
+            __m256i past = _mm256_sub_epi16(many, _mm256_loadu_si256((const __m256i *)(u + slot)));   /* m - u */ \
+            /* raised = m - plus - zero = m - u + minus; lowered = m - u + plus */                                 \
+            __m256i high = _mm256_sub_epi16(_mm256_add_epi16(judged, _mm256_min_epi16(many, plus)),                \
+                                            _mm256_max_epi16(_mm256_add_epi16(past, minus), none));                \
+            __m256i low = _mm256_add_epi16(_mm256_sub_epi16(judged, _mm256_min_epi16(many, minus)),                \
+                                           _mm256_max_epi16(_mm256_add_epi16(past, plus), none));                  \
+            mask_t within = in_range(past);                                                                        \
+            __m256i b = _mm256_loadu_si256((const __m256i *)(best + slot));                                        \
+            __m256i bo = _mm256_loadu_si256((const __m256i *)(best_over + slot));                                  \
+            /* high x best_over - best x d > 0 */                                                                  \
+            mask_t higher = beats(within,                                                                          \
+                _mm256_madd_epi16(_mm256_unpacklo_epi16(high, b), _mm256_unpacklo_epi16(bo, minus_depth)),         \
+                _mm256_madd_epi16(_mm256_unpackhi_epi16(high, b), _mm256_unpackhi_epi16(bo, minus_depth)));        \
+            _mm256_storeu_si256((__m256i *)(best + slot), pick(b, high, higher));                                  \
+            _mm256_storeu_si256((__m256i *)(best_over + slot), pick(bo, depth, higher));                           \
+            /* worst x d - low x worst_over > 0 */                                                                 \
+            __m256i w = _mm256_loadu_si256((const __m256i *)(worst + slot));                                       \
+            __m256i wu = _mm256_loadu_si256((const __m256i *)(worst_under + slot));                                \
+            mask_t lower = beats(within,                                                                           \
+                _mm256_madd_epi16(_mm256_unpacklo_epi16(w, low), _mm256_unpacklo_epi16(depth, wu)),                \
+                _mm256_madd_epi16(_mm256_unpackhi_epi16(w, low), _mm256_unpackhi_epi16(depth, wu)));               \
+            _mm256_storeu_si256((__m256i *)(worst + slot), pick(w, low, lower));                                   \
+            _mm256_storeu_si256((__m256i *)(worst_under + slot), pick(wu, minus_depth, lower));                    \
+        }                                                                                                          \
+        fused_saved(f, running, d, &next);                                                                         \
+    }                                                                                                              \
+    for (int64_t slot = 0; slot < lanes; slot++) {                                                                 \
+        top[slot] = best[slot]; top_over[slot] = best_over[slot];                                                  \
+        bottom[slot] = worst[slot]; bottom_over[slot] = -(int32_t)worst_under[slot];                               \
+    }                                                                                                              \
 }
+
+/* AVX2: m <= u as a vector; a product's sign, packed, compared with 0 (0 or -1 per slot); a byte blend */
+#define AVX2_IN_RANGE(past) _mm256_cmpgt_epi16(_mm256_set1_epi16(1), past)
+#define AVX2_BEATS(within, lo, hi) _mm256_and_si256(within, _mm256_cmpgt_epi16(_mm256_packs_epi32(lo, hi), none))
+#define AVX2_PICK(old, new, mask) _mm256_blendv_epi8(old, new, mask)
+FUSED_SCAN(fused_scan_avx2, __attribute__((target("avx2"))), __m256i, AVX2_IN_RANGE, AVX2_BEATS, AVX2_PICK)
+
+/* AVX-512: the same as mask registers, and a masked move */
+#define AVX512_IN_RANGE(past) _mm256_cmple_epi16_mask(past, none)
+#define AVX512_BEATS(within, lo, hi) _mm256_mask_cmpgt_epi16_mask(within, _mm256_packs_epi32(lo, hi), none)
+#define AVX512_PICK(old, new, mask) _mm256_mask_blend_epi16(mask, old, new)
+FUSED_SCAN(fused_scan_avx512, __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))), __mmask16, AVX512_IN_RANGE,
+           AVX512_BEATS, AVX512_PICK)
 #endif
 
 /* per slot, the shared holes: the rows 1 .. longest of ``hist`` added up (16 bits: at most 2 x 16,383). Not
@@ -517,6 +535,10 @@ static void fused_scan(const Fused *f, const int16_t *u, int16_t *state, int32_t
     int64_t most_u = 0;
     for (int64_t slot = 0; slot < f->lanes; slot++) most_u = u[slot] > most_u ? u[slot] : most_u;
 #if defined(HAVE_AVX2_PATHS)
+    if (vectors_on() >= 2) {
+        fused_scan_avx512(f, u, most_u, state, state + f->lanes, top, top_over, bottom, bottom_over);
+        return;
+    }
     if (vectors_on()) {
         fused_scan_avx2(f, u, most_u, state, state + f->lanes, top, top_over, bottom, bottom_over);
         return;
@@ -806,7 +828,13 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
             cursor[id] = at;
         }
         if (hist) {
-            /* as below, counted in 16 bits at the deeper rank (their sums are the shared holes: fused_totals) */
+            /* as below, counted in 16 bits at the deeper rank (their sums are the shared holes: fused_totals);
+             * the lists of the holes a few ahead fetched meanwhile (each a jump elsewhere in the query's lists) */
+            if (ordered && j + 6 < a_count) {
+                int64_t ahead = cursor[a_id[j + 6]];
+                __builtin_prefetch(runs + ahead);
+                __builtin_prefetch(ranks + ahead);
+            }
             const int32_t own = a_rank[j];
             if (j < reach)
                 for (; at < end; at++) {
@@ -1285,14 +1313,15 @@ done:
 }
 
 /* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
- * level, variable, all_relevant, most_holes, shared, low, high): the least and greatest LP (which 0), LR (1), rrLP (2) or rrLR (3) of pairs of runs on each
- * compared query (P x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
+ * level, variable, all_relevant, most_holes, shared, low, high): the least and greatest of each preference ``which``
+ * names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a query's
+ * rankings read, once for all) of pairs of runs on each compared query (P x W x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
  * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
  * document's number in its query), and its unjudged documents' first index and count in hole_list (int32, their
  * numbers in rank order); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
- * hold, as difference_bounds counted them (else counted here); low and high float64 (P x compared queries). */
+ * hold, as difference_bounds counted them (else counted here); low and high float64 (P x W x compared queries). */
 static int64_t find(Scratch *s, int64_t x) {
     while (1) {
         int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
@@ -1668,12 +1697,13 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
 }
 
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
-    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, low, high, given;
+    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, whiches, low, high;
+    Py_buffer given;
     Py_ssize_t queries, most;
-    int which, level, variable, all_relevant;
+    int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*iiiiny*w*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
-                          &hole_start, &hole_count, &queries, &compared, &pairs, &which, &level, &variable,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*iiiny*w*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
+                          &hole_start, &hole_count, &queries, &compared, &pairs, &whiches, &level, &variable,
                           &all_relevant, &most, &given, &low, &high))
         return NULL;
     PyObject *result = NULL;
@@ -1682,16 +1712,21 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     char *b_side = NULL;
     Postings o = {NULL, NULL, NULL, NULL};
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
-    Py_ssize_t count_compared = compared.len / 8, listed = hole_list.len / 4;
+    Py_ssize_t count_compared = compared.len / 8, listed = hole_list.len / 4, count_which = whiches.len / 8;
+    Py_ssize_t cells = count_pairs * count_compared;          /* each preference's values: P x compared Q */
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
         !check(&hole_start, segments, 8, "hole_start") || !check(&hole_count, segments, 8, "hole_count") ||
-        !check(&low, count_pairs * count_compared, 8, "low") ||
-        !check(&high, count_pairs * count_compared, 8, "high") || most < 0 ||
-        (given.len && !check(&given, count_pairs * count_compared, 8, "shared")))
+        !check(&low, count_which * cells, 8, "low") || !check(&high, count_which * cells, 8, "high") || most < 0 ||
+        (given.len && !check(&given, cells, 8, "shared")))
         goto done;
-    if (which < 0 || which > 3) {
-        PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR), 2 (rrLP) or 3 (rrLR)");
-        goto done;
+    const int64_t *which_of = (const int64_t *)whiches.buf;
+    int64_t lr_at = -1;                   /* LR's place among the preferences, if asked for */
+    for (Py_ssize_t w = 0; w < count_which; w++) {
+        if (which_of[w] < 0 || which_of[w] > 3) {
+            PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR), 2 (rrLP) or 3 (rrLR)");
+            goto done;
+        }
+        if (which_of[w] == 1) lr_at = w;
     }
     const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
     const int64_t *pair = (const int64_t *)pairs.buf, *chosen = (const int64_t *)compared.buf;
@@ -1724,7 +1759,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     s.only_above = PyMem_RawCalloc((size_t)deepest + 1, 8);
     tallies = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     /* LR: each query's holes listed per hole number, for the runs on the B side (see difference_bounds) */
-    int counted = which == 1 && variable && !given.len, ordered = 0;
+    int counted = lr_at >= 0 && variable && !given.len, ordered = 0;
     int64_t listed_most = 0;
     b_side = PyMem_RawCalloc((size_t)runs + 1, 1);
     if (b_side) ordered = plan_lists(pair, count_pairs, runs, queries, h_count, b_side, NULL, &listed_most);
@@ -1760,37 +1795,44 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
                 HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
-                lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], lows + p * count_compared + k,
-                        highs + p * count_compared + k);
+                lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], lows + (p * count_which + lr_at) * count_compared + k,
+                        highs + (p * count_which + lr_at) * count_compared + k);
             }
         }
     }
     /* query by query: the rankings of a query (a hundred runs' take a few hundred kB) stay in the cache for all its
-     * pairs, where pair by pair each of a pair's rankings was a miss or two */
-    for (Py_ssize_t k = 0; k < count_compared && !counted; k++) {
+     * pairs and preferences, where pair by pair each of a pair's rankings was a miss or two (LR's, where counted
+     * above, are done) */
+    for (Py_ssize_t k = 0; k < count_compared; k++) {
         for (Py_ssize_t p = 0; p < count_pairs; p++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
             Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
-            double *l = lows + p * count_compared + k, *h = highs + p * count_compared + k;
-            if (which == 0) {
-                lp_pair(&u, &a, &b, l, h);
-            } else if (which == 2) {
-                *h = rrlp_high(&u, &a, &b);
-                *l = -rrlp_high(&u, &b, &a);
-            } else {
-                if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
-                if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
-                int64_t judged[2] = {tallies[sa], tallies[sb]};
-                HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
-                HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
-                if (which == 1) {           /* the shared holes as difference_bounds counted them, where given */
-                    lr_pair(&u, &a, &b, &ha, &hb, judged,
-                            variable && given.len ? ((const int64_t *)given.buf)[p * count_compared + k] : -1, l, h);
+            for (Py_ssize_t w = 0; w < count_which; w++) {
+                int which = (int)which_of[w];
+                if (which == 1 && counted) continue;
+                Py_ssize_t at = (p * count_which + w) * count_compared + k;
+                double *l = lows + at, *h = highs + at;
+                if (which == 0) {
+                    lp_pair(&u, &a, &b, l, h);
+                } else if (which == 2) {
+                    *h = rrlp_high(&u, &a, &b);
+                    *l = -rrlp_high(&u, &b, &a);
                 } else {
-                    int64_t other[2] = {judged[1], judged[0]};
-                    *h = rrlr_high(&u, &a, &b, &ha, &hb, judged);
-                    *l = -rrlr_high(&u, &b, &a, &hb, &ha, other);
+                    if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
+                    if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
+                    int64_t judged[2] = {tallies[sa], tallies[sb]};
+                    HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
+                    HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
+                    if (which == 1) {       /* the shared holes as difference_bounds counted them, where given */
+                        lr_pair(&u, &a, &b, &ha, &hb, judged,
+                                variable && given.len ? ((const int64_t *)given.buf)[p * count_compared + k] : -1, l,
+                                h);
+                    } else {
+                        int64_t other[2] = {judged[1], judged[0]};
+                        *h = rrlr_high(&u, &a, &b, &ha, &hb, judged);
+                        *l = -rrlr_high(&u, &b, &a, &hb, &ha, other);
+                    }
                 }
             }
         }
@@ -1812,7 +1854,7 @@ done:
     PyMem_RawFree(shared);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
-    PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&low); PyBuffer_Release(&high);
-    PyBuffer_Release(&given);
+    PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&whiches); PyBuffer_Release(&low);
+    PyBuffer_Release(&high); PyBuffer_Release(&given);
     return result;
 }

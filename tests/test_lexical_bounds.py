@@ -125,9 +125,17 @@ def test_the_kernel_equals_the_reference_bit_for_bit(case):
     pairs = np.array([[0, 1], [1, 0]], dtype=np.int64)
     listed = [side[1][side[0] < 0] for side in (a, b)]
     holes = (np.concatenate(listed), np.array([0, len(listed[0])]), np.array([len(listed[0]), len(listed[1])]))
+    relevance = (level, top >= level > 0, level <= 0 and top >= level)
     for name, which in BOUNDED_PREFERENCES.items():
         low, high = kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which,
-                                        (level, top >= level > 0, level <= 0 and top >= level), most)
+                                        relevance, most)
+        assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
+        assert (low[1, 0], high[1, 0]) == lex_bounds(name, b, a, level, top), name
+    # all four in one pass (LR's shared holes counted there), in another order: the same values
+    names = ["rrLR", "LP", "LR", "rrLP"]
+    together = kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]),
+                                   [BOUNDED_PREFERENCES[name] for name in names], relevance, most)
+    for name, (low, high) in zip(names, together):
         assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
         assert (low[1, 0], high[1, 0]) == lex_bounds(name, b, a, level, top), name
 

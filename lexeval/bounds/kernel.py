@@ -187,11 +187,13 @@ def dealt_rows(pairs: np.ndarray, parts: int) -> list[np.ndarray] | None:
     return dealt if len(dealt) > 1 else None
 
 
-def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which: int,
-               relevance: tuple, most: int, shared: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which,
+               relevance: tuple, most: int, shared: np.ndarray | None = None):
     """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1),
     rrLP (2) or rrLR (3) on each of the ``compared`` queries under one shared
-    assignment (see :mod:`lexeval.bounds.lexical`, the reference);
+    assignment (see :mod:`lexeval.bounds.lexical`, the reference); for a
+    list of them, a list of such pairs, made in one pass (the arguments
+    checked, and each query's rankings read, once for all);
     ``rankings_arrays``: codes, hole numbers, starts, lengths and the
     number of queries; ``holes``: the unjudged documents' numbers in
     segment and rank order, each segment's first and count;
@@ -205,7 +207,8 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     codes, hole_ids, starts, lengths, queries = rankings_arrays
     none = np.zeros(0, dtype=np.int64)
     level, variable, all_relevant = relevance
-    low, high = np.empty((len(pairs), len(compared))), np.empty((len(pairs), len(compared)))
+    whiches = np.atleast_1d(np.asarray(which, dtype=np.int64))
+    low, high = (np.empty((len(pairs), len(whiches), len(compared))) for _ in range(2))   # a part's rows together
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
               np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
               np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int64),
@@ -213,8 +216,9 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     given = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
-    in_parts(lambda start, stop: _exact.lex_bounds(*arrays, int(queries), chosen, pairs[start:stop], int(which),
+    in_parts(lambda start, stop: _exact.lex_bounds(*arrays, int(queries), chosen, pairs[start:stop], whiches,
                                                    int(level), int(variable), int(all_relevant), int(most),
                                                    given[start:stop] if len(given) else none, low[start:stop],
                                                    high[start:stop]), len(pairs), cores(), least=16)
-    return low, high
+    made = [(low[:, w], high[:, w]) for w in range(len(whiches))]
+    return made if np.ndim(which) else made[0]

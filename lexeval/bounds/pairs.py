@@ -324,12 +324,14 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             for req, name, depth in chosen:
                 parts.setdefault(name, []).append((next(summed), next(summed)))
                 times[name] = whole_times(req, depth, top, level)
-        made = {name: kernel.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
-                                         rankings.num_queries), hole_arrays[1:], block, queries,
-                                        BOUNDED_PREFERENCES[name], (rankings.level, top >= rankings.level > 0,
-                                                                    rankings.level <= 0 and top >= rankings.level),
-                                        most, shared if name == "LR" else None)
-                or _pair_values(rankings, name, None, block, queries, rankings.level, top) for name in preferences}
+        together = kernel.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
+                                      rankings.num_queries), hole_arrays[1:], block, queries,
+                                     [BOUNDED_PREFERENCES[name] for name in preferences],
+                                     (rankings.level, top >= rankings.level > 0,
+                                      rankings.level <= 0 and top >= rankings.level), most, shared) \
+            if preferences else []
+        made = dict(zip(preferences, together)) if together is not None else \
+            {name: _pair_values(rankings, name, None, block, queries, rankings.level, top) for name in preferences}
         # their per-query values summed on every core (a numpy pass each, a tenth of a second at a hundred runs)
         summed = iter(compiled.in_threads(fixed_sums, [side for name in preferences for side in made[name]]))
         for name in preferences:
