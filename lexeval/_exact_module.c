@@ -80,9 +80,9 @@ static PyMethodDef methods[] = {
      "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
      "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
-     "which, level, variable, all_relevant, most_holes, shared, low, high): the least and greatest of each of "
-     "LP (which 0), LR (1), rrLP (2) and rrLR (3) asked for, of pairs of runs on each compared query under one "
-     "shared assignment (see lexeval.bounds.kernel)."},
+     "which, level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each "
+     "of LP (which 0), LR (1), rrLP (2) and rrLR (3) asked for, of pairs of runs on each compared query under one "
+     "shared assignment, or their sums over the queries (see lexeval.bounds.kernel)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact", "lexeval's compiled statistics kernel", -1,

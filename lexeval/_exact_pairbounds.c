@@ -934,6 +934,16 @@ static inline __attribute__((always_inline)) int on_grid(double value, i128 *tot
     return 1;
 }
 
+/* a (least, greatest) kept: at ``at`` of lows and highs, or added to ``totals`` (pair and column ``column``'s two
+ * sums on the grid) where given; 0 where a value is off the grid's range */
+static inline int kept(double low, double high, double *lows, double *highs, Py_ssize_t at, i128 *totals,
+                       Py_ssize_t column) {
+    if (totals) return on_grid(low, totals + 2 * column) & on_grid(high, totals + 2 * column + 1);
+    lows[at] = low;
+    highs[at] = high;
+    return 1;
+}
+
 /* difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared,
  * pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
  * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
@@ -1313,15 +1323,19 @@ done:
 }
 
 /* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
- * level, variable, all_relevant, most_holes, shared, low, high): the least and greatest of each preference ``which``
- * names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a query's
- * rankings read, once for all) of pairs of runs on each compared query (P x W x Q) under one shared assignment. Going down (LP, rrLP) or up (LR) both rankings the
+ * level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each preference
+ * ``which`` names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a
+ * query's rankings read, once for all) of pairs of runs on each compared query (P x W x Q) under one shared
+ * assignment, or, where ``sums`` (int64, P x W x 2 x FIRST_LIMBS) is given, the least's and greatest's sums over
+ * the queries on the exact grid, as difference_bounds sums (False where a value is off it). Going down (LP, rrLP)
+ * or up (LR) both rankings the
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
  * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
  * document's number in its query), and its unjudged documents' first index and count in hole_list (int32, their
  * numbers in rank order); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
- * hold, as difference_bounds counted them (else counted here); low and high float64 (P x W x compared queries). */
+ * hold, as difference_bounds counted them (else counted here); low and high float64 (P x W x compared queries, or
+ * empty where summed). */
 static int64_t find(Scratch *s, int64_t x) {
     while (1) {
         int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
@@ -1698,17 +1712,19 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
 
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
     Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, whiches, low, high;
-    Py_buffer given;
+    Py_buffer given, sums;
     Py_ssize_t queries, most;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*iiiny*w*w*", &codes, &hole_ids, &starts, &lengths, &hole_list,
-                          &hole_start, &hole_count, &queries, &compared, &pairs, &whiches, &level, &variable,
-                          &all_relevant, &most, &given, &low, &high))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*iiiny*w*w*w*", &codes, &hole_ids, &starts, &lengths,
+                          &hole_list, &hole_start, &hole_count, &queries, &compared, &pairs, &whiches, &level,
+                          &variable, &all_relevant, &most, &given, &low, &high, &sums))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
     int64_t *tallies = NULL, *shared = NULL;
+    i128 *totals = NULL;
+    int off_grid = 0;
     char *b_side = NULL;
     Postings o = {NULL, NULL, NULL, NULL};
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
@@ -1716,7 +1732,9 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     Py_ssize_t cells = count_pairs * count_compared;          /* each preference's values: P x compared Q */
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
         !check(&hole_start, segments, 8, "hole_start") || !check(&hole_count, segments, 8, "hole_count") ||
-        !check(&low, count_which * cells, 8, "low") || !check(&high, count_which * cells, 8, "high") || most < 0 ||
+        !check(&low, sums.len ? 0 : count_which * cells, 8, "low") ||
+        !check(&high, sums.len ? 0 : count_which * cells, 8, "high") || most < 0 ||
+        (sums.len && !check(&sums, count_pairs * count_which * 2 * FIRST_LIMBS, 8, "sums")) ||
         (given.len && !check(&given, cells, 8, "shared")))
         goto done;
     const int64_t *which_of = (const int64_t *)whiches.buf;
@@ -1767,13 +1785,15 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     o.cursor = PyMem_RawCalloc(counted ? room : 1, 8);
     o.run = PyMem_RawCalloc(counted ? (size_t)listed_most + 1 : 1, 4);
     shared = PyMem_RawCalloc((size_t)runs + 1, 8);
+    totals = PyMem_RawCalloc(sums.len ? (size_t)count_pairs * (size_t)count_which * 2 : 1, sizeof(i128));
     if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !s.coefficient || !s.coefficient_stamp ||
-        !s.undo || !s.only_above || !tallies || !b_side || !o.start || !o.cursor || !o.run || !shared) {
+        !s.undo || !s.only_above || !tallies || !b_side || !o.start || !o.cursor || !o.run || !shared || !totals) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
+    i128 *summed = sums.len ? totals : NULL;
     Alike u = {&s, level, variable, all_relevant, most, most + 1};
     for (Py_ssize_t k = 0; k < segments; k++) tallies[k] = -1;
     /* LR: A's greatest is 1 wherever its judged relevant documents and the unjudged ones B lacks outnumber B's
@@ -1795,8 +1815,10 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
                 HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
-                lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], lows + (p * count_which + lr_at) * count_compared + k,
-                        highs + (p * count_which + lr_at) * count_compared + k);
+                double l, h;
+                lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], &l, &h);
+                off_grid |= !kept(l, h, lows, highs, (p * count_which + lr_at) * count_compared + k, summed,
+                                  p * count_which + lr_at);
             }
         }
     }
@@ -1811,8 +1833,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
             for (Py_ssize_t w = 0; w < count_which; w++) {
                 int which = (int)which_of[w];
                 if (which == 1 && counted) continue;
-                Py_ssize_t at = (p * count_which + w) * count_compared + k;
-                double *l = lows + at, *h = highs + at;
+                double low_value, high_value, *l = &low_value, *h = &high_value;
                 if (which == 0) {
                     lp_pair(&u, &a, &b, l, h);
                 } else if (which == 2) {
@@ -1834,13 +1855,17 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                         *l = -rrlr_high(&u, &b, &a, &hb, &ha, other);
                     }
                 }
+                off_grid |= !kept(low_value, high_value, lows, highs, (p * count_which + w) * count_compared + k,
+                                  summed, p * count_which + w);
             }
         }
     }
+    for (Py_ssize_t i = 0; summed && !off_grid && i < count_pairs * count_which * 2; i++)
+        to_limbs(from_i128(totals[i]), (int64_t *)sums.buf + i * FIRST_LIMBS, FIRST_LIMBS);
     Py_END_ALLOW_THREADS
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyBool_FromLong(!off_grid);
 done:
+    PyMem_RawFree(totals);
     PyMem_RawFree(s.parent);
     PyMem_RawFree(s.parent_stamp);
     PyMem_RawFree(s.stamp_a);
@@ -1855,6 +1880,6 @@ done:
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&whiches); PyBuffer_Release(&low);
-    PyBuffer_Release(&high); PyBuffer_Release(&given);
+    PyBuffer_Release(&high); PyBuffer_Release(&given); PyBuffer_Release(&sums);
     return result;
 }

@@ -204,11 +204,45 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     None where the kernel is not built."""
     if not enabled():
         return None
-    codes, hole_ids, starts, lengths, queries = rankings_arrays
-    none = np.zeros(0, dtype=np.int64)
-    level, variable, all_relevant = relevance
     whiches = np.atleast_1d(np.asarray(which, dtype=np.int64))
     low, high = (np.empty((len(pairs), len(whiches), len(compared))) for _ in range(2))   # a part's rows together
+    _lex_kernel(rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared, (low, high, None))
+    made = [(low[:, w], high[:, w]) for w in range(len(whiches))]
+    return made if np.ndim(which) else made[0]
+
+
+def lex_sums(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, whiches: list,
+             relevance: tuple, most: int, shared: np.ndarray | None = None) -> list | None:
+    """Per preference of ``whiches``, its (least, greatest) sums over the
+    ``compared`` queries (:class:`~lexeval.stats.sums.Sums`, a row per pair),
+    made in the kernel on the exact grid as :func:`difference_sums` makes
+    them, with no per-query values kept (P x W x Q of them, twice: fresh
+    pages, and a numpy pass each to sum them). The arguments as
+    :func:`lex_bounds`'; None where the kernel is not built or a value is
+    off the grid's range."""
+    from ..stats import limbs
+    from ..stats.sums import Sums
+    if not enabled():
+        return None
+    whiches = np.asarray(whiches, dtype=np.int64)
+    sums = np.empty((len(pairs), len(whiches), 2, FIRST_LIMBS), dtype=np.int64)
+    empty = np.zeros(0)
+    if not all(_lex_kernel(rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared,
+                           (empty, empty, sums))):
+        return None
+    zeros = np.zeros(len(pairs))
+    return [tuple(Sums(limbs.trim(sums[:, w, side]), zeros) for side in (0, 1)) for w in range(len(whiches))]
+
+
+def _lex_kernel(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, whiches: np.ndarray,
+                relevance: tuple, most: int, shared: np.ndarray | None, out: tuple) -> list:
+    """The compiled lex_bounds on every core (a part of the pairs each) into
+    ``out``: low, high (P, W, Q) or empty, sums (P, W, 2, limbs) or None;
+    each part's answer (False: a value off the grid, the sums unfinished)."""
+    codes, hole_ids, starts, lengths, queries = rankings_arrays
+    level, variable, all_relevant = relevance
+    low, high, sums = out
+    none = np.zeros(0, dtype=np.int64)
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
               np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
               np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int64),
@@ -216,9 +250,8 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     given = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
-    in_parts(lambda start, stop: _exact.lex_bounds(*arrays, int(queries), chosen, pairs[start:stop], whiches,
-                                                   int(level), int(variable), int(all_relevant), int(most),
-                                                   given[start:stop] if len(given) else none, low[start:stop],
-                                                   high[start:stop]), len(pairs), cores(), least=16)
-    made = [(low[:, w], high[:, w]) for w in range(len(whiches))]
-    return made if np.ndim(which) else made[0]
+    return list(in_parts(lambda start, stop: _exact.lex_bounds(
+        *arrays, int(queries), chosen, pairs[start:stop], whiches, int(level), int(variable), int(all_relevant),
+        int(most), given[start:stop] if len(given) else none, low[start:stop] if len(low) else low,
+        high[start:stop] if len(high) else high, none if sums is None else sums[start:stop]),
+        len(pairs), cores(), least=16))

@@ -324,18 +324,20 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
             for req, name, depth in chosen:
                 parts.setdefault(name, []).append((next(summed), next(summed)))
                 times[name] = whole_times(req, depth, top, level)
-        together = kernel.lex_bounds((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths,
-                                      rankings.num_queries), hole_arrays[1:], block, queries,
-                                     [BOUNDED_PREFERENCES[name] for name in preferences],
-                                     (rankings.level, top >= rankings.level > 0,
-                                      rankings.level <= 0 and top >= rankings.level), most, shared) \
-            if preferences else []
-        made = dict(zip(preferences, together)) if together is not None else \
-            {name: _pair_values(rankings, name, None, block, queries, rankings.level, top) for name in preferences}
-        # their per-query values summed on every core (a numpy pass each, a tenth of a second at a hundred runs)
-        summed = iter(compiled.in_threads(fixed_sums, [side for name in preferences for side in made[name]]))
-        for name in preferences:
-            parts.setdefault(name, []).append((next(summed), next(summed)))
+        # the preferences' sums in one pass of the kernel; else (a value off the grid, or no kernel) their
+        # per-query values summed on every core (a numpy pass each)
+        lexical = ((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths, rankings.num_queries),
+                   hole_arrays[1:], block, queries, [BOUNDED_PREFERENCES[name] for name in preferences],
+                   (rankings.level, top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level), most,
+                   shared)
+        made = kernel.lex_sums(*lexical) if preferences else []
+        if made is None:
+            values = kernel.lex_bounds(*lexical) or \
+                [_pair_values(rankings, name, None, block, queries, rankings.level, top) for name in preferences]
+            summed = iter(compiled.in_threads(fixed_sums, [side for pair in values for side in pair]))
+            made = [(next(summed), next(summed)) for _ in preferences]
+        for name, sides in zip(preferences, made):
+            parts.setdefault(name, []).append(sides)
     return {name: tuple(Sums.concatenate([part[side] for part in pieces]) for side in (0, 1))
             for name, pieces in parts.items()}, times
 
