@@ -39,10 +39,12 @@ static int pairs_and_queries_in_range(const char *who, const int64_t *pair, Py_s
 }
 
 /* whether every number (of the unjudged documents, code < 0, where codes are given) is in [0, most): a loop per
- * case, each without a branch, that the compiler makes vector instructions of (a test inside the loop kept it
- * scalar, and the check, made on every call over every ranked document, cost more than a third of LP's bounds);
- * and without the GIL, so that the calls on other threads go on meanwhile */
-static int holes_numbered(const int16_t *codes, const int32_t *ids, Py_ssize_t count, int64_t most) {
+ * case, each without a branch, in a function of its own, that the compiler makes vector instructions of (a test
+ * inside the loop, or the loop inlined in a kernel, kept it scalar, and the check, made on every call over every
+ * ranked document, cost more than a third of LP's bounds); and without the GIL, so that the calls on other threads
+ * go on meanwhile */
+static __attribute__((noinline)) int holes_numbered(const int16_t *codes, const int32_t *ids, Py_ssize_t count,
+                                                   int64_t most) {
     /* read as uint32, a negative number is 2**31 or more: past ``limit`` however large ``most`` is */
     uint32_t bad = 0, limit = most > INT32_MAX ? (uint32_t)1 << 31 : (uint32_t)(most < 0 ? 0 : most);
     Py_BEGIN_ALLOW_THREADS
@@ -127,7 +129,7 @@ static int64_t shared_within(const Depths *t, int64_t d) {
     if (d >= t->longest) return t->total;
     for (int64_t k = 0; k < t->saved_count; k++)
         if (t->saved_depth[k] == d) return t->saved[k * t->stride];
-    return d <= 0 ? 0 : -1;         /* every depth a column reads is saved (fused_eligible): never reached */
+    return d <= 0 ? 0 : -1;         /* every depth a column reads is saved (difference_bounds' fused): never reached */
 }
 static int64_t raising(const Depths *t, int64_t d) { return (int64_t)t->holes_a[d] - shared_within(t, d); }
 static int64_t lowering(const Depths *t, int64_t d) { return (int64_t)t->holes_b[d] - shared_within(t, d); }
@@ -323,15 +325,15 @@ static void rprec_scan(const Rows *r, int64_t n, const int32_t *u, int32_t *top,
     else rprec_scan_wide(r, n, u, most_u, top, top_over, bottom, bottom_over);
 }
 
-/* R-precision's scan for a group in one pass down the depths, where every count fits 16 bits (fused_eligible): the
- * shared holes come per depth as meet_holes counted them (``hist``: a row per depth, each hole at the deeper of its
- * two ranks, at most two a cell, since no ranking holds a document twice), are added up as the pass goes down and
- * the rows zeroed behind it (for the next group: no clearing and no second pass over the table), and their running
- * counts are kept at the ``saved`` depths, the only ones P and hits read. Per slot (a pair; ``lanes`` of them, the
- * group rounded up to 16, those past it with u = -1: never in range) as rprec_scan: every m from 0 to u, at depth
- * d = R + m (rows clamped at ``longest``), each extreme kept as a fraction (numerator, depth). */
+/* R-precision's scan for a group in one pass down the depths, where every count fits 16 bits (difference_bounds'
+ * ``fused``): the shared holes come per depth as meet_holes counted them (``hist``: a row per depth, each hole at the
+ * deeper of its two ranks, in 8 bits: at most two a cell, since no ranking holds a document twice), are added up as
+ * the pass goes down and the rows zeroed behind it (for the next group: no clearing and no second pass over the
+ * table), and their running counts are kept at the ``saved`` depths, the only ones P and hits read. Per slot (a pair;
+ * ``lanes`` of them, the group rounded up to 16, those past it with u = -1: never in range) as rprec_scan: every m
+ * from 0 to u, at depth d = R + m (rows clamped at ``longest``), each extreme kept as a fraction (numerator, depth). */
 typedef struct {
-    int16_t *hist;                      /* (longest + 1) rows of ``lanes`` */
+    int8_t *hist;                       /* (longest + 1) rows of ``lanes`` */
     const int32_t *holes_a, *judged_a;  /* A's per depth */
     const int16_t *holes_b, *judged_b;  /* B's per depth, a row of ``b_stride`` (runs side by side) per depth */
     int64_t lanes, b_stride, longest, num_rel;
@@ -360,19 +362,21 @@ static void fused_scan_plain(const Fused *f, const int16_t *restrict u, int64_t 
     int64_t lanes = f->lanes, next = 0, last = fused_last(f, most_u);
     for (int64_t slot = 0; slot < lanes; slot++) {
         running[slot] = 0;
-        top[slot] = num_rel ? -1 : 0; bottom[slot] = num_rel ? 1 : 0; top_over[slot] = bottom_over[slot] = num_rel ? 0 : 1;
+        top[slot] = num_rel ? -1 : 0; bottom[slot] = num_rel ? 1 : 0;
+        top_over[slot] = bottom_over[slot] = num_rel ? 0 : 1;
     }
     fused_saved(f, running, 0, &next);
     for (int64_t d = 1; d <= last; d++) {
         if (d <= f->longest) {
-            int16_t *restrict row = f->hist + d * lanes;
+            int8_t *restrict row = f->hist + d * lanes;
             for (int64_t slot = 0; slot < lanes; slot++) { running[slot] += row[slot]; row[slot] = 0; }
         }
         fused_saved(f, running, d, &next);
         int32_t m = (int32_t)(d - num_rel);
         if (m < (num_rel ? 0 : 1) || m > most_u) continue;
         int64_t e = d < f->longest ? d : f->longest;
-        const int16_t *restrict holes_b = f->holes_b + e * f->b_stride, *restrict judged_b = f->judged_b + e * f->b_stride;
+        const int16_t *restrict holes_b = f->holes_b + e * f->b_stride;
+        const int16_t *restrict judged_b = f->judged_b + e * f->b_stride;
         int32_t holes_a = f->holes_a[e], judged_a = f->judged_a[e], depth = (int32_t)d;
         for (int64_t slot = 0; slot < lanes; slot++) {
             int32_t shared = running[slot], plus = holes_a - shared, minus = holes_b[slot] - shared;
@@ -413,14 +417,14 @@ target static void name(const Fused *f, const int16_t *u, int64_t most_u, int16_
     const __m256i none = _mm256_setzero_si256();                                                                   \
     for (int64_t d = 1; d <= last; d++) {                                                                          \
         /* the depth's row (row 0, never written, past the longest ranking), added up and zeroed as it is read */  \
-        int16_t *row = f->hist + (d <= f->longest ? d : 0) * lanes;                                                \
+        int8_t *row = f->hist + (d <= f->longest ? d : 0) * lanes;                                                 \
         int64_t m = d - num_rel;                                                                                   \
         if (m < (num_rel ? 0 : 1) || m > most_u) {                                                                 \
             for (int64_t slot = 0; slot < lanes; slot += 16) {                                                     \
                 __m256i sum = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),              \
-                                               _mm256_loadu_si256((const __m256i *)(row + slot)));                 \
+                                               _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + slot)))); \
                 _mm256_storeu_si256((__m256i *)(running + slot), sum);                                             \
-                _mm256_storeu_si256((__m256i *)(row + slot), none);                                                \
+                _mm_storeu_si128((__m128i *)(row + slot), _mm_setzero_si128());                                    \
             }                                                                                                      \
             fused_saved(f, running, d, &next);                                                                     \
             continue;                                                                                              \
@@ -433,9 +437,9 @@ target static void name(const Fused *f, const int16_t *u, int64_t most_u, int16_
         const __m256i judged_a = _mm256_set1_epi16((int16_t)f->judged_a[e]);                                       \
         for (int64_t slot = 0; slot < lanes; slot += 16) {                                                         \
             __m256i shared = _mm256_add_epi16(_mm256_loadu_si256((const __m256i *)(running + slot)),               \
-                                              _mm256_loadu_si256((const __m256i *)(row + slot)));                  \
+                                              _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + slot)))); \
             _mm256_storeu_si256((__m256i *)(running + slot), shared);                                              \
-            _mm256_storeu_si256((__m256i *)(row + slot), none);                                                    \
+            _mm_storeu_si128((__m128i *)(row + slot), _mm_setzero_si128());                                        \
             __m256i plus = _mm256_sub_epi16(holes_a, shared);                                                      \
             __m256i minus = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(holes_b + slot)), shared);       \
             __m256i judged = _mm256_sub_epi16(judged_a, _mm256_loadu_si256((const __m256i *)(judged_b + slot)));   \
@@ -489,7 +493,7 @@ FUSED_SCAN(fused_scan_avx512, __attribute__((target("avx2,avx512f,avx512bw,avx51
  * inlined: inlined, the compiler kept the loop scalar */
 static __attribute__((noinline)) void fused_totals_plain(const Fused *f, int16_t *restrict totals) {
     const int64_t lanes = f->lanes, longest = f->longest;     /* in locals: the stores could alias the fields */
-    const int16_t *restrict hist = f->hist;
+    const int8_t *restrict hist = f->hist;
     for (int64_t slot = 0; slot < lanes; slot++) totals[slot] = 0;
     for (int64_t d = 1; d <= longest; d++)
         for (int64_t slot = 0; slot < lanes; slot++) totals[slot] += hist[d * lanes + slot];
@@ -502,14 +506,14 @@ __attribute__((target("avx2"))) static void fused_totals_avx2(const Fused *f, in
     const int64_t lanes = f->lanes, longest = f->longest;
     for (int64_t slot = 0; slot < lanes; slot += 64) {
         int64_t width = lanes - slot < 64 ? lanes - slot : 64;   /* 16, 32, 48 or 64 */
-        const int16_t *column = f->hist + slot;
+        const int8_t *column = f->hist + slot;
         __m256i t0 = _mm256_setzero_si256(), t1 = t0, t2 = t0, t3 = t0;
         for (int64_t d = 1; d <= longest; d++) {
-            const int16_t *row = column + d * lanes;
-            t0 = _mm256_add_epi16(t0, _mm256_loadu_si256((const __m256i *)row));
-            if (width > 16) t1 = _mm256_add_epi16(t1, _mm256_loadu_si256((const __m256i *)(row + 16)));
-            if (width > 32) t2 = _mm256_add_epi16(t2, _mm256_loadu_si256((const __m256i *)(row + 32)));
-            if (width > 48) t3 = _mm256_add_epi16(t3, _mm256_loadu_si256((const __m256i *)(row + 48)));
+            const __m128i *row = (const __m128i *)(column + d * lanes);      /* 16 cells each */
+            t0 = _mm256_add_epi16(t0, _mm256_cvtepi8_epi16(_mm_loadu_si128(row)));
+            if (width > 16) t1 = _mm256_add_epi16(t1, _mm256_cvtepi8_epi16(_mm_loadu_si128(row + 1)));
+            if (width > 32) t2 = _mm256_add_epi16(t2, _mm256_cvtepi8_epi16(_mm_loadu_si128(row + 2)));
+            if (width > 48) t3 = _mm256_add_epi16(t3, _mm256_cvtepi8_epi16(_mm_loadu_si128(row + 3)));
         }
         _mm256_storeu_si256((__m256i *)(totals + slot), t0);
         if (width > 16) _mm256_storeu_si256((__m256i *)(totals + slot + 16), t1);
@@ -798,7 +802,7 @@ typedef struct {
     int64_t cap, *partners, stride, reach;
     /* or, for fused_scan: each shared hole at the deeper of its ranks (at most ``cap``) in ``hist`` (a row of
      * ``lanes`` per depth, all zero on entry), and ``shared`` left alone */
-    int16_t *hist;
+    int8_t *hist;
     int64_t lanes;
 } Meeting;
 
@@ -815,7 +819,7 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
     const int64_t *restrict start = o->start;
     int64_t *restrict cursor = o->cursor;
     const int64_t cap = m->cap, stride = m->stride, reach = m->reach < a_count ? m->reach : a_count;
-    int16_t *restrict hist = m->hist;
+    int8_t *restrict hist = m->hist;
     const int64_t lanes = m->lanes;
     if (shared_at) memset(shared_at, 0, (size_t)(n * (cap + 2)) * 4);
     else memset(shared, 0, (size_t)n * 8);
@@ -1059,9 +1063,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
      * R + 2 x cap); else the counts per depth added up in a table of their own */
     int fused = scanning && tabled && cap == deepest && cap <= 16383;
     int64_t saved_count = 0, most_relevant = 0;
-    for (Py_ssize_t k = 0; k < count_compared; k++)
-        most_relevant = ((const int64_t *)num_rel.buf)[chosen[k]] > most_relevant ? ((const int64_t *)num_rel.buf)[chosen[k]]
-                                                                                   : most_relevant;
+    for (Py_ssize_t k = 0; k < count_compared; k++) {
+        int64_t relevant_here = ((const int64_t *)num_rel.buf)[chosen[k]];
+        most_relevant = relevant_here > most_relevant ? relevant_here : most_relevant;
+    }
     fused &= most_relevant + 2 * cap <= 32767;
     for (Py_ssize_t c = 0; c < columns; c++)
         if (reads_sides((int)kinds[c], (int)variants[c]) && !(kinds[c] == DEPTH && depths[c] < 0)) {
@@ -1077,20 +1082,21 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *partners = PyMem_RawCalloc(partnered ? (size_t)group * (size_t)(widest + 1) : 1, 8);
     /* the scan's B sides: each run's holes and judged relevant per depth again, a row per depth (runs side by
      * side); each pair's unjudged documents, and its four extremes (rprec_scan's top .. bottom_over) */
-    /* the group's scan runs over whole vectors of slots (``lanes``, the group rounded up to 8): the slots past it
+    /* the group's scan runs over whole vectors of slots (``lanes``, the group rounded up to 16): the slots past it
      * have no unjudged documents (-1: never in range), and their reads stay in these tables (8 cells more) */
     int64_t lanes = (group + 15) & ~(int64_t)15;
     int32_t *across = PyMem_RawCalloc(scanning && tabled && !fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 8 : 1, 4);
-    /* fused: the same rows in 16 bits (16 cells more: a group's last vector reads past the runs), the shared holes
-     * per depth (cap + 1 rows of lanes, zero between groups), the pass's state (5 x lanes) and each pair's unjudged
-     * documents (lanes); the saved depths (ascending) and their counts, a row of lanes each */
-    size_t narrow_cells = fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 + (size_t)(cap + 1) * (size_t)lanes +
-                                  6 * (size_t)lanes : 1;
+    /* fused: the same rows in 16 bits (16 cells more: a group's last vector reads past the runs), the pass's state
+     * (5 x lanes) and each pair's unjudged documents (lanes); the shared holes per depth in 8 bits (cap + 1 rows of
+     * lanes, zero between groups: at most two a cell, as no ranking holds a document twice, which the readers
+     * make sure of); the saved depths (ascending) and their counts, a row of lanes each */
+    size_t narrow_cells = fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 + 6 * (size_t)lanes : 1;
     int16_t *narrow = PyMem_RawCalloc(narrow_cells, 2);
     int64_t *saved_depth = PyMem_RawCalloc((size_t)saved_count + 1, 8);
     int32_t *saved = PyMem_RawCalloc(((size_t)saved_count + 1) * (size_t)lanes, 4);
-    int16_t *across16 = narrow, *hist = narrow + (fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 : 0);
-    int16_t *state16 = hist + (fused ? (size_t)(cap + 1) * (size_t)lanes : 0), *unions16 = state16 + 5 * lanes;
+    int8_t *hist = PyMem_RawCalloc(fused ? (size_t)(cap + 1) * (size_t)lanes : 1, 1);
+    int16_t *across16 = narrow, *state16 = narrow + (fused ? 2 * (size_t)runs * (size_t)(cap + 1) + 16 : 0);
+    int16_t *unions16 = state16 + 5 * lanes;
     saved_count = 0;
     for (Py_ssize_t c = 0; c < columns && saved_depth; c++)
         if (reads_sides((int)kinds[c], (int)variants[c]) && kinds[c] == LINEAR && depths[c] < (double)deepest) {
@@ -1120,14 +1126,15 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
     if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
-        !extremes || !base_of || !reach_of || !narrow || !saved_depth || !saved ||
+        !extremes || !base_of || !reach_of || !narrow || !hist || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts || !totals) {
         PyMem_RawFree(totals); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
-        PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(saved_depth);
+        PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(hist);
+        PyMem_RawFree(saved_depth);
         PyMem_RawFree(saved);
         PyErr_NoMemory();
         goto done;
@@ -1304,7 +1311,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
-    PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(saved_depth);
+    PyMem_RawFree(base_of); PyMem_RawFree(reach_of); PyMem_RawFree(narrow); PyMem_RawFree(hist);
+    PyMem_RawFree(saved_depth);
     PyMem_RawFree(saved);
     result = PyBool_FromLong(!off_grid);
 done:
