@@ -689,6 +689,30 @@ done:
  * its bytes are (run << 40 | place in the run's docnos; -1: an empty slot) */
 typedef struct { uint64_t w0, w1; int64_t hole; int32_t length, number; } HoleSlot;
 
+/* where a slot's hash would place it in a table of ``size`` (a power of 2) */
+static inline size_t slot_of(uint64_t hash, size_t size) { return (size_t)(hash ^ (hash >> 29)) & (size - 1); }
+
+/* a query's table doubled (``size``, ``slots`` to it), each of its docnos placed again by its hash (its bytes where
+ * its slot says), through ``moved`` (room for them) */
+static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const Py_buffer *docnos,
+                          const Py_buffer *offsets, const int *wide) {
+    int64_t kept = 0;
+    for (size_t k = 0; k < *size; k++)
+        if (slots[k].hole >= 0) moved[kept++] = slots[k];
+    *size *= 2;
+    for (size_t k = 0; k < *size; k++) slots[k].hole = -1;
+    for (int64_t e = 0; e < kept; e++) {
+        Py_ssize_t run = (Py_ssize_t)(moved[e].hole >> 40);
+        int64_t place = moved[e].hole & (((int64_t)1 << 40) - 1);
+        const unsigned char *bytes = docnos[run].buf;
+        const unsigned char *text = bytes + offset_at(&offsets[run], wide[run], place);
+        uint64_t hash = hash_words(moved[e].w0, moved[e].w1, text, moved[e].length, bytes + docnos[run].len);
+        size_t slot = slot_of(hash, *size);
+        while (slots[slot].hole >= 0) slot = (slot + 1) & (*size - 1);
+        slots[slot] = moved[e];
+    }
+}
+
 /* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
  * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
  * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
@@ -708,7 +732,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     Py_buffer *docnos = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
     Py_buffer *offsets = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
     int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL;
-    HoleSlot *slots_of = NULL;
+    HoleSlot *slots_of = NULL, *moved = NULL;
     int *wide = NULL;
     const int16_t *codes = codes_buffer.buf;
     const int64_t *lengths = length_buffer.buf;
@@ -770,16 +794,20 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     for (Py_ssize_t q = from; q < to; q++) most = first[q] > most ? first[q] : most;
     size_t slots = 16;
     while (slots < 2 * (size_t)most) slots *= 2;
+    /* room for the largest table a query could need (every hole a docno of its own), and for its docnos moved
+     * when it grows; a query's table starts small and doubles as it fills: sized for all its holes at once
+     * (sixty thousand on the Robust04 shape, a tenth of them distinct), it spread over megabytes, a cache miss a
+     * look-up, and each query cleared it all */
     slots_of = PyMem_RawMalloc(slots * sizeof(HoleSlot));
-    if (!slots_of) {
+    moved = PyMem_RawMalloc((size_t)(most + 1) * sizeof(HoleSlot));
+    if (!slots_of || !moved) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t q = from; q < to; q++) {
         int64_t numbered = 0;
-        size_t size = 16;
-        while (size < 2 * (size_t)first[q]) size *= 2;
+        size_t size = 64;
         for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its place in its docnos) */
         for (Py_ssize_t r = 0; r < runs; r++) {
             Py_ssize_t sg = r * queries + q;
@@ -795,7 +823,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                  * the others there (the first of its bytes, in another run, was a cache miss or two) */
                 uint64_t w0 = load_le(text, length, limit), w1 = length > 8 ? load_le(text + 8, length - 8, limit) : 0;
                 uint64_t hash = hash_words(w0, w1, text, length, limit);
-                size_t slot = (size_t)(hash ^ (hash >> 29)) & (size - 1);
+                if (2 * (size_t)(numbered + 1) > size) table_doubled(slots_of, &size, moved, docnos, offsets, wide);
+                size_t slot = slot_of(hash, size);
                 while (1) {
                     HoleSlot *here = &slots_of[slot];
                     if (here->hole < 0) {                 /* the first of its bytes: a new number */
@@ -834,7 +863,7 @@ done:
     for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
     PyMem_RawFree(docnos); PyMem_RawFree(offsets);
     PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(first); PyMem_RawFree(wide);
-    PyMem_RawFree(slots_of);
+    PyMem_RawFree(slots_of); PyMem_RawFree(moved);
     PyBuffer_Release(&codes_buffer); PyBuffer_Release(&length_buffer);
     PyBuffer_Release(&id_buffer); PyBuffer_Release(&count_buffer);
     return result;
