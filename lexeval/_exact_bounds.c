@@ -115,29 +115,38 @@ PyObject *precision_bounds(PyObject *self, PyObject *args) {
     for (Py_ssize_t s = 0; s < segments; s++) {
         const int16_t *c = all + first[s];
         int64_t count = 0, found = 0, n = size[s], r = relevant[s];
-        for (int64_t i = 0; i < n; i++) {       /* written each time, kept where counted: no branch */
-            above[count] = found;
-            hole_ranks[count] = judged_ranks[found] = i + 1;
-            count += c[i] < 0;
-            found += c[i] >= level;
-        }
         if (!depth_mode) {
+            for (int64_t i = 0; i < n; i++) {       /* written each time, kept where counted: no branch */
+                above[count] = found;
+                hole_ranks[count] = judged_ranks[found] = i + 1;
+                count += c[i] < 0;
+                found += c[i] >= level;
+            }
             int64_t top, bottom;
             average_precision_sweep(hole_ranks, count, judged_ranks, found, above, cutoff, r, &top, &bottom);
             greatest[s] = average_precision_at(judged_ranks, found, hole_ranks, top, cutoff, r);
             least[s] = average_precision_at(judged_ranks, found, hole_ranks + count - bottom, bottom, cutoff, r);
             continue;
         }
-        /* every m from 0 to the holes: depth d(R + m), the judged relevant and the holes within it; the extremes
-         * kept as fractions (numerator, depth: 0 / 1 at depth 0) and compared by cross products, exact and with
-         * no division per m, each divided once at the end (rounding keeps the order: the larger fraction's
-         * double is never the smaller) */
+        /* per depth d (0 .. n), the holes and the judged relevant within it (past n, n's) */
+        int64_t *holes_upto = hole_ranks, *judged_upto = judged_ranks;
+        holes_upto[0] = judged_upto[0] = 0;
+        for (int64_t i = 0; i < n; i++) {
+            count += c[i] < 0;
+            found += c[i] >= level;
+            holes_upto[i + 1] = count;
+            judged_upto[i + 1] = found;
+        }
+        /* every m from 0 to the holes: depth d(R + m), the judged relevant and the holes within it (looked up:
+         * the loops that counted them, a branch per rank, cost as much as all else); the extremes kept as fractions
+         * (numerator, depth: 0 / 1 at depth 0) and compared by cross products, exact and with no division per m,
+         * each divided once at the end (rounding keeps the order: the larger fraction's double is never the
+         * smaller) */
         int64_t high_num = -1, high_den = 1, low_num = 2, low_den = 1;
-        int64_t judged_within = 0, holes_within = 0;
         for (int64_t m = 0; m <= count; m++) {
-            int64_t depth = (int64_t)depth_for(r + m, fraction);      /* a whole number */
-            while (judged_within < found && judged_ranks[judged_within] <= depth) judged_within++;
-            while (holes_within < count && hole_ranks[holes_within] <= depth) holes_within++;
+            int64_t depth = (int64_t)depth_for(r + m, fraction);      /* a whole number, at least 0 */
+            int64_t within = depth < n ? depth : n;
+            int64_t judged_within = judged_upto[within], holes_within = holes_upto[within];
             int64_t on_top = judged_within + (m < holes_within ? m : holes_within);
             int64_t at_bottom = judged_within + (m - (count - holes_within) > 0 ? m - (count - holes_within) : 0);
             int64_t over = depth != 0 ? depth : 1;

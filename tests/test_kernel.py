@@ -8,6 +8,7 @@ runs through both (the ``reader`` fixture).
 """
 
 import math
+import os
 import random
 import shutil
 import struct
@@ -247,6 +248,32 @@ def test_strings_taken_from_chunks_by_the_kernel_equal_the_python_take(chunks, w
     with pytest.raises(ValueError):
         gather_strings(tuple(piece.data for piece in pieces), tuple(piece.offsets for piece in pieces),
                        strings.starts, np.array([len(flat)], dtype=np.int64), 16)
+
+
+@pytest.mark.skipif(not kernel.enabled(), reason="the reading kernel is not built")
+def test_numbering_few_unjudged_documents_stays_within_its_table():
+    """A query range with a handful of unjudged documents in all (a table of 16 slots) and one with hundreds (the
+    table doubling as it fills), under Python's debug allocator, which stops the process at a write past a block:
+    the numbers as counted, and no write out of bounds."""
+    import subprocess
+    import sys
+    script = """
+import numpy as np
+from lexeval.io import kernel
+from lexeval.io.strings import ByteStrings
+for holes in (0, 1, 3, 7, 8, 9, 40, 700):
+    docnos = [f"d{k % max(holes // 2, 1)}".encode() for k in range(holes)]
+    codes = np.full(holes + 2, -1, dtype=np.int16)
+    codes[0] = codes[-1] = 1
+    ids, counts = kernel.number_holes([ByteStrings.from_list(docnos)], codes, np.array([holes + 2]), 1)
+    expected = {doc: number for number, doc in enumerate(dict.fromkeys(docnos))}
+    assert ids.tolist() == [-1] + [expected[doc] for doc in docnos] + [-1], holes
+    assert counts.tolist() == [len(expected)], holes
+print("ok")
+"""
+    made = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONMALLOC": "debug"}, timeout=120)
+    assert made.returncode == 0 and made.stdout.strip() == "ok", made.stderr[-2000:]
 
 
 @pytest.mark.parametrize("hashes", ["real", "all alike"])

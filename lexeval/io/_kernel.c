@@ -807,7 +807,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t q = from; q < to; q++) {
         int64_t numbered = 0;
-        size_t size = 64;
+        size_t size = slots < 64 ? slots : 64;                       /* within the room made: 16 at the least */
         for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its place in its docnos) */
         for (Py_ssize_t r = 0; r < runs; r++) {
             Py_ssize_t sg = r * queries + q;
