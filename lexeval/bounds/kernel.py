@@ -206,7 +206,7 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
         return None
     whiches = np.atleast_1d(np.asarray(which, dtype=np.int64))
     low, high = (np.empty((len(pairs), len(whiches), len(compared))) for _ in range(2))   # a part's rows together
-    _lex_kernel(rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared, (low, high, None))
+    _lex_kernel((rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared), (low, high, None))
     made = [(low[:, w], high[:, w]) for w in range(len(whiches))]
     return made if np.ndim(which) else made[0]
 
@@ -227,18 +227,20 @@ def lex_sums(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: 
     whiches = np.asarray(whiches, dtype=np.int64)
     sums = np.empty((len(pairs), len(whiches), 2, FIRST_LIMBS), dtype=np.int64)
     empty = np.zeros(0)
-    if not all(_lex_kernel(rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared,
+    if not all(_lex_kernel((rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared),
                            (empty, empty, sums))):
         return None
     zeros = np.zeros(len(pairs))
     return [tuple(Sums(limbs.trim(sums[:, w, side]), zeros) for side in (0, 1)) for w in range(len(whiches))]
 
 
-def _lex_kernel(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, whiches: np.ndarray,
-                relevance: tuple, most: int, shared: np.ndarray | None, out: tuple) -> list:
-    """The compiled lex_bounds on every core (a part of the pairs each) into
-    ``out``: low, high (P, W, Q) or empty, sums (P, W, 2, limbs) or None;
-    each part's answer (False: a value off the grid, the sums unfinished)."""
+def _lex_kernel(given: tuple, out: tuple) -> list:
+    """The compiled lex_bounds on every core (a part of the pairs each), over
+    :func:`lex_bounds`' arguments (``given``, the preferences' numbers as an
+    array) into ``out``: low, high (P, W, Q) or empty, sums (P, W, 2,
+    limbs) or None; each part's answer (False: a value off the grid, the
+    sums unfinished)."""
+    rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared = given
     codes, hole_ids, starts, lengths, queries = rankings_arrays
     level, variable, all_relevant = relevance
     low, high, sums = out
