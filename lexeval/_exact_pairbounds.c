@@ -1121,6 +1121,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     s.discount = PyMem_RawCalloc((size_t)deepest + 2, 8);
     s.merged = PyMem_RawCalloc(3 * room, 8);     /* each ranking's holes, and the shared again */
     i128 *totals = PyMem_RawCalloc(summing ? (size_t)count_pairs * (size_t)columns * 2 : 1, sizeof(i128));
+    /* the columns whose bounds are whole numbers (P's and hits' with relevance 0 or 1: column_bounds' first case),
+     * made here and summed in 64 bits (``counted``, each pair's and column's two): the grid's 128-bit sums of
+     * the others, a pair's row of them, were a cache miss or two per column and query */
+    char *whole = PyMem_RawCalloc((size_t)columns + 1, 1);
+    int64_t *counted = PyMem_RawCalloc(summing ? (size_t)count_pairs * (size_t)columns * 2 : 1, 8);
     int off_grid = 0;
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
@@ -1128,8 +1133,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes || !base_of || !reach_of || !narrow || !hist || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
-        !layer_counts || !totals) {
-        PyMem_RawFree(totals); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        !layer_counts || !totals || !whole || !counted) {
+        PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
@@ -1145,6 +1150,11 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     const double *step_of = (const double *)steps.buf;
     for (Py_ssize_t c = 0; c < columns; c++)              /* a column's layers: its positive steps, first */
         while (layer_counts[c] < layer_width && step_of[c * layer_width + layer_counts[c]] > 0) layer_counts[c]++;
+    for (Py_ssize_t c = 0; c < columns; c++) {
+        double phi_l = ((const double *)phi_low.buf)[c], phi_h = ((const double *)phi_high.buf)[c];
+        whole[c] = kinds[c] == LINEAR && (variants[c] == 0 || variants[c] == 2) && (phi_l == 0.0 || phi_l == 1.0) &&
+                   (phi_h == 0.0 || phi_h == 1.0);
+    }
     Py_BEGIN_ALLOW_THREADS
     const int32_t *ranks = (const int32_t *)hole_rank.buf;
     const int64_t *firsts = (const int64_t *)first.buf;
@@ -1285,6 +1295,26 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 }
                 for (Py_ssize_t c = 0; c < columns; c++) {
                     double l, h;
+                    if (whole[c]) {           /* as column_bounds' first case: the shared holes at the depth */
+                        int64_t upto = depths[c] < (double)t.longest ? (int64_t)depths[c] : t.longest;
+                        int64_t up = raising(&t, upto), down = lowering(&t, upto);
+                        int64_t judged = (int64_t)t.judged_a[upto] - t.judged_b[upto];
+                        int64_t high_phi = (int64_t)highs_phi[c], low_phi = (int64_t)lows_phi[c];
+                        int64_t most = judged + up * high_phi - down * low_phi;
+                        int64_t least = judged + up * low_phi - down * high_phi;
+                        if (summing) {
+                            int64_t *sum = counted + 2 * (p * columns + c);
+                            sum[0] += least;
+                            sum[1] += most;
+                            off_grid |= (least <= -(1 << 22)) | (most >= (1 << 22));   /* on_grid's range */
+                            continue;
+                        }
+                        l = (double)least;
+                        h = (double)most;
+                        lows[(p * columns + c) * count_compared + k] = l;
+                        highs[(p * columns + c) * count_compared + k] = h;
+                        continue;
+                    }
                     Layers layers = {layer_counts[c], step_of + c * layer_width, ideals + c * layer_width * queries + q,
                                      queries};
                     column_bounds(&s, (int)kinds[c], (int)variants[c], depths[c], lows_phi[c], highs_phi[c],
@@ -1303,10 +1333,12 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             }
         }
     }
-    for (Py_ssize_t i = 0; summing && !off_grid && i < count_pairs * columns * 2; i++)
+    for (Py_ssize_t i = 0; summing && !off_grid && i < count_pairs * columns * 2; i++) {
+        if (whole[(i / 2) % columns]) totals[i] = (i128)counted[i] * ((i128)1 << GRID_BITS);   /* on the grid */
         to_limbs(from_i128(totals[i]), (int64_t *)sums.buf + i * FIRST_LIMBS, FIRST_LIMBS);
+    }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(totals);
+    PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted);
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
