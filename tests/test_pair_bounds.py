@@ -162,10 +162,10 @@ DEEP = ["Rprec", "Rprec_mult.0.5,1.5", "P.5,40,150", "hits.20", "recall.30", "se
         "success.5", "dcg_cut.25", "ndcg_cut.30", "ndcg"]
 
 
-def _deep_collection(tmp_path, rng, runs_count: int, level: int):
+def _deep_collection(tmp_path, rng, runs_count: int, level: int, queries: int = 3):
     """Rankings of up to 300 documents, half of them unjudged and shared between runs at nearby ranks."""
     qrels, runs = {}, [{} for _ in range(runs_count)]
-    for q in range(3):
+    for q in range(queries):
         pool = [f"d{q}-{k}" for k in range(rng.randint(200, 400))]
         judged = rng.sample(pool, len(pool) // 2)
         qrels[f"q{q}"] = {doc: int(rng.random() < 0.25) * (rng.choice([1, 2]) if level == 2 else 1) for doc in judged}
@@ -265,14 +265,17 @@ def test_pair_bounds_with_few_partners_and_pairs_apart_equal_the_reference(tmp_p
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
 
 
-def test_pairs_dealt_to_threads_by_rows_give_the_bounds_of_one_thread(tmp_path, monkeypatch):
-    """The kernel's pairs in parts of whole rows (one run's pairs), dealt down and back up the parts so that the
-    short rows (more work per pair) are shared: every pair in one part, each part's rows in order (the kernel's
-    lists are passed once), and bounds equal, bit for bit, to one thread's; pairs out of order stay one range."""
+@pytest.mark.parametrize("queries", [3, 9])
+def test_pairs_dealt_to_threads_give_the_bounds_of_one_thread(tmp_path, monkeypatch, queries):
+    """The kernel's work on several threads: where the queries are fewer than twice the threads, the pairs in
+    parts of whole rows (one run's pairs), dealt down and back up the parts so that the short rows (more work per
+    pair) are shared: every pair in one part, each part's rows in order (the kernel's lists are passed once);
+    else the queries dealt in turn, every pair in each part, the parts' sums added up. Bounds equal, bit for bit,
+    to one thread's (LR's too, which reads the shared holes the parts count); pairs out of order stay one range."""
     from lexeval.bounds import kernel as pair_kernel
     rng = random.Random(7)
     runs_count = 10
-    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1)
+    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1, queries)
     ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
     for parts in (2, 3, 4):
         dealt = pair_kernel.dealt_rows(ordered, parts)
