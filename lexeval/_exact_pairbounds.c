@@ -401,6 +401,18 @@ static void fused_scan_plain(const Fused *f, const int16_t *restrict u, int64_t 
  * depths up to 32,767), packed back to 16 bits with their signs (saturated). Two versions: AVX2's masks are vectors
  * and its blends three operations each; AVX-512's (BW and VL, on the same 256-bit vectors) are mask registers and
  * their blends one; ``in_range``, ``beats`` and ``pick`` say which */
+/* one extreme kept per slot of a vector: the kept fraction (at ``numbers``, ``depths``: ``kept``, ``kept_over``)
+ * replaced by (value, at) where the multiply-add of the pairs (a, b) and (c, e) is above 0 */
+#define FUSED_KEEP(mask_t, beats, pick, numbers, depths, a, b, c, e, value, at)                                    \
+    {                                                                                                              \
+        __m256i kept = _mm256_loadu_si256((const __m256i *)(numbers + slot));                                      \
+        __m256i kept_over = _mm256_loadu_si256((const __m256i *)(depths + slot));                                  \
+        mask_t better = beats(within, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), _mm256_unpacklo_epi16(c, e)), \
+                              _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), _mm256_unpackhi_epi16(c, e)));        \
+        _mm256_storeu_si256((__m256i *)(numbers + slot), pick(kept, value, better));                               \
+        _mm256_storeu_si256((__m256i *)(depths + slot), pick(kept_over, at, better));                              \
+    }
+
 #define FUSED_SCAN(name, target, mask_t, in_range, beats, pick)                                                    \
 target static void name(const Fused *f, const int16_t *u, int64_t most_u, int16_t *running, int16_t *state,      \
                         int32_t *top, int32_t *top_over, int32_t *bottom, int32_t *bottom_over) {                   \
@@ -450,22 +462,9 @@ target static void name(const Fused *f, const int16_t *u, int64_t most_u, int16_
             __m256i low = _mm256_add_epi16(_mm256_sub_epi16(judged, _mm256_min_epi16(many, minus)),                \
                                            _mm256_max_epi16(_mm256_add_epi16(past, plus), none));                  \
             mask_t within = in_range(past);                                                                        \
-            __m256i b = _mm256_loadu_si256((const __m256i *)(best + slot));                                        \
-            __m256i bo = _mm256_loadu_si256((const __m256i *)(best_over + slot));                                  \
-            /* high x best_over - best x d > 0 */                                                                  \
-            mask_t higher = beats(within,                                                                          \
-                _mm256_madd_epi16(_mm256_unpacklo_epi16(high, b), _mm256_unpacklo_epi16(bo, minus_depth)),         \
-                _mm256_madd_epi16(_mm256_unpackhi_epi16(high, b), _mm256_unpackhi_epi16(bo, minus_depth)));        \
-            _mm256_storeu_si256((__m256i *)(best + slot), pick(b, high, higher));                                  \
-            _mm256_storeu_si256((__m256i *)(best_over + slot), pick(bo, depth, higher));                           \
-            /* worst x d - low x worst_over > 0 */                                                                 \
-            __m256i w = _mm256_loadu_si256((const __m256i *)(worst + slot));                                       \
-            __m256i wu = _mm256_loadu_si256((const __m256i *)(worst_under + slot));                                \
-            mask_t lower = beats(within,                                                                           \
-                _mm256_madd_epi16(_mm256_unpacklo_epi16(w, low), _mm256_unpacklo_epi16(depth, wu)),                \
-                _mm256_madd_epi16(_mm256_unpackhi_epi16(w, low), _mm256_unpackhi_epi16(depth, wu)));               \
-            _mm256_storeu_si256((__m256i *)(worst + slot), pick(w, low, lower));                                   \
-            _mm256_storeu_si256((__m256i *)(worst_under + slot), pick(wu, minus_depth, lower));                    \
+            /* the greatest: high x best_over - best x d > 0; the least: worst x d - low x worst_over > 0 */       \
+            FUSED_KEEP(mask_t, beats, pick, best, best_over, high, kept, kept_over, minus_depth, high, depth)      \
+            FUSED_KEEP(mask_t, beats, pick, worst, worst_under, kept, low, depth, kept_over, low, minus_depth)     \
         }                                                                                                          \
         fused_saved(f, running, d, &next);                                                                         \
     }                                                                                                              \
