@@ -163,7 +163,10 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
                 shared[:, pick] = part_shared
         if sums is not None and all(answers):       # the parts' sums added up, carried as the kernel carries
             from ..stats.limbs import carry
-            sums[...] = carry(sum(part[3].astype(np.int64) for part in made), FIRST_LIMBS)
+            added = np.zeros(sums.shape, dtype=np.int64)
+            for part in made:
+                added += cast(np.ndarray, part[3])
+            sums[...] = carry(added, FIRST_LIMBS)
         return answers
     dealt = dealt_rows(pairs, parts) if len(pairs) >= 32 else None
     if dealt is None:
@@ -245,14 +248,14 @@ def lex_sums(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: 
     from ..stats.sums import Sums
     if not enabled():
         return None
-    whiches = np.asarray(whiches, dtype=np.int64)
-    sums = np.empty((len(pairs), len(whiches), 2, FIRST_LIMBS), dtype=np.int64)
+    numbers = np.asarray(whiches, dtype=np.int64)
+    sums = np.empty((len(pairs), len(numbers), 2, FIRST_LIMBS), dtype=np.int64)
     empty = np.zeros(0)
-    if not all(_lex_kernel((rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared),
+    if not all(_lex_kernel((rankings_arrays, holes, pairs, compared, numbers, relevance, most, shared),
                            (empty, empty, sums))):
         return None
     zeros = np.zeros(len(pairs))
-    return [tuple(Sums(limbs.trim(sums[:, w, side]), zeros) for side in (0, 1)) for w in range(len(whiches))]
+    return [tuple(Sums(limbs.trim(sums[:, w, side]), zeros) for side in (0, 1)) for w in range(len(numbers))]
 
 
 def _lex_kernel(given: tuple, out: tuple) -> list:
@@ -272,9 +275,9 @@ def _lex_kernel(given: tuple, out: tuple) -> list:
               np.ascontiguousarray(holes[2], dtype=np.int64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
-    given = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
+    counted = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
     return list(in_parts(lambda start, stop: _exact.lex_bounds(
         *arrays, int(queries), chosen, pairs[start:stop], whiches, int(level), int(variable), int(all_relevant),
-        int(most), given[start:stop] if len(given) else none, low[start:stop] if len(low) else low,
+        int(most), counted[start:stop] if len(counted) else none, low[start:stop] if len(low) else low,
         high[start:stop] if len(high) else high, none if sums is None else sums[start:stop]),
         len(pairs), cores(), least=16))
