@@ -550,6 +550,18 @@ static void fused_scan(const Fused *f, const int16_t *u, int16_t *state, int32_t
     fused_scan_plain(f, u, most_u, state, top, top_over, bottom, bottom_over);
 }
 
+/* P's and hits' (least, greatest) difference on one query with relevance 0 or 1 (``phi_low``, ``phi_high``): an
+ * integer over k, returned as it is (P's too: the caller divides the sum over the queries by k once, so that a mean
+ * bound of 0 is 0, not a rounding either side of it) */
+static void whole_bounds(const Depths *t, double depth, int64_t phi_low, int64_t phi_high, int64_t *least,
+                         int64_t *most) {
+    int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
+    int64_t up = raising(t, upto), down = lowering(t, upto);
+    int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
+    *most = judged + up * phi_high - down * phi_low;
+    *least = judged + up * phi_low - down * phi_high;
+}
+
 /* the (least, greatest) difference of one column on one query */
 static void column_bounds(Scratch *s, int kind, int variant, double depth, double phi_low, double phi_high,
                           double base, int variable, int all_relevant, int64_t num_rel, const Layers *layers,
@@ -558,19 +570,10 @@ static void column_bounds(Scratch *s, int kind, int variant, double depth, doubl
     int64_t union_count = a->count + b->count - both;
     if (kind == LINEAR && (variant == 0 || variant == 2)) {
         /* P.k and hits weigh each document of the top k alike in both runs: a hole weighs w where it raises
-         * the difference, -w where it lowers it, 0 in both tops or neither. With relevance 0 or 1 the
-         * difference is an integer over k: the integer is returned (P's too: the caller divides the sum
-         * over the queries by k once, so that a mean bound of 0 is 0, not a rounding either side of it) */
+         * the difference, -w where it lowers it, 0 in both tops or neither (with relevance 0 or 1 the caller
+         * takes whole_bounds instead) */
         int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
         int64_t up = raising(t, upto), down = lowering(t, upto);
-        if ((phi_low == 0.0 || phi_low == 1.0) && (phi_high == 0.0 || phi_high == 1.0)) {
-            int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
-            int64_t most = judged + up * (int64_t)phi_high - down * (int64_t)phi_low;
-            int64_t least = judged + up * (int64_t)phi_low - down * (int64_t)phi_high;
-            *high = (double)most;
-            *low = (double)least;
-            return;
-        }
         double w = linear_weight(variant, 1, a->length, depth);
         *high = base + ((double)up * (w * phi_high) - (double)down * (w * phi_low));
         *low = base + ((double)up * (w * phi_low) - (double)down * (w * phi_high));
@@ -1294,13 +1297,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 }
                 for (Py_ssize_t c = 0; c < columns; c++) {
                     double l, h;
-                    if (whole[c]) {           /* as column_bounds' first case: the shared holes at the depth */
-                        int64_t upto = depths[c] < (double)t.longest ? (int64_t)depths[c] : t.longest;
-                        int64_t up = raising(&t, upto), down = lowering(&t, upto);
-                        int64_t judged = (int64_t)t.judged_a[upto] - t.judged_b[upto];
-                        int64_t high_phi = (int64_t)highs_phi[c], low_phi = (int64_t)lows_phi[c];
-                        int64_t most = judged + up * high_phi - down * low_phi;
-                        int64_t least = judged + up * low_phi - down * high_phi;
+                    if (whole[c]) {           /* P's and hits' with relevance 0 or 1: whole numbers */
+                        int64_t least, most;
+                        whole_bounds(&t, depths[c], (int64_t)lows_phi[c], (int64_t)highs_phi[c], &least, &most);
                         if (summing) {
                             int64_t *sum = counted + 2 * (p * columns + c);
                             sum[0] += least;
