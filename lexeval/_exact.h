@@ -380,7 +380,6 @@ PyObject *precision_bounds(PyObject *self, PyObject *args);
 PyObject *bpref_sums(PyObject *self, PyObject *args);
 PyObject *relevant_within(PyObject *self, PyObject *args);
 PyObject *uniform_codes(PyObject *self, PyObject *args);
-PyObject *hole_list(PyObject *self, PyObject *args);
 PyObject *difference_bounds(PyObject *self, PyObject *args);
 PyObject *lex_bounds(PyObject *self, PyObject *args);
 

@@ -59,9 +59,6 @@ static PyMethodDef methods[] = {
     {"relevant_within", relevant_within, METH_VARARGS,
      "relevant_within(codes, starts, lengths, level, depth, counts): each segment's relevant documents in its top "
      "depth, or its first relevant rank (depth -1) (see lexeval.compiled.relevant_within)."},
-    {"hole_list", hole_list, METH_VARARGS,
-     "hole_list(codes, hole_ids, starts, lengths, rank, ids, counts): every segment's unjudged documents' ranks and "
-     "numbers, and their count (see lexeval.bounds.kernel.hole_list)."},
     {"uniform_codes", uniform_codes, METH_VARARGS,
      "uniform_codes(codes, starts, lengths, grade, out, counts): the codes with every unjudged document judged "
      "grade, and each segment's count of them (see lexeval.compiled.uniform_codes)."},
@@ -73,14 +70,12 @@ static PyMethodDef methods[] = {
      "Rprec's or Rprec_mult's least and greatest value over the unjudged documents' grades, per segment (see "
      "lexeval.compiled)."},
     {"difference_bounds", difference_bounds, METH_VARARGS,
-     "difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared, "
-     "pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, "
+     "difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, "
      "ideal_before, most_holes, budget, low, high, shared, sums): on each compared query, each pair of runs' least "
      "and greatest difference under one shared assignment, for several measures, or (sums given) their sums over "
      "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
-     "lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, "
-     "which, level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each "
+     "lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which, level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each "
      "of LP (which 0), LR (1), rrLP (2) and rrLR (3) asked for, of pairs of runs on each compared query under one "
      "shared assignment, or their sums over the queries (see lexeval.bounds.kernel)."},
     {NULL, NULL, 0, NULL}};

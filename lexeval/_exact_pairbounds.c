@@ -738,11 +738,11 @@ typedef struct {
     int32_t *run, *rank;
 } Postings;
 
-/* the runs on the B side of some pair (``listed``) and on either (``used``, where given), the most holes of a
- * query the listed runs hold (``most``), and whether the pairs come in order (A < B, A never falling: a hole's
+/* the runs on the B side of some pair (``listed``) and on either (``used``, where given), the most documents (so
+ * holes at most) of a query the listed runs rank (``most``; ``size``: each ranking's length), and whether the pairs come in order (A < B, A never falling: a hole's
  * listings of runs up to A are then passed once for good) */
 static int plan_lists(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t runs, Py_ssize_t queries,
-                      const int64_t *h_count, char *listed, char *used, int64_t *most) {
+                      const int64_t *size, char *listed, char *used, int64_t *most) {
     int ordered = 1;
     for (Py_ssize_t p = 0; p < count_pairs; p++) {
         listed[pair[2 * p + 1]] = 1;
@@ -752,30 +752,56 @@ static int plan_lists(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t ru
     *most = 0;
     for (Py_ssize_t q = 0; q < queries; q++) {
         int64_t count = 0;
-        for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? h_count[r * queries + q] : 0;
+        for (Py_ssize_t r = 0; r < runs; r++) count += listed[r] ? size[r * queries + q] : 0;
         *most = count > *most ? count : *most;
     }
     return ordered;
 }
 
-static void list_holes(Postings *o, const int32_t *ranks, const int32_t *ids, const int64_t *h_start,
-                       const int64_t *h_count, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *listed,
-                       int64_t most) {
+/* One query's unjudged documents (code < 0), run by run, from the codes and each document's number: each run's
+ * ranks (1-based) and numbers in rank order, and its first place and count in them; the runs not ``used`` (where
+ * given) hold none. Made per query into tables that stay in the cache: every ranking's lists, made beforehand,
+ * took 120 MB of fresh pages on the Robust04 shape */
+typedef struct { int32_t *rank, *id; int64_t *start, *count; } QueryHoles;
+
+static void query_holes(QueryHoles *h, const int16_t *codes, const int32_t *ids, const int64_t *first,
+                        const int64_t *size, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *used) {
+    int64_t at = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        h->start[r] = at;
+        if (used && !used[r]) { h->count[r] = 0; continue; }
+        Py_ssize_t sg = r * queries + q;
+        const int16_t *restrict code = codes + first[sg];
+        const int32_t *restrict id = ids + first[sg];
+        int32_t *restrict rank = h->rank, *restrict number = h->id;
+        /* without a branch on the code (half the documents are holes: a guess missed every other one): each
+         * document written at the next place, which only a hole keeps (room for every document of the query) */
+        for (int64_t i = 0, n = size[sg]; i < n; i++) {
+            rank[at] = (int32_t)(i + 1);
+            number[at] = id[i];
+            at += code[i] < 0;
+        }
+        h->count[r] = at - h->start[r];
+    }
+}
+
+static void list_holes(Postings *o, const QueryHoles *h, Py_ssize_t runs, const char *listed, int64_t most,
+                       int with_ranks) {
     memset(o->start, 0, (size_t)(most + 1) * 8);
     for (Py_ssize_t r = 0; r < runs; r++) {
         if (!listed[r]) continue;
-        const int32_t *own = ids + h_start[r * queries + q];
-        for (int64_t j = 0, n = h_count[r * queries + q]; j < n; j++) o->start[own[j] + 1]++;
+        const int32_t *own = h->id + h->start[r];
+        for (int64_t j = 0, n = h->count[r]; j < n; j++) o->start[own[j] + 1]++;
     }
     for (int64_t id = 0; id < most; id++) o->start[id + 1] += o->start[id];
     memcpy(o->cursor, o->start, (size_t)most * 8);
     for (Py_ssize_t r = 0; r < runs; r++) {          /* the runs in increasing order: each list sorted by run */
         if (!listed[r]) continue;
-        Py_ssize_t sg = r * queries + q;
-        for (int64_t j = 0, n = h_count[sg]; j < n; j++) {
-            int64_t at = o->cursor[ids[h_start[sg] + j]]++;
+        const int32_t *own = h->id + h->start[r], *ranks = h->rank + h->start[r];
+        for (int64_t j = 0, n = h->count[r]; j < n; j++) {
+            int64_t at = o->cursor[own[j]]++;
             o->run[at] = (int32_t)r;
-            if (ranks) o->rank[at] = (int32_t)ranks[h_start[sg] + j];
+            if (with_ranks) o->rank[at] = ranks[j];
         }
     }
     memcpy(o->cursor, o->start, (size_t)most * 8);
@@ -950,14 +976,13 @@ static inline int kept(double low, double high, double *lows, double *highs, Py_
     return 1;
 }
 
-/* difference_bounds(hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, queries, compared,
- * pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
+/* difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
  * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
  * one relevance level, on each of the ``compared`` queries the least and greatest difference under one shared
- * assignment. Per segment (runs x queries, int64): its holes' first index and count in hole_rank (int32) and hole_id
- * (int32: its number in its query), its length and first judged relevant rank; ``codes`` (int16, one per
- * document, segments end to end, offsets from the lengths): each document's relevance code (< 0: unjudged; judged
- * relevant: at least ``level``). Per column
+ * assignment. Per segment (runs x queries, int64): its length and first judged relevant rank; per document
+ * (segments end to end, offsets from the lengths), ``codes`` (int16) its relevance code (< 0: unjudged; judged
+ * relevant: at least ``level``) and ``hole_ids`` (int32) an unjudged one's number in its query (each query's
+ * lists of them are made as the query comes: query_holes). Per column
  * (int64 or float64, C): kind, variant, depth (inf: none), phi_low, phi_high; base (float64, C x segments):
  * each run's value with the holes not relevant (linear) or its DCG (gain); nDCG's layers of gain: steps
  * (float64, C x L; 0 past a column's own) and ideal (int64, C x L x queries) the qrels' documents of gain at
@@ -969,24 +994,22 @@ static inline int kept(double low, double high, double *lows, double *highs, Py_
  * it), in carried limbs, and no per-query values. Returns False, with sums unfinished, where a value is off the
  * grid's range (|x| >= 2**22, or not finite: the caller sums the per-query values instead), else True. */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
-    Py_buffer hole_rank, hole_id, hole_start, hole_count, codes, first, lengths, compared, pairs;
+    Py_buffer hole_id, codes, first, lengths, compared, pairs;
     Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high, shared_out;
     Py_buffer sums;
     Py_ssize_t queries, most, budget;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*w*", &hole_rank, &hole_id,
-                          &hole_start, &hole_count, &codes, &first, &lengths, &queries, &compared, &pairs, &kind,
-                          &variant, &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*w*", &hole_id, &codes, &first,
+                          &lengths, &queries, &compared, &pairs, &kind, &variant, &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel,
                           &steps, &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out, &sums))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
-    Py_ssize_t segments = lengths.len / 8, holes = hole_rank.len / 4, count_pairs = pairs.len / 16;
+    Py_ssize_t segments = lengths.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
     Py_ssize_t documents = codes.len / 2, layer_width = columns ? steps.len / 8 / columns : 0;
-    if (!queries || !check(&hole_id, holes, 4, "hole_id") || !check(&hole_start, segments, 8, "hole_start") ||
-        !check(&hole_count, segments, 8, "hole_count") || !check(&first, segments, 8, "first") ||
+    if (!queries || !check(&hole_id, documents, 4, "hole_ids") || !check(&first, segments, 8, "first") ||
         !check(&variant, columns, 8, "variant") || !check(&depth, columns, 8, "depth") ||
         !check(&phi_low, columns, 8, "phi_low") || !check(&phi_high, columns, 8, "phi_high") ||
         !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
@@ -1004,19 +1027,18 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "difference_bounds: ideal_before empty, or most or budget out of range");
         goto done;
     }
-    const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
     const int64_t *size = (const int64_t *)lengths.buf, *chosen = (const int64_t *)compared.buf;
     const int64_t *pair = (const int64_t *)pairs.buf;
     const int32_t *ids = (const int32_t *)hole_id.buf;
     Py_ssize_t runs = segments / queries, total_length = 0;
     for (Py_ssize_t k = 0; k < segments; k++) {
-        if (h_start[k] < 0 || h_count[k] < 0 || h_start[k] + h_count[k] > holes || size[k] < 0) {
+        if (size[k] < 0 || size[k] > INT32_MAX) {
             PyErr_SetString(PyExc_IndexError, "difference_bounds: a segment out of range");
             goto done;
         }
         total_length += size[k];
     }
-    if (!holes_numbered(NULL, ids, holes, most)) {
+    if (!holes_numbered((const int16_t *)codes.buf, ids, documents, most)) {
         PyErr_SetString(PyExc_IndexError, "difference_bounds: a hole's number out of range");
         goto done;
     }
@@ -1027,11 +1049,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (!pairs_and_queries_in_range("difference_bounds", pair, count_pairs, runs, chosen, count_compared, queries))
         goto done;
     size_t room = (size_t)(most + 2);
-    int64_t deepest = 0, widest = 0, listed_most = 0;
-    for (Py_ssize_t k = 0; k < segments; k++) {
-        deepest = size[k] > deepest ? size[k] : deepest;
-        widest = h_count[k] > widest ? h_count[k] : widest;
-    }
+    int64_t deepest = 0, listed_most = 0;
+    for (Py_ssize_t k = 0; k < segments; k++) deepest = size[k] > deepest ? size[k] : deepest;
+    int64_t widest = deepest;         /* the most holes a ranking can hold */
     const int64_t *kinds = (const int64_t *)kind.buf, *variants = (const int64_t *)variant.buf;
     const double *depths = (const double *)depth.buf;
     /* sided: a column reads the shared holes per depth (and so each ranking's holes and judged relevant per depth,
@@ -1049,7 +1069,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     int64_t cap = deepest_read < (double)deepest ? (int64_t)deepest_read : deepest;   /* the deepest Depths row */
     char *listed = PyMem_RawCalloc((size_t)runs + 1, 1), *used = PyMem_RawCalloc((size_t)runs + 1, 1);
-    if (listed && used) ordered = plan_lists(pair, count_pairs, runs, queries, h_count, listed, used, &listed_most);
+    if (listed && used) ordered = plan_lists(pair, count_pairs, runs, queries, size, listed, used, &listed_most);
     /* a group is the pairs (A, B0 .. B0 + n - 1), n at most ``group`` (the shared holes per depth: cap + 2 rows of
      * n, a column per pair; their partners: n rows of ``widest``), within ``budget`` cells; each run's holes per depth made
      * once per query where that table fits the budget, else per pair */
@@ -1131,12 +1151,18 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int off_grid = 0;
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
-    if (!s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
+    QueryHoles qh = {PyMem_RawMalloc(((size_t)runs * (size_t)deepest + 1) * 4),
+                     PyMem_RawMalloc(((size_t)runs * (size_t)deepest + 1) * 4), PyMem_RawCalloc((size_t)runs + 1, 8),
+                     PyMem_RawCalloc((size_t)runs + 1, 8)};
+    if (!qh.rank || !qh.id || !qh.start || !qh.count ||
+        !s.rank_a || !s.stamp_a || !s.values || !s.partner_b || !listed || !used || !o.start || !o.cursor ||
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes || !base_of || !reach_of || !narrow || !hist || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
         !layer_counts || !totals || !whole || !counted) {
-        PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(offsets);
+        PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
         PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
@@ -1158,7 +1184,6 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                    (phi_h == 0.0 || phi_h == 1.0);
     }
     Py_BEGIN_ALLOW_THREADS
-    const int32_t *ranks = (const int32_t *)hole_rank.buf;
     const int64_t *firsts = (const int64_t *)first.buf;
     const int16_t *code = (const int16_t *)codes.buf;
     const double *lows_phi = (const double *)phi_low.buf;
@@ -1167,12 +1192,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
     for (Py_ssize_t k = 0; k < count_compared; k++) {
         Py_ssize_t q = chosen[k];
-        list_holes(&o, ranks, ids, h_start, h_count, runs, queries, q, listed, most);
+        query_holes(&qh, code, ids, offsets, size, runs, queries, q, used);
+        list_holes(&o, &qh, runs, listed, most, 1);
         for (Py_ssize_t r = 0; r < runs; r++) {
             if (used && !used[r]) continue;
             Py_ssize_t sg = r * queries + q;
             for (Py_ssize_t c = 0; c < columns; c++) base_of[r * columns + c] = bases[c * segments + sg];
-            reach_of[r] = partnered ? holes_above(ranks + h_start[sg], h_count[sg],
+            reach_of[r] = partnered ? holes_above(qh.rank + qh.start[r], qh.count[r],
                                                   partner_reach(kinds, variants, depths, columns, variable,
                                                                 firsts[sg])) : 0;
         }
@@ -1204,8 +1230,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, group);
             Py_ssize_t sa = first_run * queries + q;
-            Side a = {ranks + h_start[sa], ids + h_start[sa], h_count[sa], size[sa], code + offsets[sa],
-                      firsts[sa], NULL};
+            Side a = {qh.rank + qh.start[first_run], qh.id + qh.start[first_run], qh.count[first_run], size[sa],
+                      code + offsets[sa], firsts[sa], NULL};
             int64_t a_reach = reach_of[first_run];
             if (partnered) {
                 s.now++;          /* A's holes marked (their place in A's list): B's find their rank in A */
@@ -1228,7 +1254,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 fused_totals(&f, unions16);          /* the shared holes, then the unjudged documents in all */
                 for (int64_t slot = 0; slot < lanes; slot++) {
                     if (slot < n) shared[slot] = unions16[slot];
-                    unions16[slot] = slot < n ? (int16_t)(a.count + h_count[(b0 + slot) * queries + q] - shared[slot])
+                    unions16[slot] = slot < n ? (int16_t)(a.count + qh.count[b0 + slot] - shared[slot])
                                               : -1;
                 }
                 fused_scan(&f, unions16, state16, extremes, extremes + lanes, extremes + 2 * lanes,
@@ -1242,7 +1268,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 for (int64_t slot = 0; slot < n; slot++)
                     shared[slot] = (int64_t)shared_at[longest * n + slot] + shared_at[(cap + 1) * n + slot];
                 for (int64_t slot = 0; slot < n && scanning; slot++)
-                    unions[slot] = (int32_t)(a.count + h_count[(b0 + slot) * queries + q] - shared[slot]);
+                    unions[slot] = (int32_t)(a.count + qh.count[b0 + slot] - shared[slot]);
                 if (scanning && tabled) {
                     Rows rows = {shared_at, within_a, judged_upto + first_run * (cap + 1), across + b0,
                                  across + (cap + 1) * runs + b0, n, runs, longest, relevant[q]};
@@ -1254,8 +1280,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             }
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
-                Side b = {ranks + h_start[sb], ids + h_start[sb], h_count[sb], size[sb], code + offsets[sb],
-                          firsts[sb], s.partner_b};
+                Side b = {qh.rank + qh.start[b0 + slot], qh.id + qh.start[b0 + slot], qh.count[b0 + slot], size[sb],
+                          code + offsets[sb], firsts[sb], s.partner_b};
                 if (shared_out.len) ((int64_t *)shared_out.buf)[p * count_compared + k] = shared[slot];
                 a.partner = partners + slot * (widest + 1);
                 Depths t = {NULL, NULL, NULL, NULL, NULL, n, 0, cap, NULL};
@@ -1337,6 +1363,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted);
+    PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
@@ -1351,8 +1378,7 @@ done:
     PyMem_RawFree(s.prefix); PyMem_RawFree(s.best_upto); PyMem_RawFree(s.ideals); PyMem_RawFree(s.chosen);
     PyMem_RawFree(s.counts);
     PyMem_RawFree(s.discount); PyMem_RawFree(s.merged);
-    PyBuffer_Release(&hole_rank); PyBuffer_Release(&hole_id); PyBuffer_Release(&hole_start);
-    PyBuffer_Release(&hole_count); PyBuffer_Release(&codes); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
+    PyBuffer_Release(&hole_id); PyBuffer_Release(&codes); PyBuffer_Release(&first); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&kind); PyBuffer_Release(&variant);
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
     PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
@@ -1360,7 +1386,7 @@ done:
     return result;
 }
 
-/* lex_bounds(codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, queries, compared, pairs, which,
+/* lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which,
  * level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each preference
  * ``which`` names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a
  * query's rankings read, once for all) of pairs of runs on each compared query (P x W x Q) under one shared
@@ -1370,8 +1396,7 @@ done:
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
  * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
- * document's number in its query), and its unjudged documents' first index and count in hole_list (int32, their
- * numbers in rank order); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
+ * document's number in its query; each query's lists of them are made as the query comes: query_holes); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
  * hold, as difference_bounds counted them (else counted here); low and high float64 (P x W x compared queries, or
  * empty where summed). */
 static int64_t find(Scratch *s, int64_t x) {
@@ -1749,13 +1774,13 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
 }
 
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
-    Py_buffer codes, hole_ids, starts, lengths, hole_list, hole_start, hole_count, compared, pairs, whiches, low, high;
+    Py_buffer codes, hole_ids, starts, lengths, compared, pairs, whiches, low, high;
     Py_buffer given, sums;
     Py_ssize_t queries, most;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*iiiny*w*w*w*", &codes, &hole_ids, &starts, &lengths,
-                          &hole_list, &hole_start, &hole_count, &queries, &compared, &pairs, &whiches, &level,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*iiiny*w*w*w*", &codes, &hole_ids, &starts, &lengths, &queries,
+                          &compared, &pairs, &whiches, &level,
                           &variable, &all_relevant, &most, &given, &low, &high, &sums))
         return NULL;
     PyObject *result = NULL;
@@ -1763,13 +1788,13 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     int64_t *tallies = NULL, *shared = NULL;
     i128 *totals = NULL;
     int off_grid = 0;
-    char *b_side = NULL;
+    char *b_side = NULL, *used = NULL;
     Postings o = {NULL, NULL, NULL, NULL};
+    QueryHoles qh = {NULL, NULL, NULL, NULL};
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
-    Py_ssize_t count_compared = compared.len / 8, listed = hole_list.len / 4, count_which = whiches.len / 8;
+    Py_ssize_t count_compared = compared.len / 8, count_which = whiches.len / 8;
     Py_ssize_t cells = count_pairs * count_compared;          /* each preference's values: P x compared Q */
     if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
-        !check(&hole_start, segments, 8, "hole_start") || !check(&hole_count, segments, 8, "hole_count") ||
         !check(&low, sums.len ? 0 : count_which * cells, 8, "low") ||
         !check(&high, sums.len ? 0 : count_which * cells, 8, "high") || most < 0 ||
         (sums.len && !check(&sums, count_pairs * count_which * 2 * FIRST_LIMBS, 8, "sums")) ||
@@ -1777,7 +1802,9 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
         goto done;
     const int64_t *which_of = (const int64_t *)whiches.buf;
     int64_t lr_at = -1;                   /* LR's place among the preferences, if asked for */
+    int listing = 0;                      /* LR's and rrLR's read each ranking's unjudged documents, listed */
     for (Py_ssize_t w = 0; w < count_which; w++) {
+        listing |= variable && (which_of[w] == 1 || which_of[w] == 3);
         if (which_of[w] < 0 || which_of[w] > 3) {
             PyErr_SetString(PyExc_ValueError, "lex_bounds: which is 0 (LP), 1 (LR), 2 (rrLP) or 3 (rrLR)");
             goto done;
@@ -1787,16 +1814,14 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
     const int64_t *pair = (const int64_t *)pairs.buf, *chosen = (const int64_t *)compared.buf;
     const int16_t *all_codes = (const int16_t *)codes.buf;
-    const int32_t *all_ids = (const int32_t *)hole_ids.buf, *listed_ids = (const int32_t *)hole_list.buf;
-    const int64_t *h_start = (const int64_t *)hole_start.buf, *h_count = (const int64_t *)hole_count.buf;
+    const int32_t *all_ids = (const int32_t *)hole_ids.buf;
     Py_ssize_t runs = segments / queries;
     for (Py_ssize_t k = 0; k < segments; k++)
-        if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents || h_start[k] < 0 || h_count[k] < 0 ||
-            h_start[k] + h_count[k] > listed) {
+        if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents || size[k] > INT32_MAX) {
             PyErr_SetString(PyExc_IndexError, "lex_bounds: a segment out of range");
             goto done;
         }
-    if (!holes_numbered(all_codes, all_ids, documents, most) || !holes_numbered(NULL, listed_ids, listed, most)) {
+    if (!holes_numbered(all_codes, all_ids, documents, most)) {
         PyErr_SetString(PyExc_IndexError, "lex_bounds: a hole's number out of range");
         goto done;
     }
@@ -1818,14 +1843,21 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     int counted = lr_at >= 0 && variable && !given.len, ordered = 0;
     int64_t listed_most = 0;
     b_side = PyMem_RawCalloc((size_t)runs + 1, 1);
-    if (b_side) ordered = plan_lists(pair, count_pairs, runs, queries, h_count, b_side, NULL, &listed_most);
+    used = PyMem_RawCalloc((size_t)runs + 1, 1);
+    if (b_side && used) ordered = plan_lists(pair, count_pairs, runs, queries, size, b_side, used, &listed_most);
+    size_t listing_room = listing || counted ? (size_t)runs * (size_t)deepest + 1 : 1;
+    qh.rank = PyMem_RawMalloc(listing_room * 4);
+    qh.id = PyMem_RawMalloc(listing_room * 4);
+    qh.start = PyMem_RawCalloc((size_t)runs + 1, 8);
+    qh.count = PyMem_RawCalloc((size_t)runs + 1, 8);
     o.start = PyMem_RawCalloc(counted ? room : 1, 8);
     o.cursor = PyMem_RawCalloc(counted ? room : 1, 8);
     o.run = PyMem_RawCalloc(counted ? (size_t)listed_most + 1 : 1, 4);
     shared = PyMem_RawCalloc((size_t)runs + 1, 8);
     totals = PyMem_RawCalloc(sums.len ? (size_t)count_pairs * (size_t)count_which * 2 : 1, sizeof(i128));
     if (!s.parent || !s.parent_stamp || !s.stamp_a || !s.stamp_b || !s.coefficient || !s.coefficient_stamp ||
-        !s.undo || !s.only_above || !tallies || !b_side || !o.start || !o.cursor || !o.run || !shared || !totals) {
+        !s.undo || !s.only_above || !tallies || !b_side || !used || !o.start || !o.cursor || !o.run || !shared ||
+        !totals || !qh.rank || !qh.id || !qh.start || !qh.count) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1839,12 +1871,13 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
      * pair of a query at once, from each hole's list of runs (meet_holes); the pairs left go one by one */
     for (Py_ssize_t k = 0; k < count_compared && counted; k++) {
         Py_ssize_t q = chosen[k];
-        list_holes(&o, NULL, listed_ids, h_start, h_count, runs, queries, q, b_side, most);
+        query_holes(&qh, all_codes, all_ids, first, size, runs, queries, q, used);
+        list_holes(&o, &qh, runs, b_side, most, 0);
         for (Py_ssize_t p = 0; p < count_pairs;) {
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, runs);
             Py_ssize_t sa = first_run * queries + q;
             Meeting m = {shared, NULL, 0, NULL, 0, 0};
-            meet_holes(&o, NULL, listed_ids + h_start[sa], h_count[sa], first_run, b0, n, ordered, &m);
+            meet_holes(&o, NULL, qh.id + qh.start[first_run], qh.count[first_run], first_run, b0, n, ordered, &m);
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
             if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
             for (int64_t slot = 0; slot < n; slot++, p++) {
@@ -1852,7 +1885,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                 Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
                 if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
-                HoleList ha = {listed_ids + h_start[sa], h_count[sa]}, hb = {listed_ids + h_start[sb], h_count[sb]};
+                HoleList ha = {qh.id + qh.start[first_run], qh.count[first_run]};
+                HoleList hb = {qh.id + qh.start[b0 + slot], qh.count[b0 + slot]};
                 double l, h;
                 lr_pair(&u, &a, &b, &ha, &hb, judged, shared[slot], &l, &h);
                 off_grid |= !kept(l, h, lows, highs, (p * count_which + lr_at) * count_compared + k, summed,
@@ -1864,6 +1898,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
      * pairs and preferences, where pair by pair each of a pair's rankings was a miss or two (LR's, where counted
      * above, are done) */
     for (Py_ssize_t k = 0; k < count_compared; k++) {
+        if (listing) query_holes(&qh, all_codes, all_ids, first, size, runs, queries, chosen[k], used);
         for (Py_ssize_t p = 0; p < count_pairs; p++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
@@ -1881,8 +1916,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                     if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
                     if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                     int64_t judged[2] = {tallies[sa], tallies[sb]};
-                    HoleList ha = {listed_ids + h_start[sa], variable ? h_count[sa] : 0};
-                    HoleList hb = {listed_ids + h_start[sb], variable ? h_count[sb] : 0};
+                    HoleList ha = {qh.id + qh.start[pair[2 * p]], variable ? qh.count[pair[2 * p]] : 0};
+                    HoleList hb = {qh.id + qh.start[pair[2 * p + 1]], variable ? qh.count[pair[2 * p + 1]] : 0};
                     if (which == 1) {       /* the shared holes as difference_bounds counted them, where given */
                         lr_pair(&u, &a, &b, &ha, &hb, judged,
                                 variable && given.len ? ((const int64_t *)given.buf)[p * count_compared + k] : -1, l,
@@ -1913,10 +1948,11 @@ done:
     PyMem_RawFree(s.undo);
     PyMem_RawFree(s.only_above);
     PyMem_RawFree(tallies);
+    PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
+    PyMem_RawFree(used);
     PyMem_RawFree(b_side); PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run);
     PyMem_RawFree(shared);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
-    PyBuffer_Release(&hole_list); PyBuffer_Release(&hole_start); PyBuffer_Release(&hole_count);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&whiches); PyBuffer_Release(&low);
     PyBuffer_Release(&high); PyBuffer_Release(&given); PyBuffer_Release(&sums);
     return result;

@@ -24,7 +24,6 @@ from hypothesis.extra import numpy as hnp
 from test_identity import identifiers
 
 from lexeval import compiled, evaluate
-from lexeval.bounds import kernel
 from lexeval.stats.moments import Moments
 from lexeval.stats.sums import GRID_BITS
 
@@ -593,13 +592,12 @@ def test_bpref_in_one_pass_equals_its_numpy_reference(tmp_path_factory, seed, ru
        st.integers(0, 2 ** 32 - 1))
 def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, seed):
     """The one-pass kernels --bounds reads rankings with (relevant documents within a depth, the first relevant
-    rank, the unjudged documents' list and every one judged alike, split between the threads), against numpy
+    rank and every unjudged document judged alike, split between the threads), against numpy
     on the same codes, empty rankings and depths past every ranking included."""
     rng = np.random.default_rng(seed)
     lengths = np.array(lengths, dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
     codes = rng.integers(-2, 4, int(lengths.sum())).astype(np.int16)
-    ids = np.where(codes < 0, rng.integers(0, 50, len(codes)), -1).astype(np.int32)
     segments = [codes[start:start + length] for start, length in zip(starts, lengths)]
     within = compiled.relevant_within(codes, starts, lengths, level, depth)
     assert within.tolist() == [int(np.count_nonzero(c[:depth] >= level)) for c in segments]
@@ -609,8 +607,3 @@ def test_per_ranking_passes_equal_their_numpy_references(lengths, level, depth, 
     assigned, holes_per_segment = compiled.uniform_codes(codes, starts, lengths, grade)
     assert assigned.tolist() == np.where(codes < 0, grade, codes).tolist()
     assert holes_per_segment.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
-    rank, listed, first_hole, counts = kernel.hole_list(codes, ids, starts, lengths)
-    assert counts.tolist() == [int(np.count_nonzero(c < 0)) for c in segments]
-    assert rank.tolist() == [int(k) + 1 for c in segments for k in np.flatnonzero(c < 0)]
-    assert listed.tolist() == ids[codes < 0].tolist()
-    assert first_hole.tolist() == np.concatenate(([0], np.cumsum(counts)[:-1])).tolist()

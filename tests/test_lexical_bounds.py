@@ -123,17 +123,15 @@ def test_the_kernel_equals_the_reference_bit_for_bit(case):
     starts = np.array([0, len(a[0])], dtype=np.int64)
     lengths = np.array([len(a[0]), len(b[0])], dtype=np.int64)
     pairs = np.array([[0, 1], [1, 0]], dtype=np.int64)
-    listed = [side[1][side[0] < 0] for side in (a, b)]
-    holes = (np.concatenate(listed), np.array([0, len(listed[0])]), np.array([len(listed[0]), len(listed[1])]))
     relevance = (level, top >= level > 0, level <= 0 and top >= level)
     for name, which in BOUNDED_PREFERENCES.items():
-        low, high = kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]), which,
+        low, high = kernel.lex_bounds((codes, ids, starts, lengths, 1), pairs, np.array([0]), which,
                                         relevance, most)
         assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
         assert (low[1, 0], high[1, 0]) == lex_bounds(name, b, a, level, top), name
     # all four in one pass (LR's shared holes counted there), in another order: the same values
     names = ["rrLR", "LP", "LR", "rrLP"]
-    together = kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, pairs, np.array([0]),
+    together = kernel.lex_bounds((codes, ids, starts, lengths, 1), pairs, np.array([0]),
                                    [BOUNDED_PREFERENCES[name] for name in names], relevance, most)
     for name, (low, high) in zip(names, together):
         assert (low[0, 0], high[0, 0]) == lex_bounds(name, a, b, level, top), name
@@ -183,21 +181,17 @@ def test_rrlr_bounds_worked_by_hand():
 
 
 @pytest.mark.skipif(not compiled.enabled(), reason="the compiled kernel is not built")
-@pytest.mark.parametrize("where", ["ranked", "listed", "negative"])
+@pytest.mark.parametrize("where", ["ranked", "negative"])
 def test_the_kernel_refuses_a_hole_number_out_of_range(where):
-    """An unjudged document's number past the query's count (or below 0), in the rankings or in the hole lists:
-    an IndexError, not a read out of bounds (the check has no branches, and runs on every call)."""
+    """An unjudged document's number past the query's count (or below 0): an IndexError, not a read out of
+    bounds (the check has no branches, and runs on every call; each query's lists are made from these numbers)."""
     codes = np.array([1, -1, 0, -1, -1], dtype=np.int16)
     ids = np.array([-1, 0, -1, 1, 0], dtype=np.int32)
-    listed = np.array([0, 1, 0], dtype=np.int32)
     if where == "ranked":
         ids[3] = 2
-    elif where == "listed":
-        listed[1] = 2
     else:
-        ids[1] = listed[0] = -3
+        ids[1] = -3
     starts, lengths = np.array([0, 3], dtype=np.int64), np.array([3, 2], dtype=np.int64)
-    holes = (listed, np.array([0, 1]), np.array([1, 2]))
     with pytest.raises(IndexError, match="number out of range"):
-        kernel.lex_bounds((codes, ids, starts, lengths, 1), holes, np.array([[0, 1]]), np.array([0]), 1,
+        kernel.lex_bounds((codes, ids, starts, lengths, 1), np.array([[0, 1]]), np.array([0]), 1,
                             (1, False, False), 2)

@@ -15,37 +15,15 @@ from ..constants import FIRST_LIMBS
 SCRATCH_CELLS = 1 << 22     # difference_bounds: the cells (4 or 8 bytes) a group of pairs' and a query's tables take
 
 
-def hole_list(codes: np.ndarray, hole_ids: np.ndarray, starts: np.ndarray,
-              lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Every segment's unjudged documents (code < 0), in one pass: their
-    ranks (U,) int32 and numbers (``hole_ids`` (N,)) (U,) int32 in segment
-    then rank order, each segment's first (S,) and count (S,); None where
-    the kernel is not built."""
-    if not enabled():
-        return None
-    codes, hole_ids = np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32)
-    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
-    # the segments in a part per thread, each part's holes counted first to place its output
-    edges = np.linspace(0, len(starts), max(min(cores(), len(starts)), 1) + 1).astype(np.int64)
-    ends = [int(starts[edge - 1] + lengths[edge - 1]) if edge else 0 for edge in edges]
-    placed = np.cumsum([0] + [int(np.count_nonzero(codes[ends[k]:ends[k + 1]] < 0)) for k in range(len(edges) - 1)])
-    rank, ids = np.empty(int(placed[-1]), dtype=np.int32), np.empty(int(placed[-1]), dtype=np.int32)
-    counts = np.empty(len(starts), dtype=np.int64)
-    list(in_threads(lambda k: _exact.hole_list(codes, hole_ids, starts[edges[k]:edges[k + 1]],
-                                               lengths[edges[k]:edges[k + 1]], rank[placed[k]:placed[k + 1]],
-                                               ids[placed[k]:placed[k + 1]], counts[edges[k]:edges[k + 1]]),
-                    range(len(edges) - 1)))
-    return rank, ids, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), counts
-
-
-def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
+def difference_bounds(hole_ids: np.ndarray, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
                       relevance: tuple, per_query: tuple,
                       out: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(least, greatest), (C, P, compared Q) views each: on each of the
     ``compared`` queries (indices), each pair's difference under one shared assignment, for C measure
     columns at one relevance level (see :mod:`lexeval.bounds.pairs`, the
-    reference). ``holes``: each segment's holes (ranks, numbers, first
-    index, count); ``per_segment``: the relevance codes (N,) int16, the
+    reference). ``hole_ids`` (N,): each unjudged document's number in its
+    query (-1: judged; the kernel lists each query's as it comes to it);
+    ``per_segment``: the relevance codes (N,) int16, the
     first relevant ranks and lengths (S,), and the number of queries;
     ``columns``: kind, variant, depth, phi's least and greatest, base values
     (C, S); ``relevance``: (the level: a judged document is relevant at a code at least
@@ -64,12 +42,12 @@ def difference_bounds(holes: tuple, per_segment: tuple, pairs: np.ndarray, compa
     low, high = (buffer[:int(np.prod(shape))].reshape(shape) for buffer in out[:2]) if out is not None else \
         (np.empty(shape), np.empty(shape))
     shared = out[2] if out is not None and len(out) > 2 else None
-    _difference_kernel((holes, per_segment, pairs, compared, columns, relevance, per_query),
+    _difference_kernel((hole_ids, per_segment, pairs, compared, columns, relevance, per_query),
                        (low, high, shared, None))
     return low.transpose(1, 0, 2), high.transpose(1, 0, 2)
 
 
-def difference_sums(holes: tuple, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
+def difference_sums(hole_ids: np.ndarray, per_segment: tuple, pairs: np.ndarray, compared: np.ndarray, columns: tuple,
                     relevance: tuple, per_query: tuple, shared: np.ndarray | None = None) -> np.ndarray | None:
     """(2, C, P, FIRST_LIMBS) int64: :func:`difference_bounds`' least and
     greatest, each summed over the compared queries in the kernel on the
@@ -83,7 +61,7 @@ def difference_sums(holes: tuple, per_segment: tuple, pairs: np.ndarray, compare
         return None
     sums = np.empty((len(pairs), len(columns[0]), 2, FIRST_LIMBS), dtype=np.int64)
     empty = np.zeros(0)
-    if not all(_difference_kernel((holes, per_segment, pairs, compared, columns, relevance, per_query),
+    if not all(_difference_kernel((hole_ids, per_segment, pairs, compared, columns, relevance, per_query),
                                   (empty, empty, shared, sums))):
         return None
     return sums.transpose(2, 1, 0, 3)
@@ -98,16 +76,16 @@ def column_sums(plan: tuple, pairs: np.ndarray, compared: np.ndarray, shared: np
     per query as :func:`difference_bounds` takes them; ``shared`` as there."""
     from ..stats import limbs
     from ..stats.sums import Sums, fixed_sums
-    holes, per_segment, columns, relevance, per_query = plan
+    hole_ids, per_segment, columns, relevance, per_query = plan
     width = len(columns[0])
-    summed = difference_sums(holes, per_segment, pairs, compared, columns, relevance, per_query, shared)
+    summed = difference_sums(hole_ids, per_segment, pairs, compared, columns, relevance, per_query, shared)
     if summed is not None:
         zeros = np.zeros(len(pairs))
         return [tuple(Sums(limbs.trim(summed[side, column]), zeros) for side in (0, 1)) for column in range(width)]
     buffers = tuple(np.empty(min(block, len(pairs)) * width * len(compared)) for _ in range(2))
     parts = []
     for start in range(0, len(pairs), block):
-        made = cast(tuple, difference_bounds(holes, per_segment, pairs[start:start + block], compared, columns,
+        made = cast(tuple, difference_bounds(hole_ids, per_segment, pairs[start:start + block], compared, columns,
                                              relevance, per_query,
                                              (*buffers, None if shared is None else shared[start:start + block])))
         parts.append(list(in_threads(fixed_sums, [made[side][column] for column in range(width) for side in (0, 1)])))
@@ -124,12 +102,11 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     each (a query's lists and tables are then made once, not once per part
     of the pairs: a tenth of the work); a part of the pairs each where the
     queries are fewer than twice the cores."""
-    holes, per_segment, pairs, compared, columns, relevance, per_query = given
+    hole_ids, per_segment, pairs, compared, columns, relevance, per_query = given
     low, high, shared, sums = out
     kinds, variants, depths, phi_low, phi_high, base = columns
     num_rel, (steps, ideal), ideal_before, most = per_query
-    holes = (np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int32),
-             np.ascontiguousarray(holes[2], dtype=np.int64), np.ascontiguousarray(holes[3], dtype=np.int64))
+    numbers = np.ascontiguousarray(hole_ids, dtype=np.int32)
     codes, first, lengths, queries = per_segment
     segments = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(first, dtype=np.int64),
                 np.ascontiguousarray(lengths, dtype=np.int64))
@@ -143,7 +120,7 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     none = np.zeros(0, dtype=np.int64)
 
     def run(chosen_pairs: np.ndarray, low: np.ndarray, high: np.ndarray, shared, sums, queried=chosen) -> bool:
-        return _exact.difference_bounds(*holes, *segments, int(queries), queried, chosen_pairs, *described,
+        return _exact.difference_bounds(numbers, *segments, int(queries), queried, chosen_pairs, *described,
                                         *(int(x) for x in relevance), *tables, int(most), SCRATCH_CELLS, low, high,
                                         none if shared is None else shared, none if sums is None else sums)
 
@@ -211,7 +188,7 @@ def dealt_rows(pairs: np.ndarray, parts: int) -> list[np.ndarray] | None:
     return dealt if len(dealt) > 1 else None
 
 
-def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, which,
+def lex_bounds(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, which,
                relevance: tuple, most: int, shared: np.ndarray | None = None):
     """(least, greatest), (P, compared Q) each: LP (``which`` 0), LR (1),
     rrLP (2) or rrLR (3) on each of the ``compared`` queries under one shared
@@ -219,9 +196,7 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
     list of them, a list of such pairs, made in one pass (the arguments
     checked, and each query's rankings read, once for all);
     ``rankings_arrays``: codes, hole numbers, starts, lengths and the
-    number of queries; ``holes``: the unjudged documents' numbers in
-    segment and rank order, each segment's first and count;
-    ``relevance``: the level, whether the holes' grades vary, whether every
+    number of queries; ``relevance``: the level, whether the holes' grades vary, whether every
     hole is relevant where they do not; ``shared`` (P, compared Q) int64:
     LR's unjudged documents both runs hold, where :func:`difference_bounds`
     counted them (else counted here). A thread per part of the pairs;
@@ -230,12 +205,12 @@ def lex_bounds(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared
         return None
     whiches = np.atleast_1d(np.asarray(which, dtype=np.int64))
     low, high = (np.empty((len(pairs), len(whiches), len(compared))) for _ in range(2))   # a part's rows together
-    _lex_kernel((rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared), (low, high, None))
+    _lex_kernel((rankings_arrays, pairs, compared, whiches, relevance, most, shared), (low, high, None))
     made = [(low[:, w], high[:, w]) for w in range(len(whiches))]
     return made if np.ndim(which) else made[0]
 
 
-def lex_sums(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: np.ndarray, whiches: list,
+def lex_sums(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, whiches: list,
              relevance: tuple, most: int, shared: np.ndarray | None = None) -> list | None:
     """Per preference of ``whiches``, its (least, greatest) sums over the
     ``compared`` queries (:class:`~lexeval.stats.sums.Sums`, a row per pair),
@@ -251,7 +226,7 @@ def lex_sums(rankings_arrays: tuple, holes: tuple, pairs: np.ndarray, compared: 
     numbers = np.asarray(whiches, dtype=np.int64)
     sums = np.empty((len(pairs), len(numbers), 2, FIRST_LIMBS), dtype=np.int64)
     empty = np.zeros(0)
-    if not all(_lex_kernel((rankings_arrays, holes, pairs, compared, numbers, relevance, most, shared),
+    if not all(_lex_kernel((rankings_arrays, pairs, compared, numbers, relevance, most, shared),
                            (empty, empty, sums))):
         return None
     zeros = np.zeros(len(pairs))
@@ -264,15 +239,13 @@ def _lex_kernel(given: tuple, out: tuple) -> list:
     array) into ``out``: low, high (P, W, Q) or empty, sums (P, W, 2,
     limbs) or None; each part's answer (False: a value off the grid, the
     sums unfinished)."""
-    rankings_arrays, holes, pairs, compared, whiches, relevance, most, shared = given
+    rankings_arrays, pairs, compared, whiches, relevance, most, shared = given
     codes, hole_ids, starts, lengths, queries = rankings_arrays
     level, variable, all_relevant = relevance
     low, high, sums = out
     none = np.zeros(0, dtype=np.int64)
     arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
-              np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
-              np.ascontiguousarray(holes[0], dtype=np.int32), np.ascontiguousarray(holes[1], dtype=np.int64),
-              np.ascontiguousarray(holes[2], dtype=np.int64))
+              np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     counted = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)

@@ -291,14 +291,10 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
     groups = [[column for column in columns if (rankings.level if column[0].level is None else column[0].level)
                == level] for level in levels]
     plans = []                                  # per level, what the kernel reads, made once
-    hole_arrays: tuple = ()
-    if compiled.enabled() and (columns or preferences):
-        hole_arrays = cast(tuple, kernel.hole_list(rankings.codes, cast(np.ndarray, rankings.hole_ids),
-                                                     rankings.starts, rankings.lengths))
     if compiled.enabled():
         for level, chosen in zip(levels, groups):
             ranked = with_level(rankings, level)
-            plans.append((hole_arrays,
+            plans.append((rankings.hole_ids,
                           (rankings.codes, ranked.first_rel_rank, rankings.lengths, rankings.num_queries),
                           _described(ranked, chosen, top),
                           (ranked.level, top >= level > 0, level <= 0 and top >= level),
@@ -327,7 +323,7 @@ def pair_bounds(rankings: Rankings, requests, pairs: np.ndarray, compared: np.nd
         # the preferences' sums in one pass of the kernel; else (a value off the grid, or no kernel) their
         # per-query values summed on every core (a numpy pass each)
         lexical = ((rankings.codes, rankings.hole_ids, rankings.starts, rankings.lengths, rankings.num_queries),
-                   hole_arrays[1:], block, queries, [BOUNDED_PREFERENCES[name] for name in preferences],
+                   block, queries, [BOUNDED_PREFERENCES[name] for name in preferences],
                    (rankings.level, top >= rankings.level > 0, rankings.level <= 0 and top >= rankings.level), most,
                    shared)
         made = kernel.lex_sums(*lexical) if preferences else []
