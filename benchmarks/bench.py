@@ -139,13 +139,20 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
 
 
 def measure_side_by_side(first: list[str], second: list[str], repeat: int) -> tuple[tuple[float, float], float]:
-    """:func:`measure` of two commands taken in turns (first, second, first,
-    ...), so that a slower minute of a shared machine falls on both:
-    ((first's seconds, its peak MB), second's seconds), medians."""
+    """:func:`measure` of two commands taken in turns, each round's order
+    the last one's reversed (first, second; second, first; ...), so that a
+    slower minute of a shared machine falls on both, and so does whatever
+    one command leaves behind for the next (a virtual machine's memory
+    freed by a larger process): ((first's seconds, its peak MB), second's
+    seconds), medians."""
     ones, twos = [], []
-    for _ in range(repeat):
-        ones.append(measure(first, 1))
-        twos.append(measure(second, 1)[0])
+    for turn in range(repeat):
+        if turn % 2:
+            twos.append(measure(second, 1)[0])
+            ones.append(measure(first, 1))
+        else:
+            ones.append(measure(first, 1))
+            twos.append(measure(second, 1)[0])
     return (statistics.median(w for w, _ in ones), statistics.median(p for _, p in ones)), statistics.median(twos)
 
 
