@@ -65,6 +65,10 @@ static inline int vectors_on(void) {
 #endif
 }
 
+/* the next of a count threads share (each takes the next query in turn: a thread's queries are then as many as
+ * its speed allows, where a fixed share of them left one core idle for the last tenth of a second) */
+static inline int64_t next_shared(int64_t *counter) { return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
+
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 

@@ -70,8 +70,9 @@ static PyMethodDef methods[] = {
      "Rprec's or Rprec_mult's least and greatest value over the unjudged documents' grades, per segment (see "
      "lexeval.compiled)."},
     {"difference_bounds", difference_bounds, METH_VARARGS,
-     "difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, "
-     "ideal_before, most_holes, budget, low, high, shared, sums): on each compared query, each pair of runs' least "
+     "difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low, "
+     "phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, ideal_before, most_holes, budget, low, "
+     "high, shared, sums, counter): on each compared query, each pair of runs' least "
      "and greatest difference under one shared assignment, for several measures, or (sums given) their sums over "
      "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,

@@ -976,8 +976,9 @@ static inline int kept(double low, double high, double *lows, double *highs, Py_
     return 1;
 }
 
-/* difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low, phi_high, base, level, variable, all_relevant, num_rel, steps, ideal,
- * ideal_before, most_holes, budget, low, high, shared): for pairs (first, second) of runs and C columns of measures at
+/* difference_bounds(hole_ids, codes, first, lengths, queries, compared, pairs, kind, variant, depth, phi_low,
+ * phi_high, base, level, variable, all_relevant, num_rel, steps, ideal, ideal_before, most_holes, budget, low, high,
+ * shared, sums, counter): for pairs (first, second) of runs and C columns of measures at
  * one relevance level, on each of the ``compared`` queries the least and greatest difference under one shared
  * assignment. Per segment (runs x queries, int64): its length and first judged relevant rank; per document
  * (segments end to end, offsets from the lengths), ``codes`` (int16) its relevance code (< 0: unjudged; judged
@@ -991,18 +992,20 @@ static inline int kept(double low, double high, double *lows, double *highs, Py_
  * ``sums`` is given; shared (int64, P x compared queries, or empty): where given, each pair's unjudged documents both
  * runs hold (for LR); sums (int64, P x C x 2 x FIRST_LIMBS, or empty): where given, the least's and the greatest's
  * sums over the compared queries on the exact grid (each value rint(x 2**GRID_BITS), as lexeval.stats.sums places
- * it), in carried limbs, and no per-query values. Returns False, with sums unfinished, where a value is off the
+ * it), in carried limbs, and no per-query values; counter (int64, 1, or empty): where given, the compared queries
+ * are taken one at a time from it, shared with the other threads' calls over the same queries (each writes its own
+ * queries' values; its sums are of those). Returns False, with sums unfinished, where a value is off the
  * grid's range (|x| >= 2**22, or not finite: the caller sums the per-query values instead), else True. */
 PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_buffer hole_id, codes, first, lengths, compared, pairs;
     Py_buffer kind, variant, depth, phi_low, phi_high, base, num_rel, steps, ideal, ideal_before, low, high, shared_out;
-    Py_buffer sums;
+    Py_buffer sums, counter;
     Py_ssize_t queries, most, budget;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*w*", &hole_id, &codes, &first,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*y*y*y*y*y*iiiy*y*y*y*nnw*w*w*w*w*", &hole_id, &codes, &first,
                           &lengths, &queries, &compared, &pairs, &kind, &variant, &depth, &phi_low, &phi_high, &base, &level, &variable, &all_relevant, &num_rel,
-                          &steps, &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out, &sums))
+                          &steps, &ideal, &ideal_before, &most, &budget, &low, &high, &shared_out, &sums, &counter))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -1021,7 +1024,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     if (!check(&low, per_query_cells, 8, "low") || !check(&high, per_query_cells, 8, "high") ||
         (summing && !check(&sums, count_pairs * columns * 2 * FIRST_LIMBS, 8, "sums")))
         goto done;
-    if (shared_out.len && !check(&shared_out, count_pairs * count_compared, 8, "shared_out"))
+    if ((shared_out.len && !check(&shared_out, count_pairs * count_compared, 8, "shared_out")) ||
+        (counter.len && !check(&counter, 1, 8, "counter")))
         goto done;
     if (ideal_size < 1 || most < 0 || budget < 1) {
         PyErr_SetString(PyExc_ValueError, "difference_bounds: ideal_before empty, or most or budget out of range");
@@ -1190,7 +1194,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     const double *highs_phi = (const double *)phi_high.buf, *bases = (const double *)base.buf;
     const int64_t *relevant = (const int64_t *)num_rel.buf, *ideals = (const int64_t *)ideal.buf;
     double *lows = (double *)low.buf, *highs = (double *)high.buf;
-    for (Py_ssize_t k = 0; k < count_compared; k++) {
+    int64_t *next = counter.len ? (int64_t *)counter.buf : NULL;     /* shared with other threads' calls, or none */
+    for (Py_ssize_t k = next ? next_shared(next) : 0; k < count_compared; k = next ? next_shared(next) : k + 1) {
         Py_ssize_t q = chosen[k];
         query_holes(&qh, code, ids, offsets, size, runs, queries, q, used);
         list_holes(&o, &qh, runs, listed, most, 1);
@@ -1383,6 +1388,7 @@ done:
     PyBuffer_Release(&depth); PyBuffer_Release(&phi_low); PyBuffer_Release(&phi_high); PyBuffer_Release(&base);
     PyBuffer_Release(&num_rel); PyBuffer_Release(&steps); PyBuffer_Release(&ideal); PyBuffer_Release(&ideal_before);
     PyBuffer_Release(&low); PyBuffer_Release(&high); PyBuffer_Release(&shared_out); PyBuffer_Release(&sums);
+    PyBuffer_Release(&counter);
     return result;
 }
 

@@ -270,8 +270,9 @@ def test_pairs_dealt_to_threads_give_the_bounds_of_one_thread(tmp_path, monkeypa
     """The kernel's work on several threads: where the queries are fewer than twice the threads, the pairs in
     parts of whole rows (one run's pairs), dealt down and back up the parts so that the short rows (more work per
     pair) are shared: every pair in one part, each part's rows in order (the kernel's lists are passed once);
-    else the queries dealt in turn, every pair in each part, the parts' sums added up. Bounds equal, bit for bit,
-    to one thread's (LR's too, which reads the shared holes the parts count); pairs out of order stay one range."""
+    else the queries taken one at a time by whichever thread is free, every pair in each, the threads' sums added
+    up. Bounds equal, bit for bit, to one thread's (LR's too, which reads the shared holes the threads count);
+    pairs out of order stay one range."""
     from lexeval.bounds import kernel as pair_kernel
     rng = random.Random(7)
     runs_count = 10

@@ -98,10 +98,11 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     :func:`difference_bounds`' arguments (``given``) into ``out``: low, high
     (P, C, Q) or empty, shared (P, Q) or None, sums (P, C, 2, limbs) or
     None; each part's answer (False: a value off the grid, the sums
-    unfinished). A part of the queries each, dealt in turn, every pair in
-    each (a query's lists and tables are then made once, not once per part
-    of the pairs: a tenth of the work); a part of the pairs each where the
-    queries are fewer than twice the cores."""
+    unfinished). The queries taken one at a time by each thread in turn as
+    it comes free, every pair in each (a query's lists and tables are then
+    made once, not once per part of the pairs: a tenth of the work); a
+    part of the pairs each where the queries are fewer than twice the
+    cores."""
     hole_ids, per_segment, pairs, compared, columns, relevance, per_query = given
     low, high, shared, sums = out
     kinds, variants, depths, phi_low, phi_high, base = columns
@@ -119,30 +120,24 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
 
-    def run(chosen_pairs: np.ndarray, low: np.ndarray, high: np.ndarray, shared, sums, queried=chosen) -> bool:
-        return _exact.difference_bounds(numbers, *segments, int(queries), queried, chosen_pairs, *described,
+    def run(chosen_pairs: np.ndarray, low: np.ndarray, high: np.ndarray, shared, sums, counter=none) -> bool:
+        return _exact.difference_bounds(numbers, *segments, int(queries), chosen, chosen_pairs, *described,
                                         *(int(x) for x in relevance), *tables, int(most), SCRATCH_CELLS, low, high,
-                                        none if shared is None else shared, none if sums is None else sums)
+                                        none if shared is None else shared, none if sums is None else sums, counter)
 
     parts = cores()
     if parts > 1 and len(chosen) >= 2 * parts and len(pairs) >= 16:
-        dealt_queries = [np.arange(part, len(chosen), parts) for part in range(parts)]
-        made = [(np.empty(low.shape[:2] + (len(pick),)) if len(low) else low,
-                 np.empty(high.shape[:2] + (len(pick),)) if len(high) else high,
-                 None if shared is None else np.empty((len(pairs), len(pick)), dtype=np.int64),
-                 None if sums is None else np.empty_like(sums)) for pick in dealt_queries]
-        answers = list(in_threads(lambda k: run(pairs, *made[k], queried=np.ascontiguousarray(chosen[
-            dealt_queries[k]])), range(parts)))
-        for pick, (part_low, part_high, part_shared, _) in zip(dealt_queries, made):
-            if len(low):
-                low[:, :, pick], high[:, :, pick] = part_low, part_high
-            if shared is not None:
-                shared[:, pick] = part_shared
+        # the queries taken one at a time by whichever thread is free (a shared counter), each thread writing its
+        # queries' values into the same arrays and summing its own (dealt in turn, the queries' unequal work left
+        # a core idle for the last tenth of a second)
+        counter = np.zeros(1, dtype=np.int64)
+        made = [None if sums is None else np.empty_like(sums) for _ in range(parts)]
+        answers = list(in_threads(lambda k: run(pairs, low, high, shared, made[k], counter), range(parts)))
         if sums is not None and all(answers):       # the parts' sums added up, carried as the kernel carries
             from ..stats.limbs import carry
             added = np.zeros(sums.shape, dtype=np.int64)
             for part in made:
-                added += cast(np.ndarray, part[3])
+                added += cast(np.ndarray, part)
             sums[...] = carry(added, FIRST_LIMBS)
         return answers
     dealt = dealt_rows(pairs, parts) if len(pairs) >= 32 else None
