@@ -131,12 +131,12 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
         # queries' values into the same arrays and summing its own (dealt in turn, the queries' unequal work left
         # a core idle for the last tenth of a second)
         counter = np.zeros(1, dtype=np.int64)
-        made = [None if sums is None else np.empty_like(sums) for _ in range(parts)]
-        answers = list(in_threads(lambda k: run(pairs, low, high, shared, made[k], counter), range(parts)))
-        if sums is not None and all(answers):       # the parts' sums added up, carried as the kernel carries
+        own_sums = [None if sums is None else np.empty_like(sums) for _ in range(parts)]
+        answers = list(in_threads(lambda k: run(pairs, low, high, shared, own_sums[k], counter), range(parts)))
+        if sums is not None and all(answers):       # the threads' sums added up, carried as the kernel carries
             from ..stats.limbs import carry
             added = np.zeros(sums.shape, dtype=np.int64)
-            for part in made:
+            for part in own_sums:
                 added += cast(np.ndarray, part)
             sums[...] = carry(added, FIRST_LIMBS)
         return answers
