@@ -76,7 +76,8 @@ static PyMethodDef methods[] = {
      "and greatest difference under one shared assignment, for several measures, or (sums given) their sums over "
      "the queries on the exact grid; False where a value is off the grid (see lexeval.bounds.kernel)."},
     {"lex_bounds", lex_bounds, METH_VARARGS,
-     "lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which, level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each "
+     "lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which, level, variable, all_relevant, "
+     "most_holes, shared, low, high, sums, counter): the least and greatest of each "
      "of LP (which 0), LR (1), rrLP (2) and rrLR (3) asked for, of pairs of runs on each compared query under one "
      "shared assignment, or their sums over the queries (see lexeval.bounds.kernel)."},
     {NULL, NULL, 0, NULL}};

@@ -1392,9 +1392,8 @@ done:
     return result;
 }
 
-/* lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which,
- * level, variable, all_relevant, most_holes, shared, low, high, sums): the least and greatest of each preference
- * ``which`` names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a
+/* lex_bounds(codes, hole_ids, starts, lengths, queries, compared, pairs, which, level, variable, all_relevant,
+ * most_holes, shared, low, high, sums, counter): the least and greatest of each preference ``which`` names (int64, W: LP 0, LR 1, rrLP 2, rrLR 3; all in one pass, so that the arguments are checked, and a
  * query's rankings read, once for all) of pairs of runs on each compared query (P x W x Q) under one shared
  * assignment, or, where ``sums`` (int64, P x W x 2 x FIRST_LIMBS) is given, the least's and greatest's sums over
  * the queries on the exact grid, as difference_bounds sums (False where a value is off it). Going down (LP, rrLP)
@@ -1402,9 +1401,10 @@ done:
  * documents at each rank are made alike in relevance: a union-find over the unjudged documents' numbers and
  * the two constants (see lexeval/bounds/lexical.py, the reference, which says why each is exact). Per segment
  * (runs x queries, int64) its first document and length in codes (int16) and hole_ids (int32, each unjudged
- * document's number in its query; each query's lists of them are made as the query comes: query_holes); shared (int64, P x compared queries, or empty): LR's unjudged documents both runs
- * hold, as difference_bounds counted them (else counted here); low and high float64 (P x W x compared queries, or
- * empty where summed). */
+ * document's number in its query; each query's lists of them are made as the query comes: query_holes); shared
+ * (int64, P x compared queries, or empty): LR's unjudged documents both runs hold, as difference_bounds counted them
+ * (else counted here); low and high float64 (P x W x compared queries, or empty where summed); counter (int64, 1, or
+ * empty): as difference_bounds', the compared queries taken one at a time, shared with other threads' calls. */
 static int64_t find(Scratch *s, int64_t x) {
     while (1) {
         int64_t p = s->parent_stamp[x] == s->now ? s->parent[x] : x;
@@ -1781,13 +1781,13 @@ static double rrlr_high(const Alike *u, const Ranking *a, const Ranking *b, cons
 
 PyObject *lex_bounds(PyObject *self, PyObject *args) {
     Py_buffer codes, hole_ids, starts, lengths, compared, pairs, whiches, low, high;
-    Py_buffer given, sums;
+    Py_buffer given, sums, counter;
     Py_ssize_t queries, most;
     int level, variable, all_relevant;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*iiiny*w*w*w*", &codes, &hole_ids, &starts, &lengths, &queries,
-                          &compared, &pairs, &whiches, &level,
-                          &variable, &all_relevant, &most, &given, &low, &high, &sums))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*iiiny*w*w*w*w*", &codes, &hole_ids, &starts, &lengths, &queries,
+                          &compared, &pairs, &whiches, &level, &variable, &all_relevant, &most, &given, &low, &high,
+                          &sums, &counter))
         return NULL;
     PyObject *result = NULL;
     Scratch s = {0};
@@ -1804,7 +1804,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
         !check(&low, sums.len ? 0 : count_which * cells, 8, "low") ||
         !check(&high, sums.len ? 0 : count_which * cells, 8, "high") || most < 0 ||
         (sums.len && !check(&sums, count_pairs * count_which * 2 * FIRST_LIMBS, 8, "sums")) ||
-        (given.len && !check(&given, cells, 8, "shared")))
+        (given.len && !check(&given, cells, 8, "shared")) || (counter.len && !check(&counter, 1, 8, "counter")))
         goto done;
     const int64_t *which_of = (const int64_t *)whiches.buf;
     int64_t lr_at = -1;                   /* LR's place among the preferences, if asked for */
@@ -1875,11 +1875,15 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     /* LR: A's greatest is 1 wherever its judged relevant documents and the unjudged ones B lacks outnumber B's
      * judged relevant ones (lr_high), and B's likewise: the unjudged documents both hold are counted for every
      * pair of a query at once, from each hole's list of runs (meet_holes); the pairs left go one by one */
-    for (Py_ssize_t k = 0; k < count_compared && counted; k++) {
-        Py_ssize_t q = chosen[k];
-        query_holes(&qh, all_codes, all_ids, first, size, runs, queries, q, used);
-        list_holes(&o, &qh, runs, b_side, most, 0);
-        for (Py_ssize_t p = 0; p < count_pairs;) {
+    /* query by query (taken one at a time from ``counter`` where it is given, shared with other threads' calls):
+     * the rankings of a query (a hundred runs' take a few hundred kB) stay in the cache for all its pairs and
+     * preferences, where pair by pair each of a pair's rankings was a miss or two */
+    int64_t *next = counter.len ? (int64_t *)counter.buf : NULL;
+    for (Py_ssize_t k = next ? next_shared(next) : 0; k < count_compared; k = next ? next_shared(next) : k + 1) {
+        if (listing || counted) query_holes(&qh, all_codes, all_ids, first, size, runs, queries, chosen[k], used);
+        if (counted) list_holes(&o, &qh, runs, b_side, most, 0);
+        for (Py_ssize_t p = 0; p < count_pairs && counted;) {
+            Py_ssize_t q = chosen[k];
             int64_t first_run = pair[2 * p], b0 = pair[2 * p + 1], n = group_at(pair, count_pairs, p, runs);
             Py_ssize_t sa = first_run * queries + q;
             Meeting m = {shared, NULL, 0, NULL, 0, 0};
@@ -1899,12 +1903,7 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
                                   p * count_which + lr_at);
             }
         }
-    }
-    /* query by query: the rankings of a query (a hundred runs' take a few hundred kB) stay in the cache for all its
-     * pairs and preferences, where pair by pair each of a pair's rankings was a miss or two (LR's, where counted
-     * above, are done) */
-    for (Py_ssize_t k = 0; k < count_compared; k++) {
-        if (listing) query_holes(&qh, all_codes, all_ids, first, size, runs, queries, chosen[k], used);
+        /* the other preferences (LR's too, where not counted above) */
         for (Py_ssize_t p = 0; p < count_pairs; p++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
             Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
@@ -1960,6 +1959,6 @@ done:
     PyMem_RawFree(shared);
     PyBuffer_Release(&codes); PyBuffer_Release(&hole_ids); PyBuffer_Release(&starts); PyBuffer_Release(&lengths);
     PyBuffer_Release(&compared); PyBuffer_Release(&pairs); PyBuffer_Release(&whiches); PyBuffer_Release(&low);
-    PyBuffer_Release(&high); PyBuffer_Release(&given); PyBuffer_Release(&sums);
+    PyBuffer_Release(&high); PyBuffer_Release(&given); PyBuffer_Release(&sums); PyBuffer_Release(&counter);
     return result;
 }

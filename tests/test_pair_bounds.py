@@ -289,19 +289,23 @@ def test_pairs_dealt_to_threads_give_the_bounds_of_one_thread(tmp_path, monkeypa
     assert pair_kernel.dealt_rows(ordered[::-1].copy(), 2) is None
     assert pair_kernel.dealt_rows(ordered, 1) is None
 
-    def bounds(parts):
+    def bounds(parts, measures=("Rprec", "P.5,40", "recip_rank"), preferences=("LR",)):
         monkeypatch.setattr(pair_kernel, "cores", lambda: parts)
         rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
-        made = bounded_differences(rankings, select_measures(["Rprec", "P.5,40", "recip_rank"], runs_count).metrics,
-                                   ordered, rankings.num_rel_per_query > 0, ["LR"])
+        made = bounded_differences(rankings, select_measures(list(measures), runs_count).metrics if measures else [],
+                                   ordered, rankings.num_rel_per_query > 0, list(preferences))
         return {name: (made.low[name], made.high[name]) for name in made.sums}
 
     alone = bounds(1)
     assert set(alone) == {"Rprec", "P_5", "P_40", "recip_rank", "LR"}
+    # the preferences alone: LR counting the shared holes itself, rrLR reading each ranking's list
+    lexical = ("LP", "LR", "rrLP", "rrLR")
+    alone_lexical = bounds(1, (), lexical)
+    assert set(alone_lexical) == set(lexical)
     for parts in (2, 3):
-        found = bounds(parts)
-        for name, (low, high) in alone.items():
-            assert np.array_equal(found[name][0], low) and np.array_equal(found[name][1], high), (name, parts)
+        for expected, found in ((alone, bounds(parts)), (alone_lexical, bounds(parts, (), lexical))):
+            for name, (low, high) in expected.items():
+                assert np.array_equal(found[name][0], low) and np.array_equal(found[name][1], high), (name, parts)
 
 
 def test_r_precision_bounds_past_int32_products_equal_counting(tmp_path, monkeypatch):

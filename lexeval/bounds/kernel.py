@@ -127,19 +127,7 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
 
     parts = cores()
     if parts > 1 and len(chosen) >= 2 * parts and len(pairs) >= 16:
-        # the queries taken one at a time by whichever thread is free (a shared counter), each thread writing its
-        # queries' values into the same arrays and summing its own (dealt in turn, the queries' unequal work left
-        # a core idle for the last tenth of a second)
-        counter = np.zeros(1, dtype=np.int64)
-        own_sums = [None if sums is None else np.empty_like(sums) for _ in range(parts)]
-        answers = list(in_threads(lambda k: run(pairs, low, high, shared, own_sums[k], counter), range(parts)))
-        if sums is not None and all(answers):       # the threads' sums added up, carried as the kernel carries
-            from ..stats.limbs import carry
-            added = np.zeros(sums.shape, dtype=np.int64)
-            for part in own_sums:
-                added += cast(np.ndarray, part)
-            sums[...] = carry(added, FIRST_LIMBS)
-        return answers
+        return _by_queries(lambda own, counter: run(pairs, low, high, shared, own, counter), sums, parts)
     dealt = dealt_rows(pairs, parts) if len(pairs) >= 32 else None
     if dealt is None:
         return list(in_parts(lambda start, stop: run(pairs[start:stop], low[start:stop] if len(low) else low,
@@ -155,6 +143,24 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
         for target, output in zip((low, high, shared, sums), outputs):
             if output is not None and len(output):
                 target[index] = output
+    return answers
+
+
+def _by_queries(run, sums: np.ndarray | None, parts: int) -> list:
+    """A kernel on ``parts`` threads, each taking the queries one at a time from one counter as it comes free
+    (``run(its own sums or None, the counter)``: every pair in each, each thread writing its queries' values into
+    the same arrays), their sums added up and carried as the kernel carries; each thread's answer. Dealt in turn,
+    the queries' unequal work left a core idle for the last tenth of a second, and split by pairs, each thread read
+    every query's rankings."""
+    counter = np.zeros(1, dtype=np.int64)
+    own_sums = [None if sums is None else np.empty_like(sums) for _ in range(parts)]
+    answers = list(in_threads(lambda k: run(own_sums[k], counter), range(parts)))
+    if sums is not None and all(answers):
+        from ..stats.limbs import carry
+        added = np.zeros(sums.shape, dtype=np.int64)
+        for part in own_sums:
+            added += cast(np.ndarray, part)
+        sums[...] = carry(added, FIRST_LIMBS)
     return answers
 
 
@@ -229,11 +235,12 @@ def lex_sums(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, wh
 
 
 def _lex_kernel(given: tuple, out: tuple) -> list:
-    """The compiled lex_bounds on every core (a part of the pairs each), over
-    :func:`lex_bounds`' arguments (``given``, the preferences' numbers as an
-    array) into ``out``: low, high (P, W, Q) or empty, sums (P, W, 2,
-    limbs) or None; each part's answer (False: a value off the grid, the
-    sums unfinished)."""
+    """The compiled lex_bounds on every core (the queries taken one at a
+    time by each thread, every pair in each; a part of the pairs each where
+    the queries are fewer than twice the cores), over :func:`lex_bounds`'
+    arguments (``given``, the preferences' numbers as an array) into
+    ``out``: low, high (P, W, Q) or empty, sums (P, W, 2, limbs) or None;
+    each part's answer (False: a value off the grid, the sums unfinished)."""
     rankings_arrays, pairs, compared, whiches, relevance, most, shared = given
     codes, hole_ids, starts, lengths, queries = rankings_arrays
     level, variable, all_relevant = relevance
@@ -244,8 +251,13 @@ def _lex_kernel(given: tuple, out: tuple) -> list:
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)
     counted = none if shared is None else np.ascontiguousarray(shared, dtype=np.int64)
+    parts = cores()
+    if parts > 1 and len(chosen) >= 2 * parts and len(pairs) >= 16:
+        return _by_queries(lambda own, counter: _exact.lex_bounds(
+            *arrays, int(queries), chosen, pairs, whiches, int(level), int(variable), int(all_relevant), int(most),
+            counted, low, high, none if own is None else own, counter), sums, parts)
     return list(in_parts(lambda start, stop: _exact.lex_bounds(
         *arrays, int(queries), chosen, pairs[start:stop], whiches, int(level), int(variable), int(all_relevant),
         int(most), counted[start:stop] if len(counted) else none, low[start:stop] if len(low) else low,
-        high[start:stop] if len(high) else high, none if sums is None else sums[start:stop]),
+        high[start:stop] if len(high) else high, none if sums is None else sums[start:stop], none),
         len(pairs), cores(), least=16))
