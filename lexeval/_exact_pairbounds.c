@@ -553,10 +553,14 @@ static void fused_scan(const Fused *f, const int16_t *u, int16_t *state, int32_t
 /* P's and hits' (least, greatest) difference on one query with relevance 0 or 1 (``phi_low``, ``phi_high``): an
  * integer over k, returned as it is (P's too: the caller divides the sum over the queries by k once, so that a mean
  * bound of 0 is 0, not a rounding either side of it) */
-static void whole_bounds(const Depths *t, double depth, int64_t phi_low, int64_t phi_high, int64_t *least,
-                         int64_t *most) {
+static void whole_bounds(const Depths *t, double depth, int64_t saved_at, int64_t phi_low, int64_t phi_high,
+                         int64_t *least, int64_t *most) {
     int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
-    int64_t up = raising(t, upto), down = lowering(t, upto);
+    /* the shared holes within upto: where the fused pass kept them, at the column's own place among its depths
+     * (``saved_at``; shared_within searched them, for every column of every pair), or all past the longest */
+    int64_t shared = t->saved && saved_at >= 0 ? (upto < t->longest ? (int64_t)t->saved[saved_at * t->stride] : t->total)
+                                               : shared_within(t, upto);
+    int64_t up = (int64_t)t->holes_a[upto] - shared, down = (int64_t)t->holes_b[upto] - shared;
     int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
     *most = judged + up * phi_high - down * phi_low;
     *least = judged + up * phi_low - down * phi_high;
@@ -1130,6 +1134,13 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
             for (; at > 0 && saved_depth[at - 1] > d; at--) saved_depth[at] = saved_depth[at - 1];
             saved_depth[at] = d;
         }
+    /* each column's place among the saved depths (-1: none) */
+    int64_t *saved_at = PyMem_RawMalloc(((size_t)columns + 1) * 8);
+    for (Py_ssize_t c = 0; c < columns && saved_at; c++) {
+        saved_at[c] = -1;
+        for (int64_t k = 0; k < saved_count && saved_depth && kinds[c] == LINEAR && depths[c] < (double)deepest; k++)
+            if (saved_depth[k] == (int64_t)depths[c]) { saved_at[c] = k; break; }
+    }
     int32_t *unions = PyMem_RawCalloc((size_t)lanes, 4), *extremes = PyMem_RawCalloc(4 * (size_t)lanes, 4);
     /* per query, each run's base values side by side (the columns' rows are a segment apart: a cache miss per
      * column and pair) and its holes whose partners the columns read (the same in every pair it is in) */
@@ -1163,9 +1174,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes || !base_of || !reach_of || !narrow || !hist || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
-        !layer_counts || !totals || !whole || !counted) {
+        !layer_counts || !totals || !whole || !counted || !saved_at) {
         PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(offsets);
-        PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        PyMem_RawFree(saved_at); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
         PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
@@ -1330,7 +1341,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     double l, h;
                     if (whole[c]) {           /* P's and hits' with relevance 0 or 1: whole numbers */
                         int64_t least, most;
-                        whole_bounds(&t, depths[c], (int64_t)lows_phi[c], (int64_t)highs_phi[c], &least, &most);
+                        whole_bounds(&t, depths[c], saved_at[c], (int64_t)lows_phi[c], (int64_t)highs_phi[c], &least,
+                                     &most);
                         if (summing) {
                             int64_t *sum = counted + 2 * (p * columns + c);
                             sum[0] += least;
@@ -1367,7 +1379,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         to_limbs(from_i128(totals[i]), (int64_t *)sums.buf + i * FIRST_LIMBS, FIRST_LIMBS);
     }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted);
+    PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(saved_at);
     PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
     PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
