@@ -1,7 +1,9 @@
 """The compiled kernel's wrappers for --bounds' pairs (lexeval/_exact_pairbounds.c
 and the one-pass ranking kernels of lexeval/_exact_measures.c): each
-returns None where the kernel is not built, and shares its pairs between
-threads (:func:`lexeval.compiled.in_parts`)."""
+returns None where the kernel is not built, and shares its work between
+threads: the queries, taken one at a time from a shared counter
+(:func:`_by_queries`), or, where the queries are few, parts of the pairs
+(:func:`lexeval.compiled.in_parts`)."""
 
 from __future__ import annotations
 
@@ -34,8 +36,8 @@ def difference_bounds(hole_ids: np.ndarray, per_segment: tuple, pairs: np.ndarra
     compared Q values to write into, reused from block to block (fresh
     ones cost a page fault per 4 kB), and a third, None or (P, compared Q)
     int64: where given, each pair's unjudged documents both runs hold,
-    written (LR's bounds read them: :func:`lex_bounds`). A thread per part
-    of the pairs; None where the kernel is not built."""
+    written (LR's bounds read them: :func:`lex_bounds`). On every core
+    (:func:`_difference_kernel`); None where the kernel is not built."""
     if not enabled():
         return None
     shape = (len(pairs), len(columns[0]), len(compared))
@@ -200,7 +202,7 @@ def lex_bounds(rankings_arrays: tuple, pairs: np.ndarray, compared: np.ndarray, 
     number of queries; ``relevance``: the level, whether the holes' grades vary, whether every
     hole is relevant where they do not; ``shared`` (P, compared Q) int64:
     LR's unjudged documents both runs hold, where :func:`difference_bounds`
-    counted them (else counted here). A thread per part of the pairs;
+    counted them (else counted here). On every core (:func:`_lex_kernel`);
     None where the kernel is not built."""
     if not enabled():
         return None
