@@ -1258,17 +1258,21 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                 group_longest = size[(b0 + slot) * queries + q] > group_longest ? size[(b0 + slot) * queries + q]
                                                                                  : group_longest;
             group_longest = group_longest < cap ? group_longest : cap;
+            /* the group's own slots, rounded up to whole vectors: a row of the counts per depth and of the saved
+             * counts each (groups are smaller than the largest, the last As' much smaller: with rows that wide,
+             * the scan passed over twice the slots it needed) */
+            int64_t group_lanes = (n + 15) & ~(int64_t)15;
             Meeting m = {shared, sided && !fused ? shared_at : NULL, fused ? group_longest : cap, partners, widest + 1,
-                         a_reach, fused ? hist : NULL, lanes};
+                         a_reach, fused ? hist : NULL, group_lanes};
             meet_holes(&o, a.rank, a.id, a.count, first_run, b0, n, ordered, &m);
             const int32_t *within_a = tabled ? within + first_run * (cap + 1) : within;
             if (judging && !tabled) fill_tables(within, judged_upto, a.codes, a.length, level, cap);
             if (fused) {
                 Fused f = {hist, within_a, judged_upto + first_run * (cap + 1), across16 + b0,
-                           across16 + (cap + 1) * runs + b0, lanes, runs, group_longest, relevant[q], saved_depth,
-                           saved_count, saved};
+                           across16 + (cap + 1) * runs + b0, group_lanes, runs, group_longest, relevant[q],
+                           saved_depth, saved_count, saved};
                 fused_totals(&f, unions16);          /* the shared holes, then the unjudged documents in all */
-                for (int64_t slot = 0; slot < lanes; slot++) {
+                for (int64_t slot = 0; slot < group_lanes; slot++) {
                     if (slot < n) shared[slot] = unions16[slot];
                     unions16[slot] = slot < n ? (int16_t)(a.count + qh.count[b0 + slot] - shared[slot])
                                               : -1;
@@ -1316,7 +1320,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     t.saved = saved + slot;
                     t.saved_depth = saved_depth;
                     t.saved_count = saved_count;
-                    t.stride = lanes;
+                    t.stride = group_lanes;
                     t.total = shared[slot];
                 }
                 if (sided) {

@@ -265,6 +265,38 @@ def test_pair_bounds_with_few_partners_and_pairs_apart_equal_the_reference(tmp_p
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
 
 
+def test_groups_of_every_width_in_the_fused_pass_equal_the_reference(tmp_path, monkeypatch):
+    """More runs than one vector of slots holds (19: the first As' groups take two vectors, the last ones' one),
+    so that R-precision's fused pass and the counts it keeps at P's depths run over groups of different widths
+    in the same tables, on every vector path: the kernel against the reference."""
+    from lexeval.bounds import kernel as pair_kernel
+    from lexeval.compiled import _exact
+    rng = random.Random(5)
+    runs_count = 19
+    qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1, queries=2)
+    ordered = np.array([(a, b) for a in range(runs_count) for b in range(a + 1, runs_count)])
+
+    def bounds(kernel, widest=2):
+        monkeypatch.setenv("LEXEVAL_KERNEL", kernel)
+        monkeypatch.setattr(pair_kernel, "SCRATCH_CELLS", 1 << 22)
+        before = _exact.vectors(widest > 0, widest)
+        try:
+            rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+            made = bounded_differences(rankings, select_measures(["Rprec", "P.5,40,150"], runs_count).metrics,
+                                       ordered, rankings.num_rel_per_query > 0)
+        finally:
+            _exact.vectors(before)
+        return {name: (made.low[name], made.high[name]) for name in made.sums}
+
+    expected = bounds("off")
+    assert set(expected) == {"Rprec", "P_5", "P_40", "P_150"}
+    for widest in (2, 1, 0):
+        found = bounds("on", widest)
+        for name, (low, high) in found.items():
+            np.testing.assert_allclose(low, expected[name][0], rtol=0, atol=1e-12, err_msg=f"{name} {widest}")
+            np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {widest}")
+
+
 @pytest.mark.parametrize("queries", [3, 9])
 def test_pairs_dealt_to_threads_give_the_bounds_of_one_thread(tmp_path, monkeypatch, queries):
     """The kernel's work on several threads: where the queries are fewer than twice the threads, the pairs in

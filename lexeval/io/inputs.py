@@ -414,7 +414,8 @@ def read_run(given, qrels: Qrels, options: ReadOptions = ReadOptions(), name: st
         ties = ties[keep] if ties is not None else None
         line = line[keep] if line is not None else None
         counts = np.bincount(query, minlength=len(qrels.qids)).astype(np.int64)
-    holes = docnos.take(line[code < 0]) if line is not None else None
+    # the holes' places by flatnonzero, then taken: a boolean index of the int64 lines took ten times as long
+    holes = docnos.take(line.take(np.flatnonzero(code < 0))) if line is not None else None
     del docnos, line
     tag = decode(last[5]) if len(last) >= 6 else ""
     return ParsedRun(name=tag if source.named_by_tag and tag else source.name, tag=tag or source.name, path=path,
