@@ -127,6 +127,22 @@ def test_limb_quotients_are_correctly_rounded(rows, scale):
         == [number * number for number in numbers]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(-(1 << 100), 1 << 100), min_size=1, max_size=6), min_size=1, max_size=4))
+def test_carried_sums_added_and_carried_in_place_are_the_numbers_summed(parts):
+    """The threads' carried sums (every limb but the top one in [0, 2**21)) added limb by limb and carried in
+    place (the pairs' kernels' way) equal the Python sums of the numbers, and :func:`carry`'s own."""
+    from lexeval.stats import limbs
+    width = max(len(part) for part in parts)
+    carried = [limbs.carry(limbs.from_ints(part + [0] * (width - len(part))), 7) for part in parts]
+    added = carried[0].copy()
+    for part in carried[1:]:
+        added += part
+    expected = [sum(column) for column in zip(*(part + [0] * (width - len(part)) for part in parts))]
+    assert limbs.to_ints(limbs.carry_in_place(added.copy())) == expected
+    np.testing.assert_array_equal(limbs.carry_in_place(added.copy()), limbs.carry(added, 7))
+
+
 VALUE_MATRICES = st.integers(2, 6).flatmap(lambda runs: st.lists(
     st.lists(st.one_of(st.floats(-2, 2), st.sampled_from([0.0, 0.1, 1 / 3, 1e-7, 0.999, 1e5])),
              min_size=runs, max_size=runs), min_size=0, max_size=30))
