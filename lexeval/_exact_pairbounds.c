@@ -38,22 +38,48 @@ static int pairs_and_queries_in_range(const char *who, const int64_t *pair, Py_s
     return 1;
 }
 
-/* whether every number (of the unjudged documents, code < 0, where codes are given) is in [0, most): a loop per
+/* the documents' numbers among their query's unjudged documents (-1: judged), int16 where every query's fit (half
+ * the memory), else int32 (``wide``) */
+typedef struct { const void *at; int wide; } Ids;
+
+/* the numbers from the document at ``offset`` on */
+static inline Ids ids_at(Ids ids, int64_t offset) {
+    Ids from = {ids.wide ? (const void *)((const int32_t *)ids.at + offset)
+                         : (const void *)((const int16_t *)ids.at + offset), ids.wide};
+    return from;
+}
+
+/* whether every number of the unjudged documents (code < 0) is in [0, most): a loop per
  * case, each without a branch, in a function of its own, that the compiler makes vector instructions of (a test
  * inside the loop, or the loop inlined in a kernel, kept it scalar, and the check, made on every call over every
  * ranked document, cost more than a third of LP's bounds); and without the GIL, so that the calls on other threads
  * go on meanwhile */
-static __attribute__((noinline)) int holes_numbered(const int16_t *codes, const int32_t *ids, Py_ssize_t count,
-                                                   int64_t most) {
+static __attribute__((noinline)) int holes_numbered(const int16_t *codes, Ids ids, Py_ssize_t count, int64_t most) {
     /* read as uint32, a negative number is 2**31 or more: past ``limit`` however large ``most`` is */
     uint32_t bad = 0, limit = most > INT32_MAX ? (uint32_t)1 << 31 : (uint32_t)(most < 0 ? 0 : most);
+    const int32_t *wide = ids.at;
+    const int16_t *narrow = ids.at;
     Py_BEGIN_ALLOW_THREADS
-    if (codes)
-        for (Py_ssize_t k = 0; k < count; k++) bad |= (uint32_t)(codes[k] < 0) & (uint32_t)((uint32_t)ids[k] >= limit);
+    if (ids.wide)
+        for (Py_ssize_t k = 0; k < count; k++) bad |= (uint32_t)(codes[k] < 0) & (uint32_t)((uint32_t)wide[k] >= limit);
     else
-        for (Py_ssize_t k = 0; k < count; k++) bad |= (uint32_t)((uint32_t)ids[k] >= limit);
+        for (Py_ssize_t k = 0; k < count; k++)
+            bad |= (uint32_t)(codes[k] < 0) & (uint32_t)((uint32_t)(int32_t)narrow[k] >= limit);
     Py_END_ALLOW_THREADS
     return !bad;
+}
+
+/* a buffer of the documents' numbers among their query's unjudged documents (``hole_ids``): int16 or int32 (two
+ * or four bytes a document), else 0 with ValueError set */
+static int ids_of(Py_buffer *b, Py_ssize_t documents, const char *who, Ids *ids) {
+    ids->at = b->buf;
+    ids->wide = b->len == 4 * documents;
+    if (b->len != 4 * documents && b->len != 2 * documents) {
+        PyErr_Format(PyExc_ValueError, "%s: hole_ids of %zd bytes, expected int16 or int32 for %zd documents", who,
+                     b->len, documents);
+        return 0;
+    }
+    return 1;
 }
 
 static double linear_weight(int variant, int64_t rank, int64_t length, double depth) {
@@ -768,7 +794,7 @@ static int plan_lists(const int64_t *pair, Py_ssize_t count_pairs, Py_ssize_t ru
  * took 120 MB of fresh pages on the Robust04 shape */
 typedef struct { int32_t *rank, *id; int64_t *start, *count; } QueryHoles;
 
-static void query_holes(QueryHoles *h, const int16_t *codes, const int32_t *ids, const int64_t *first,
+static void query_holes(QueryHoles *h, const int16_t *codes, Ids ids, const int64_t *first,
                         const int64_t *size, Py_ssize_t runs, Py_ssize_t queries, Py_ssize_t q, const char *used) {
     int64_t at = 0;
     for (Py_ssize_t r = 0; r < runs; r++) {
@@ -776,14 +802,23 @@ static void query_holes(QueryHoles *h, const int16_t *codes, const int32_t *ids,
         if (used && !used[r]) { h->count[r] = 0; continue; }
         Py_ssize_t sg = r * queries + q;
         const int16_t *restrict code = codes + first[sg];
-        const int32_t *restrict id = ids + first[sg];
         int32_t *restrict rank = h->rank, *restrict number = h->id;
         /* without a branch on the code (half the documents are holes: a guess missed every other one): each
          * document written at the next place, which only a hole keeps (room for every document of the query) */
-        for (int64_t i = 0, n = size[sg]; i < n; i++) {
-            rank[at] = (int32_t)(i + 1);
-            number[at] = id[i];
-            at += code[i] < 0;
+        if (ids.wide) {
+            const int32_t *restrict id = (const int32_t *)ids.at + first[sg];
+            for (int64_t i = 0, n = size[sg]; i < n; i++) {
+                rank[at] = (int32_t)(i + 1);
+                number[at] = id[i];
+                at += code[i] < 0;
+            }
+        } else {
+            const int16_t *restrict id = (const int16_t *)ids.at + first[sg];
+            for (int64_t i = 0, n = size[sg]; i < n; i++) {
+                rank[at] = (int32_t)(i + 1);
+                number[at] = id[i];
+                at += code[i] < 0;
+            }
         }
         h->count[r] = at - h->start[r];
     }
@@ -1016,7 +1051,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_ssize_t segments = lengths.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t columns = kind.len / 8, count_compared = compared.len / 8, ideal_size = ideal_before.len / 8;
     Py_ssize_t documents = codes.len / 2, layer_width = columns ? steps.len / 8 / columns : 0;
-    if (!queries || !check(&hole_id, documents, 4, "hole_ids") || !check(&first, segments, 8, "first") ||
+    Ids ids;
+    if (!queries || !ids_of(&hole_id, documents, "difference_bounds", &ids) || !check(&first, segments, 8, "first") ||
         !check(&variant, columns, 8, "variant") || !check(&depth, columns, 8, "depth") ||
         !check(&phi_low, columns, 8, "phi_low") || !check(&phi_high, columns, 8, "phi_high") ||
         !check(&base, columns * segments, 8, "base") || !check(&num_rel, queries, 8, "num_rel") ||
@@ -1037,7 +1073,6 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     }
     const int64_t *size = (const int64_t *)lengths.buf, *chosen = (const int64_t *)compared.buf;
     const int64_t *pair = (const int64_t *)pairs.buf;
-    const int32_t *ids = (const int32_t *)hole_id.buf;
     Py_ssize_t runs = segments / queries, total_length = 0;
     for (Py_ssize_t k = 0; k < segments; k++) {
         if (size[k] < 0 || size[k] > INT32_MAX) {
@@ -1434,7 +1469,7 @@ static int64_t find(Scratch *s, int64_t x) {
 
 typedef struct {           /* one ranking: its relevance codes and unjudged documents' numbers */
     const int16_t *codes;
-    const int32_t *ids;
+    Ids ids;
     int64_t length;
 } Ranking;
 
@@ -1450,7 +1485,7 @@ static int64_t node(const Alike *u, const Ranking *r, int64_t i) {
     if (i >= r->length) return u->zero;
     int16_t code = r->codes[i];
     if (code >= 0 || !u->variable) return (code >= u->level || (code < 0 && u->all_relevant)) ? u->one : u->zero;
-    return r->ids[i];
+    return r->ids.wide ? ((const int32_t *)r->ids.at)[i] : ((const int16_t *)r->ids.at)[i];
 }
 
 /* whether x can be relevant and y not, given what is joined */
@@ -1816,7 +1851,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     Py_ssize_t documents = codes.len / 2, segments = starts.len / 8, count_pairs = pairs.len / 16;
     Py_ssize_t count_compared = compared.len / 8, count_which = whiches.len / 8;
     Py_ssize_t cells = count_pairs * count_compared;          /* each preference's values: P x compared Q */
-    if (!queries || !check(&hole_ids, documents, 4, "hole_ids") || !check(&lengths, segments, 8, "lengths") ||
+    Ids all_ids;
+    if (!queries || !ids_of(&hole_ids, documents, "lex_bounds", &all_ids) || !check(&lengths, segments, 8, "lengths") ||
         !check(&low, sums.len ? 0 : count_which * cells, 8, "low") ||
         !check(&high, sums.len ? 0 : count_which * cells, 8, "high") || most < 0 ||
         (sums.len && !check(&sums, count_pairs * count_which * 2 * FIRST_LIMBS, 8, "sums")) ||
@@ -1836,7 +1872,6 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
     const int64_t *first = (const int64_t *)starts.buf, *size = (const int64_t *)lengths.buf;
     const int64_t *pair = (const int64_t *)pairs.buf, *chosen = (const int64_t *)compared.buf;
     const int16_t *all_codes = (const int16_t *)codes.buf;
-    const int32_t *all_ids = (const int32_t *)hole_ids.buf;
     Py_ssize_t runs = segments / queries;
     for (Py_ssize_t k = 0; k < segments; k++)
         if (first[k] < 0 || size[k] < 0 || first[k] + size[k] > documents || size[k] > INT32_MAX) {
@@ -1904,11 +1939,11 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
             Py_ssize_t sa = first_run * queries + q;
             Meeting m = {shared, NULL, 0, NULL, 0, 0};
             meet_holes(&o, NULL, qh.id + qh.start[first_run], qh.count[first_run], first_run, b0, n, ordered, &m);
-            Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
+            Ranking a = {all_codes + first[sa], ids_at(all_ids, first[sa]), size[sa]};
             if (tallies[sa] < 0) tallies[sa] = judged_relevant(&u, &a);
             for (int64_t slot = 0; slot < n; slot++, p++) {
                 Py_ssize_t sb = (b0 + slot) * queries + q;
-                Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
+                Ranking b = {all_codes + first[sb], ids_at(all_ids, first[sb]), size[sb]};
                 if (tallies[sb] < 0) tallies[sb] = judged_relevant(&u, &b);
                 int64_t judged[2] = {tallies[sa], tallies[sb]};
                 HoleList ha = {qh.id + qh.start[first_run], qh.count[first_run]};
@@ -1922,8 +1957,8 @@ PyObject *lex_bounds(PyObject *self, PyObject *args) {
         /* the other preferences (LR's too, where not counted above) */
         for (Py_ssize_t p = 0; p < count_pairs; p++) {
             Py_ssize_t q = chosen[k], sa = pair[2 * p] * queries + q, sb = pair[2 * p + 1] * queries + q;
-            Ranking a = {all_codes + first[sa], all_ids + first[sa], size[sa]};
-            Ranking b = {all_codes + first[sb], all_ids + first[sb], size[sb]};
+            Ranking a = {all_codes + first[sa], ids_at(all_ids, first[sa]), size[sa]};
+            Ranking b = {all_codes + first[sb], ids_at(all_ids, first[sb]), size[sb]};
             for (Py_ssize_t w = 0; w < count_which; w++) {
                 int which = (int)which_of[w];
                 if (which == 1 && counted) continue;

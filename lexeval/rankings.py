@@ -42,8 +42,9 @@ class Rankings:
     prefs: Any = field(repr=False, default=None)      # measures.prefs.PreferenceIndex (-R prefs)
     groups: Any = field(repr=False, default=None)     # measures.groups.JudgementGroups (-R qrels_jg)
     tie_groups: np.ndarray | None = field(repr=False, default=None)  # (N,) equal within a segment iff scores tie
-    hole_ids: np.ndarray | None = field(repr=False, default=None)    # (N,) an unjudged document's number in its
-    hole_counts: np.ndarray | None = field(repr=False, default=None)  # query (-1 judged); (Q,) how many per query
+    hole_ids: np.ndarray | None = field(repr=False, default=None)    # (N,) int16 (or int32 past 32,767 a query)
+    hole_counts: np.ndarray | None = field(repr=False, default=None)  # an unjudged document's number in its query
+    #                                                                   (-1 judged); (Q,) how many per query
     grade_values: np.ndarray | None = field(repr=False, default=None)  # fractional grades: each code's grade
     relevance_level: float | None = None    # -l as given (``level`` is its code); None: the same as ``level``
 
@@ -378,7 +379,7 @@ def build_rankings(qrels: Qrels, runs: list[ParsedRun], level: float = 1) -> Ran
 
 
 def hole_identities(runs: list[ParsedRun], codes: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray]:
-    """((N,) int32, (Q,)): every ranked document's number among its query's
+    """((N,) int16 where every query's fit, else int32; (Q,)): every ranked document's number among its query's
     unjudged documents (the same in every run; -1 for a judged one), and
     how many each query has, from the runs' ``hole_docnos`` (``codes``: the
     runs' codes end to end). The compiled
@@ -422,6 +423,7 @@ def hole_identities(runs: list[ParsedRun], codes: np.ndarray, num_queries: int) 
     key_query = (keys >> np.uint64(64 - int(shift))).astype(np.int64)
     per_query = np.bincount(key_query, minlength=num_queries).astype(np.int64)
     first = np.concatenate(([0], np.cumsum(per_query)[:-1]))
-    ids = np.full(len(codes), -1, dtype=np.int32)
-    ids[hole] = (inverse - first[key_query[inverse]]).astype(np.int32)
+    width = np.int16 if per_query.max(initial=0) <= kernel.NARROW_IDS_UP_TO + 1 else np.int32   # as the kernel's
+    ids = np.full(len(codes), -1, dtype=width)
+    ids[hole] = (inverse - first[key_query[inverse]]).astype(width)
     return ids, per_query

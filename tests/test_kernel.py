@@ -276,6 +276,24 @@ print("ok")
     assert made.returncode == 0 and made.stdout.strip() == "ok", made.stderr[-2000:]
 
 
+@pytest.mark.parametrize("narrow_up_to", [32767, 2])
+def test_unjudged_documents_past_int16_are_numbered_in_int32(monkeypatch, narrow_up_to):
+    """A query with more distinct unjudged documents than int16 holds (40,000 in one run), beside a small one:
+    numbered again in int32, the numbers as counted; and, with the highest int16 number lowered to 2, a query of
+    four numbers in int32 the same way, and one of two in int16."""
+    monkeypatch.setattr(kernel, "NARROW_IDS_UP_TO", narrow_up_to)
+    big = 40_000 if narrow_up_to == 32767 else 4
+    docnos = [f"doc-{k}".encode() for k in range(big)] + [b"a", b"b", b"a"]
+    codes = np.full(len(docnos) + 1, -1, dtype=np.int16)
+    codes[-1] = 2                                               # a judged document: -1
+    ids, counts = kernel.number_holes([ByteStrings.from_list(docnos)], codes, np.array([[big, 4]]), 2)
+    assert ids.dtype == np.int32
+    assert ids.tolist() == list(range(big)) + [0, 1, 0, -1]
+    assert counts.tolist() == [big, 2]
+    small, counted = kernel.number_holes([ByteStrings.from_list([b"a", b"b", b"a"])], codes[-4:], np.array([[4]]), 1)
+    assert small.dtype == np.int16 and small.tolist() == [0, 1, 0, -1] and counted.tolist() == [2]
+
+
 @pytest.mark.parametrize("hashes", ["real", "all alike"])
 def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
     """number_holes against counting in Python: query by query, run by run,

@@ -265,12 +265,16 @@ def test_pair_bounds_with_few_partners_and_pairs_apart_equal_the_reference(tmp_p
                 np.testing.assert_allclose(high, expected[name][1], rtol=0, atol=1e-12, err_msg=f"{name} {cells}")
 
 
-def test_groups_of_every_width_in_the_fused_pass_equal_the_reference(tmp_path, monkeypatch):
+@pytest.mark.parametrize("narrow_up_to", [32767, 0])
+def test_groups_of_every_width_in_the_fused_pass_equal_the_reference(tmp_path, monkeypatch, narrow_up_to):
     """More runs than one vector of slots holds (19: the first As' groups take two vectors, the last ones' one),
     so that R-precision's fused pass and the counts it keeps at P's depths run over groups of different widths
-    in the same tables, on every vector path: the kernel against the reference."""
+    in the same tables, on every vector path: the kernel against the reference, with LP and LR, the documents'
+    numbers in int16 and (the highest int16 number lowered to 0) in int32."""
     from lexeval.bounds import kernel as pair_kernel
     from lexeval.compiled import _exact
+    from lexeval.io import kernel as reading_kernel
+    monkeypatch.setattr(reading_kernel, "NARROW_IDS_UP_TO", narrow_up_to)
     rng = random.Random(5)
     runs_count = 19
     qrels_path, paths = _deep_collection(tmp_path, rng, runs_count, 1, queries=2)
@@ -282,14 +286,15 @@ def test_groups_of_every_width_in_the_fused_pass_equal_the_reference(tmp_path, m
         before = _exact.vectors(widest > 0, widest)
         try:
             rankings = load(qrels_path, paths, keep_holes=True, warn=lambda _: None)
+            assert rankings.hole_ids.dtype == (np.int16 if narrow_up_to else np.int32)
             made = bounded_differences(rankings, select_measures(["Rprec", "P.5,40,150"], runs_count).metrics,
-                                       ordered, rankings.num_rel_per_query > 0)
+                                       ordered, rankings.num_rel_per_query > 0, ["LP", "LR"])
         finally:
             _exact.vectors(before)
         return {name: (made.low[name], made.high[name]) for name in made.sums}
 
     expected = bounds("off")
-    assert set(expected) == {"Rprec", "P_5", "P_40", "P_150"}
+    assert set(expected) == {"Rprec", "P_5", "P_40", "P_150", "LP", "LR"}
     for widest in (2, 1, 0):
         found = bounds("on", widest)
         for name, (low, high) in found.items():

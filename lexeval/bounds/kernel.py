@@ -109,7 +109,7 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
     low, high, shared, sums = out
     kinds, variants, depths, phi_low, phi_high, base = columns
     num_rel, (steps, ideal), ideal_before, most = per_query
-    numbers = np.ascontiguousarray(hole_ids, dtype=np.int32)
+    numbers = hole_numbers(hole_ids)
     codes, first, lengths, queries = per_segment
     segments = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(first, dtype=np.int64),
                 np.ascontiguousarray(lengths, dtype=np.int64))
@@ -146,6 +146,12 @@ def _difference_kernel(given: tuple, out: tuple) -> list:
             if output is not None and len(output):
                 target[index] = output
     return answers
+
+
+def hole_numbers(hole_ids: np.ndarray) -> np.ndarray:
+    """The documents' numbers as the kernels read them: int16 or int32 as they are (the numbering makes int16
+    where every query's fit), any other integers as int32."""
+    return np.ascontiguousarray(hole_ids, dtype=hole_ids.dtype if hole_ids.dtype in (np.int16, np.int32) else np.int32)
 
 
 def _by_queries(run, sums: np.ndarray | None, parts: int) -> list:
@@ -249,7 +255,7 @@ def _lex_kernel(given: tuple, out: tuple) -> list:
     level, variable, all_relevant = relevance
     low, high, sums = out
     none = np.zeros(0, dtype=np.int64)
-    arrays = (np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(hole_ids, dtype=np.int32),
+    arrays = (np.ascontiguousarray(codes, dtype=np.int16), hole_numbers(hole_ids),
               np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64))
     chosen = np.ascontiguousarray(compared, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64)

@@ -713,12 +713,14 @@ static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const 
     }
 }
 
-/* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): every unjudged document (code
- * < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos alike, by first appearance (query by
- * query, then run by run, then rank by rank); -1 for a judged one (see lexeval.rankings.hole_identities). Per run
- * (tuples of R): its unjudged documents' docnos, bytes (with 8 bytes of padding after) and offsets (int32 or
- * int64), in its order; codes int16 (N: the runs' rankings end to end, each run's queries in order); lengths
- * int64 (R x Q) each ranking's length; ids int32 (N) and per_query int64 (Q) written. */
+/* number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query) -> bool: every unjudged document
+ * (code < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos
+ * alike, by first appearance (query by query, then run by run, then rank by rank); -1 for a judged one (see
+ * lexeval.rankings.hole_identities). Per run (tuples of R): its unjudged documents' docnos, bytes (with 8 bytes of
+ * padding after) and offsets (int32 or int64), in its order; codes int16 (N: the runs' rankings end to end, each
+ * run's queries in order); lengths int64 (R x Q) each ranking's length; ids int16 or int32 (N) and per_query int64
+ * (Q) written. False where the ids are int16 and a query has more than 32,767 distinct unjudged documents (its
+ * numbers and the later queries' then unfinished: the caller numbers them again in int32). */
 static PyObject *number_holes(PyObject *self, PyObject *args) {
     PyObject *docno_tuple, *offset_tuple;
     Py_buffer codes_buffer, length_buffer, id_buffer, count_buffer;
@@ -737,16 +739,19 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     int *wide = NULL;
     const int16_t *codes = codes_buffer.buf;
     const int64_t *lengths = length_buffer.buf;
+    int16_t *narrow_ids = id_buffer.buf;          /* 2 bytes a number (half the fresh pages) where they fit */
     int32_t *ids = id_buffer.buf;
     int64_t *per_query = count_buffer.buf;
     Py_ssize_t n = codes_buffer.len / 2, segments = runs * queries;
+    int narrow = n > 0 && id_buffer.len == 2 * n, overflow = 0;
     const char *problem = NULL;
     if (!docnos || !offsets) {
         PyErr_NoMemory();
         goto done;
     }
     if (PyTuple_GET_SIZE(offset_tuple) != runs || queries < 0 || length_buffer.len != 8 * segments ||
-        id_buffer.len != 4 * n || count_buffer.len != 8 * queries || from < 0 || to < from || to > queries) {
+        (id_buffer.len != 4 * n && id_buffer.len != 2 * n) || count_buffer.len != 8 * queries || from < 0 ||
+        to < from || to > queries) {
         PyErr_SetString(PyExc_ValueError, "number_holes: arrays of different lengths");
         goto done;
     }
@@ -809,21 +814,28 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t q = from; q < to; q++) {
+    for (Py_ssize_t q = from; q < to && !overflow; q++) {
         int64_t numbered = 0;
         size_t size = slots < 64 ? slots : 64;                       /* within the room made: 16 at the least */
         for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its place in its docnos) */
-        for (Py_ssize_t r = 0; r < runs; r++) {
+        for (Py_ssize_t r = 0; r < runs && !overflow; r++) {
             Py_ssize_t sg = r * queries + q;
             const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
             int64_t hole = hole_base[sg], found = 0;
             /* the ranking's unjudged documents located first, without a branch on the code (half the documents are
              * unjudged: a guess per document missed every other one), the judged ones' -1 written meanwhile */
-            for (int64_t k = doc_base[sg], end = doc_base[sg] + lengths[sg]; k < end; k++) {
-                ids[k] = -1;
-                where[found] = k;
-                found += codes[k] < 0;
-            }
+            if (narrow)
+                for (int64_t k = doc_base[sg], end = doc_base[sg] + lengths[sg]; k < end; k++) {
+                    narrow_ids[k] = -1;
+                    where[found] = k;
+                    found += codes[k] < 0;
+                }
+            else
+                for (int64_t k = doc_base[sg], end = doc_base[sg] + lengths[sg]; k < end; k++) {
+                    ids[k] = -1;
+                    where[found] = k;
+                    found += codes[k] < 0;
+                }
             for (int64_t j = 0; j < found; j++) {
                 int64_t k = where[j];
                 int64_t start = offset_at(&offsets[r], wide[r], hole), stop = offset_at(&offsets[r], wide[r], hole + 1);
@@ -844,7 +856,13 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                         here->w1 = w1;
                         here->length = (int32_t)length;
                         here->number = (int32_t)numbered;
-                        ids[k] = (int32_t)numbered++;
+                        if (narrow) {
+                            overflow |= numbered > INT16_MAX;
+                            narrow_ids[k] = (int16_t)numbered;
+                        } else {
+                            ids[k] = (int32_t)numbered;
+                        }
+                        numbered++;
                         break;
                     }
                     if (here->length == length && here->w0 == w0 && here->w1 == w1) {
@@ -857,7 +875,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                                               length - 16);
                         }
                         if (same) {
-                            ids[k] = here->number;
+                            if (narrow) narrow_ids[k] = (int16_t)here->number;
+                            else ids[k] = here->number;
                             break;
                         }
                     }
@@ -868,8 +887,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         per_query[q] = numbered;
     }
     Py_END_ALLOW_THREADS
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyBool_FromLong(!overflow);
 done:
     for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
     PyMem_RawFree(docnos); PyMem_RawFree(offsets);
@@ -893,8 +911,9 @@ static PyMethodDef methods[] = {
      "gather_strings(datas, offsets, starts, index, pad) -> (bytes, offsets): the strings at index of byte strings "
      "held in chunks, end to end, followed by pad zero bytes (see lexeval.io.strings.ChunkedByteStrings.take)."},
     {"number_holes", number_holes, METH_VARARGS,
-     "number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query): each unjudged document's "
-     "number among its query's (queries [from, to)), by first appearance (see lexeval.rankings.hole_identities)."},
+     "number_holes(docnos, offsets, codes, lengths, queries, from, to, ids, per_query) -> bool: each unjudged "
+     "document's number among its query's (queries [from, to)), by first appearance, in int16 or int32 ids (False: "
+     "a query's numbers past int16; see lexeval.rankings.hole_identities)."},
     {"layout_block", layout_block, METH_VARARGS,
      "layout_block(reals, integers, styles, heads, head_offsets, qids, qid_offsets, keys, key_offsets, key_pairs, "
      "into) -> int: "
