@@ -766,6 +766,7 @@ typedef struct {
     int64_t *start;      /* per hole number (most + 1), its first listing */
     int64_t *cursor;     /* per hole number, its first listing of a run after the A being read (pairs in order) */
     int32_t *run, *rank;
+    int64_t last;        /* the highest run listed */
 } Postings;
 
 /* the runs on the B side of some pair (``listed``) and on either (``used``, where given), the most documents (so
@@ -827,8 +828,10 @@ static void query_holes(QueryHoles *h, const int16_t *codes, Ids ids, const int6
 static void list_holes(Postings *o, const QueryHoles *h, Py_ssize_t runs, const char *listed, int64_t most,
                        int with_ranks) {
     memset(o->start, 0, (size_t)(most + 1) * 8);
+    o->last = -1;
     for (Py_ssize_t r = 0; r < runs; r++) {
         if (!listed[r]) continue;
+        o->last = r;
         const int32_t *own = h->id + h->start[r];
         for (int64_t j = 0, n = h->count[r]; j < n; j++) o->start[own[j] + 1]++;
     }
@@ -888,6 +891,9 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
     const int64_t cap = m->cap, stride = m->stride, reach = m->reach < a_count ? m->reach : a_count;
     int8_t *restrict hist = m->hist;
     const int64_t lanes = m->lanes;
+    /* the group is every run after A (the pairs in order): each listing past A's is a B of it, none deeper than
+     * the group's longest ranking (``cap``, the fused pass's: its rows are the ranks) */
+    const int every_later = ordered && hist && b0 == first_run + 1 && b0 + n > o->last;
     if (shared_at) memset(shared_at, 0, (size_t)(n * (cap + 2)) * 4);
     else memset(shared, 0, (size_t)n * 8);
     if (m->reach) memset(partners, 0, (size_t)(n * stride) * 8);
@@ -914,6 +920,13 @@ static void meet_holes(Postings *o, const int32_t *a_rank, const int32_t *a_id, 
                     int32_t deeper = own > ranks[at] ? own : ranks[at];
                     hist[(deeper <= cap ? deeper : cap) * lanes + slot]++;
                     partners[slot * stride + j] = ranks[at];
+                }
+            else if (every_later)
+                /* the common case: every listing left is a B of the group, at most ``cap`` deep (the group's
+                 * longest ranking) */
+                for (; at < end; at++) {
+                    int32_t rank = ranks[at], deeper = own > rank ? own : rank;
+                    hist[deeper * lanes + (runs[at] - b0)]++;
                 }
             else
                 for (; at < end; at++) {
