@@ -580,14 +580,18 @@ static void fused_scan(const Fused *f, const int16_t *u, int16_t *state, int32_t
  * integer over k, returned as it is (P's too: the caller divides the sum over the queries by k once, so that a mean
  * bound of 0 is 0, not a rounding either side of it) */
 static void whole_bounds(const Depths *t, double depth, int64_t saved_at, int64_t phi_low, int64_t phi_high,
-                         int64_t *least, int64_t *most) {
+                         const int32_t *at_a, const int32_t *at_b, int64_t *least, int64_t *most) {
     int64_t upto = depth < (double)t->longest ? (int64_t)depth : t->longest;
     /* the shared holes within upto: where the fused pass kept them, at the column's own place among its depths
      * (``saved_at``; shared_within searched them, for every column of every pair), or all past the longest */
     int64_t shared = t->saved && saved_at >= 0 ? (upto < t->longest ? (int64_t)t->saved[saved_at * t->stride] : t->total)
                                                : shared_within(t, upto);
-    int64_t up = (int64_t)t->holes_a[upto] - shared, down = (int64_t)t->holes_b[upto] - shared;
-    int64_t judged = (int64_t)t->judged_a[upto] - t->judged_b[upto];
+    /* each ranking's holes and judged relevant within upto: read where the query's table of them at the column's
+     * depth has them (``at_a``, ``at_b``: the same counts, constant past each ranking's length; each pair's
+     * reads of its B's tables, a column's depth apart, were cache misses), else in the tables */
+    int64_t holes_a = at_a ? at_a[0] : t->holes_a[upto], judged_a = at_a ? at_a[1] : t->judged_a[upto];
+    int64_t holes_b = at_b ? at_b[0] : t->holes_b[upto], judged_b = at_b ? at_b[1] : t->judged_b[upto];
+    int64_t up = holes_a - shared, down = holes_b - shared, judged = judged_a - judged_b;
     *most = judged + up * phi_high - down * phi_low;
     *least = judged + up * phi_low - down * phi_high;
 }
@@ -1214,6 +1218,7 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     int off_grid = 0;
     int64_t *offsets = PyMem_RawMalloc((size_t)(segments + 1) * 8);
     int64_t *layer_counts = PyMem_RawCalloc((size_t)columns + 1, 8);
+    int32_t *whole_at = PyMem_RawCalloc(2 * (size_t)runs * (size_t)columns + 2, 4);   /* per run and column */
     QueryHoles qh = {PyMem_RawMalloc(((size_t)runs * (size_t)deepest + 1) * 4),
                      PyMem_RawMalloc(((size_t)runs * (size_t)deepest + 1) * 4), PyMem_RawCalloc((size_t)runs + 1, 8),
                      PyMem_RawCalloc((size_t)runs + 1, 8)};
@@ -1222,9 +1227,10 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
         !o.run || !o.rank || !within || !judged_upto || !shared_at || !shared || !partners || !across || !unions ||
         !extremes || !base_of || !reach_of || !narrow || !hist || !saved_depth || !saved ||
         !offsets || !s.prefix || !s.best_upto || !s.ideals || !s.chosen || !s.counts || !s.discount || !s.merged ||
-        !layer_counts || !totals || !whole || !counted || !saved_at) {
+        !layer_counts || !whole_at || !totals || !whole || !counted || !saved_at) {
         PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(offsets);
-        PyMem_RawFree(saved_at); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+        PyMem_RawFree(saved_at); PyMem_RawFree(layer_counts); PyMem_RawFree(whole_at); PyMem_RawFree(listed);
+        PyMem_RawFree(used);
         PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
         PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
         PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
@@ -1272,6 +1278,14 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     Py_ssize_t sg = r * queries + q;
                     fill_tables(within + r * (cap + 1), judged_upto + r * (cap + 1), code + offsets[sg], size[sg],
                                 level, cap);
+                    /* the counts at each whole column's depth (at most cap: past a ranking's length they stay),
+                     * side by side */
+                    for (Py_ssize_t c = 0; c < columns; c++) {
+                        if (!whole[c]) continue;
+                        int64_t at = depths[c] < (double)cap ? (int64_t)depths[c] : cap;
+                        whole_at[2 * (r * columns + c)] = within[r * (cap + 1) + at];
+                        whole_at[2 * (r * columns + c) + 1] = judged_upto[r * (cap + 1) + at];
+                    }
                 }
         /* the scan's rows: the tables turned, 16 depths at a time (their rows stay in the cache while every run's
          * cells are written; a depth at a time, each write was a line of its own) */
@@ -1393,8 +1407,9 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
                     double l, h;
                     if (whole[c]) {           /* P's and hits' with relevance 0 or 1: whole numbers */
                         int64_t least, most;
-                        whole_bounds(&t, depths[c], saved_at[c], (int64_t)lows_phi[c], (int64_t)highs_phi[c], &least,
-                                     &most);
+                        whole_bounds(&t, depths[c], saved_at[c], (int64_t)lows_phi[c], (int64_t)highs_phi[c],
+                                     tabled ? whole_at + 2 * (first_run * columns + c) : NULL,
+                                     tabled ? whole_at + 2 * ((b0 + slot) * columns + c) : NULL, &least, &most);
                         if (summing) {
                             int64_t *sum = counted + 2 * (p * columns + c);
                             sum[0] += least;
@@ -1433,7 +1448,8 @@ PyObject *difference_bounds(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyMem_RawFree(totals); PyMem_RawFree(whole); PyMem_RawFree(counted); PyMem_RawFree(saved_at);
     PyMem_RawFree(qh.rank); PyMem_RawFree(qh.id); PyMem_RawFree(qh.start); PyMem_RawFree(qh.count);
-    PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(listed); PyMem_RawFree(used);
+    PyMem_RawFree(offsets); PyMem_RawFree(layer_counts); PyMem_RawFree(whole_at); PyMem_RawFree(listed);
+    PyMem_RawFree(used);
     PyMem_RawFree(o.start); PyMem_RawFree(o.cursor); PyMem_RawFree(o.run); PyMem_RawFree(o.rank);
     PyMem_RawFree(within); PyMem_RawFree(shared_at); PyMem_RawFree(shared); PyMem_RawFree(partners);
     PyMem_RawFree(judged_upto); PyMem_RawFree(across); PyMem_RawFree(unions); PyMem_RawFree(extremes);
