@@ -390,11 +390,12 @@ def hole_identities(runs: list[ParsedRun], codes: np.ndarray, num_queries: int) 
     of its own. The numbers differ between the two; the documents they
     tell apart do not."""
     from .io import kernel
-    from .io.strings import ByteStrings
+    from .io.strings import ByteStrings, ShortStrings
     if kernel.enabled():                        # a hash table per query, run by run (numbered by first appearance)
-        return kernel.number_holes([cast(ByteStrings, run.hole_docnos) for run in runs], codes,
+        return kernel.number_holes([run.hole_docnos for run in runs], codes,
                                    np.concatenate([run.counts for run in runs]), num_queries)
-    docnos = ByteStrings.concatenate([cast(ByteStrings, run.hole_docnos) for run in runs])
+    docnos = ByteStrings.concatenate([run.hole_docnos if isinstance(run.hole_docnos, ByteStrings)
+                                      else cast(ShortStrings, run.hole_docnos).strings() for run in runs])
     hole = codes < 0
     # each hole's query, run by run (a run's arrays stay in the cache; one pass over every document of every run
     # at once takes a second at a hundred runs)

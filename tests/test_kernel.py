@@ -22,7 +22,7 @@ from test_identity import SCORES, identifiers
 
 from lexeval.io import kernel
 from lexeval.io.source import _scanned
-from lexeval.io.strings import ByteStrings
+from lexeval.io.strings import ByteStrings, ShortStrings
 from lexeval.io.textfile import QRELS_LAYOUT, RUN_LAYOUTS, block_columns
 
 pytestmark = pytest.mark.skipif(kernel._kernel is None, reason="the compiled kernel is not built")
@@ -294,12 +294,20 @@ def test_unjudged_documents_past_int16_are_numbered_in_int32(monkeypatch, narrow
     assert small.dtype == np.int16 and small.tolist() == [0, 1, 0, -1] and counted.tolist() == [2]
 
 
-@pytest.mark.parametrize("hashes", ["real", "all alike"])
-def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
+def strings_of(docnos):
+    """ByteStrings of ShortStrings or ByteStrings (indexable: one docno's bytes each)."""
+    return docnos.strings() if isinstance(docnos, ShortStrings) else docnos
+
+
+@pytest.mark.parametrize("hashes,given", [("real", "offsets"), ("all alike", "offsets"), ("real", "lengths"),
+                                          ("all alike", "lengths")])
+def test_unjudged_documents_are_numbered_by_first_appearance(hashes, given):
     """number_holes against counting in Python: query by query, run by run,
     rank by rank, each new docno the next number: queries of a few, dozens
     and thousands of distinct documents, listed by several runs; every hash
-    alike (mask 0) leaves only the bytes to tell documents apart."""
+    alike (mask 0) leaves only the bytes to tell documents apart; the docnos
+    given by their offsets, or by their lengths (ShortStrings, as the reading
+    processes send them)."""
     rng = random.Random(5)
     shapes = ["d", "FBIS3-1008", "LA010189-000", "clueweb12-0000tw-05-1211", "é€文書", "x" * 30, ""]
     runs, queries = 4, 3
@@ -314,7 +322,7 @@ def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
             codes.extend(rng.randint(0, 2) if j else -1 for j in judged)
             lengths.append(len(ranked))
             own.extend(doc for doc, j in zip(ranked, judged) if not j)
-        docnos.append(ByteStrings.from_list(own))
+        docnos.append(ByteStrings.from_list(own) if given == "offsets" else ShortStrings.of(ByteStrings.from_list(own)))
     codes = np.array(codes, dtype=np.int16)
     expected, counts = np.full(len(codes), -1), np.zeros(queries, dtype=np.int64)
     at = dict.fromkeys(range(runs), 0)
@@ -325,7 +333,7 @@ def test_unjudged_documents_are_numbered_by_first_appearance(hashes):
             segment = r * queries + q
             for k in range(starts[segment], starts[segment + 1]):
                 if codes[k] < 0:
-                    expected[k] = seen.setdefault(docnos[r][at[r]], len(seen))
+                    expected[k] = seen.setdefault(strings_of(docnos[r])[at[r]], len(seen))
                     at[r] += 1
         counts[q] = len(seen)
     if hashes == "all alike":

@@ -13,6 +13,7 @@ from lexeval.io import runs as reading
 from lexeval.io import spool
 from lexeval.io.inputs import ReadOptions, read_qrels
 from lexeval.io.source import Source
+from lexeval.io.strings import ShortStrings
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm: every run goes through the pipe")
 
@@ -35,9 +36,13 @@ def _collection(tmp_path, runs: int = 5, queries: int = 7):
 
 
 def _arrays(run):
+    """The run's arrays; its unjudged docnos as ByteStrings' (they come back from a reading process as
+    ShortStrings, by their lengths, where every one is under 256 bytes), the offsets as int64."""
     holes = run.hole_docnos
+    if isinstance(holes, ShortStrings):
+        holes = holes.strings()
     return [run.codes, run.qrels_rows, run.tie_groups, run.counts, run.present,
-            None if holes is None else holes.data, None if holes is None else holes.offsets]
+            None if holes is None else holes.data, None if holes is None else holes.offsets.astype(np.int64)]
 
 
 def _same(first, second):
@@ -110,6 +115,24 @@ def test_bounds_are_the_same_read_in_processes_or_here(tmp_path, in_processes):
              for jobs in (1, 2)]
     assert all(done.code == 0 for done in shown) and shown[0].out == shown[1].out
     assert "P_5_low" in shown[0].out and "LP_high" in shown[0].out
+
+
+@pytest.mark.parametrize("longest", [255, 256, 1000])
+def test_unjudged_docnos_come_back_by_their_lengths_or_offsets(tmp_path, in_processes, longest):
+    """A run's unjudged docnos come back by their lengths (a byte each) where all are under 256 bytes, else by
+    their offsets; either way the same docnos, and the same bounds as read here (the numbering reads both)."""
+    qrels, runs = _collection(tmp_path, runs=4, queries=5)
+    with open(runs[1], "a", encoding="utf-8") as extra:      # an unjudged document of ``longest`` bytes
+        extra.write(f"q0 Q0 {'L' * longest} 31 0 r1\n")
+    judgements = read_qrels(Source(qrels, kind="qrels"))
+    run = reading.read_run(Source(runs[1]), judgements, ReadOptions(keep_holes=True))
+    bare, where = _spooled_anyway(run, str(tmp_path))
+    back = spool.unspooled(bare, where)
+    assert isinstance(back.hole_docnos, ShortStrings) == (longest < 256)
+    _same(back, run)
+    shown = [run_cli(["--jobs", str(jobs), "-q", "--bounds", "-m", "official", "-m", "lexicographic", qrels, *runs])
+             for jobs in (1, 2)]
+    assert all(done.code == 0 for done in shown) and shown[0].out == shown[1].out
 
 
 def test_a_file_too_big_for_the_room_left_goes_through_the_pipe(tmp_path, monkeypatch):

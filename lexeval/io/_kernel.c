@@ -686,16 +686,17 @@ done:
 }
 
 /* a slot of number_holes' table: a docno's first two words (zero past its end), its length and number, and where
- * its bytes are (run << 40 | place in the run's docnos; -1: an empty slot) */
+ * its bytes are (run << 40 | their place in the run's bytes; -1: an empty slot) */
 typedef struct { uint64_t w0, w1; int64_t hole; int32_t length, number; } HoleSlot;
+
+#define LENGTHS 2           /* number_holes: a run's docnos given by their lengths (uint8), not offsets */
 
 /* where a slot's hash would place it in a table of ``size`` (a power of 2) */
 static inline size_t slot_of(uint64_t hash, size_t size) { return (size_t)(hash ^ (hash >> 29)) & (size - 1); }
 
 /* a query's table doubled (``size``, ``slots`` to it), each of its docnos placed again by its hash (its bytes where
  * its slot says), through ``moved`` (room for them) */
-static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const Py_buffer *docnos,
-                          const Py_buffer *offsets, const int *wide) {
+static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const Py_buffer *docnos) {
     int64_t kept = 0;
     for (size_t k = 0; k < *size; k++)
         if (slots[k].hole >= 0) moved[kept++] = slots[k];
@@ -705,7 +706,7 @@ static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const 
         Py_ssize_t run = (Py_ssize_t)(moved[e].hole >> 40);
         int64_t place = moved[e].hole & (((int64_t)1 << 40) - 1);
         const unsigned char *bytes = docnos[run].buf;
-        const unsigned char *text = bytes + offset_at(&offsets[run], wide[run], place);
+        const unsigned char *text = bytes + place;
         uint64_t hash = hash_words(moved[e].w0, moved[e].w1, text, moved[e].length, bytes + docnos[run].len);
         size_t slot = slot_of(hash, *size);
         while (slots[slot].hole >= 0) slot = (slot + 1) & (*size - 1);
@@ -733,7 +734,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     Py_ssize_t runs = PyTuple_GET_SIZE(docno_tuple), taken = 0;
     Py_buffer *docnos = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
     Py_buffer *offsets = PyMem_RawCalloc((size_t)runs + 1, sizeof(Py_buffer));
-    int64_t *hole_base = NULL, *doc_base = NULL, *first = NULL;
+    int64_t *hole_base = NULL, *doc_base = NULL, *byte_base = NULL, *first = NULL;
     HoleSlot *slots_of = NULL, *moved = NULL;
     int64_t *where = NULL;
     int *wide = NULL;
@@ -765,9 +766,10 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     }
     hole_base = PyMem_RawMalloc((size_t)(segments + 1) * 8);       /* a segment's first hole within its run */
     doc_base = PyMem_RawMalloc((size_t)(segments + 1) * 8);        /* its first document in codes */
+    byte_base = PyMem_RawMalloc((size_t)(segments + 1) * 8);       /* its first hole's bytes within its run's */
     first = PyMem_RawCalloc((size_t)queries + 1, 8);               /* the holes of each query, all runs */
-    wide = PyMem_RawCalloc((size_t)runs + 1, sizeof(int));
-    if (!hole_base || !doc_base || !first || !wide) {
+    wide = PyMem_RawCalloc((size_t)runs + 1, sizeof(int));         /* per run: offsets of 4 or 8 bytes, or lengths */
+    if (!hole_base || !doc_base || !byte_base || !first || !wide) {
         PyErr_NoMemory();
         goto done;
     }
@@ -786,11 +788,27 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
             at += lengths[sg];
         }
         if (problem) break;
-        /* the run's docnos: one per hole, offsets of 4 or 8 bytes, rising, within the bytes (the padding after) */
+        /* the run's docnos: one per hole, by offsets of 4 or 8 bytes, rising, within the bytes (the padding
+         * after), or end to end by their lengths, a byte each (LENGTHS: as the reading processes send them) */
         Py_ssize_t size = offsets[r].len;
-        wide[r] = size == 8 * (holes + 1);
-        if (!wide[r] && size != 4 * (holes + 1)) { problem = "number_holes: a run's docnos are not one per hole"; break; }
-        if (!offsets_within(&offsets[r], wide[r], holes, docnos[r].len)) problem = "number_holes: a docno out of range";
+        wide[r] = size == 8 * (holes + 1) ? 1 : size == 4 * (holes + 1) ? 0 : size == holes ? LENGTHS : -1;
+        if (wide[r] < 0) { problem = "number_holes: a run's docnos are not one per hole"; break; }
+        if (wide[r] != LENGTHS) {
+            if (!offsets_within(&offsets[r], wide[r], holes, docnos[r].len))
+                problem = "number_holes: a docno out of range";
+            for (Py_ssize_t q = 0; q < queries && !problem; q++)
+                byte_base[r * queries + q] = offset_at(&offsets[r], wide[r], hole_base[r * queries + q]);
+            continue;
+        }
+        const uint8_t *own_lengths = offsets[r].buf;
+        int64_t bytes_at = 0;
+        for (Py_ssize_t q = 0; q < queries; q++) {
+            Py_ssize_t sg = r * queries + q;
+            int64_t end = q + 1 < queries ? hole_base[sg + 1] : holes;
+            byte_base[sg] = bytes_at;
+            for (int64_t h = hole_base[sg]; h < end; h++) bytes_at += own_lengths[h];
+        }
+        if (bytes_at > docnos[r].len) problem = "number_holes: a docno out of range";
     }
     if (!problem && at != n) problem = "number_holes: rankings shorter than the codes";
     if (problem) {
@@ -821,7 +839,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
         for (Py_ssize_t r = 0; r < runs && !overflow; r++) {
             Py_ssize_t sg = r * queries + q;
             const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
-            int64_t hole = hole_base[sg], found = 0;
+            const uint8_t *own_lengths = offsets[r].buf;
+            int64_t hole = hole_base[sg], found = 0, bytes_at = byte_base[sg];
             /* the ranking's unjudged documents located first, without a branch on the code (half the documents are
              * unjudged: a guess per document missed every other one), the judged ones' -1 written meanwhile */
             if (narrow)
@@ -837,21 +856,27 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                     found += codes[k] < 0;
                 }
             for (int64_t j = 0; j < found; j++) {
-                int64_t k = where[j];
-                int64_t start = offset_at(&offsets[r], wide[r], hole), stop = offset_at(&offsets[r], wide[r], hole + 1);
+                int64_t k = where[j], start = bytes_at;
+                Py_ssize_t length;
+                if (wide[r] == LENGTHS) {
+                    length = own_lengths[hole];
+                } else {
+                    start = offset_at(&offsets[r], wide[r], hole);
+                    length = offset_at(&offsets[r], wide[r], hole + 1) - start;
+                }
+                bytes_at = start + length;
                 hole++;
                 const unsigned char *text = bytes + start;
-                Py_ssize_t length = stop - start;
                 /* the first two words kept: the slot holds them, so that a docno of up to 16 bytes is told from
                  * the others there (the first of its bytes, in another run, was a cache miss or two) */
                 uint64_t w0 = load_le(text, length, limit), w1 = length > 8 ? load_le(text + 8, length - 8, limit) : 0;
                 uint64_t hash = hash_words(w0, w1, text, length, limit);
-                if (2 * (size_t)(numbered + 1) > size) table_doubled(slots_of, &size, moved, docnos, offsets, wide);
+                if (2 * (size_t)(numbered + 1) > size) table_doubled(slots_of, &size, moved, docnos);
                 size_t slot = slot_of(hash, size);
                 while (1) {
                     HoleSlot *here = &slots_of[slot];
                     if (here->hole < 0) {                 /* the first of its bytes: a new number */
-                        here->hole = (int64_t)((uint64_t)r << 40 | (uint64_t)(hole - 1));
+                        here->hole = (int64_t)((uint64_t)r << 40 | (uint64_t)start);
                         here->w0 = w0;
                         here->w1 = w1;
                         here->length = (int32_t)length;
@@ -869,8 +894,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
                         int same = length <= 16;         /* past 16 bytes, the rest against the first's */
                         if (!same) {
                             Py_ssize_t other_run = (Py_ssize_t)(here->hole >> 40);
-                            int64_t other_hole = here->hole & (((int64_t)1 << 40) - 1);
-                            int64_t other_start = offset_at(&offsets[other_run], wide[other_run], other_hole);
+                            int64_t other_start = here->hole & (((int64_t)1 << 40) - 1);
                             same = same_bytes((const unsigned char *)docnos[other_run].buf + other_start + 16, text + 16,
                                               length - 16);
                         }
@@ -891,8 +915,8 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
 done:
     for (Py_ssize_t r = 0; r < taken; r++) { PyBuffer_Release(&docnos[r]); PyBuffer_Release(&offsets[r]); }
     PyMem_RawFree(docnos); PyMem_RawFree(offsets);
-    PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(first); PyMem_RawFree(wide);
-    PyMem_RawFree(slots_of); PyMem_RawFree(moved); PyMem_RawFree(where);
+    PyMem_RawFree(hole_base); PyMem_RawFree(doc_base); PyMem_RawFree(byte_base); PyMem_RawFree(first);
+    PyMem_RawFree(wide); PyMem_RawFree(slots_of); PyMem_RawFree(moved); PyMem_RawFree(where);
     PyBuffer_Release(&codes_buffer); PyBuffer_Release(&length_buffer);
     PyBuffer_Release(&id_buffer); PyBuffer_Release(&count_buffer);
     return result;

@@ -32,6 +32,7 @@ from .strings import (
     ByteStrings,
     ByteStringsBuilder,
     ChunkedByteStrings,
+    ShortStrings,
     decode,
 )
 from .textfile import (
@@ -294,7 +295,8 @@ class ParsedRun:
     num_unknown: int                 # how many such queries
     format: str = "run"              # the file's layout: "run" (TREC) or "MS MARCO"
     tie_groups: np.ndarray | None = None   # (sum counts,) int32, when asked for: equal within a query iff tied
-    hole_docnos: ByteStrings | None = None      # ByteStrings of the documents with codes < 0, in order, when asked for
+    hole_docnos: ByteStrings | ShortStrings | None = None   # the docnos of the documents with codes < 0, in
+    #                                                          order, when asked for (ShortStrings: as spooled)
 
     @property
     def offsets(self) -> np.ndarray:

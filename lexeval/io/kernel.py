@@ -216,11 +216,13 @@ def number_holes(docnos: list, codes: np.ndarray, lengths: np.ndarray, queries: 
     queries) long) numbered among its query's, equal docnos alike, by first
     appearance; -1 for a judged one; and how many each query has.
     ``docnos``: per run, its unjudged documents' docnos in order
-    (ByteStrings). The numbers are int16 where every query's fit (half the
+    (ByteStrings, or ShortStrings: read by their lengths). The numbers are int16 where every query's fit (half the
     fresh pages of int32: 55 MB on the Robust04 shape), tried first; int32
     where a query has more (its numbering then starts again)."""
     from ..compiled import cores, in_parts
-    arrays = (tuple(strings.data for strings in docnos), tuple(strings.offsets for strings in docnos),
+    from .strings import ShortStrings
+    arrays = (tuple(strings.data for strings in docnos),
+              tuple(strings.lengths if isinstance(strings, ShortStrings) else strings.offsets for strings in docnos),
               np.ascontiguousarray(codes, dtype=np.int16), np.ascontiguousarray(lengths, dtype=np.int64))
     per_query = np.empty(queries, dtype=np.int64)
     def numbered(ids: np.ndarray) -> bool:

@@ -1,8 +1,9 @@
 """Parsed runs handed from the reading processes to the command's through
 files in shared memory (``/dev/shm``) instead of the pipe: a run's arrays
-(half a megabyte on the Robust04 shape, five times that with --bounds'
-unjudged docnos) cost the pipe four copies and a wake-up per 64 kB, with
-the docnos a fifth of the reading time at a hundred runs; a file in
+(half a megabyte on the Robust04 shape, four times that with --bounds'
+unjudged docnos, their lengths a byte each) cost the pipe four copies and a
+wake-up per 64 kB, with the docnos a fifth of the reading time at a hundred
+runs; a file in
 memory costs one copy each way. Where there is no
 such directory, or a file would take more than a quarter of the room left
 there (a container's /dev/shm is often 64 MB, and other programs use it
@@ -20,11 +21,12 @@ import os
 import shutil
 import tempfile
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
 from .inputs import ParsedRun
-from .strings import ByteStrings
+from .strings import ByteStrings, ShortStrings
 
 #: Runs whose arrays are smaller than this go through the pipe (a file costs a few system calls).
 SPOOLED_FROM = 256 << 10
@@ -77,10 +79,15 @@ def remove(directory: str | None) -> None:
 
 
 def _arrays(run: ParsedRun) -> dict[str, np.ndarray]:
-    """The run's large arrays by name (the docnos' bytes and offsets as ``hole_data``, ``hole_offsets``)."""
+    """The run's large arrays by name (the docnos' bytes as ``hole_data``, and their lengths, a byte each,
+    as ``hole_lengths``, or where one is longer, their offsets as ``hole_offsets``)."""
     named = {"codes": run.codes, "qrels_rows": run.qrels_rows, "tie_groups": run.tie_groups}
-    if run.hole_docnos is not None:
-        named.update(hole_data=run.hole_docnos.data, hole_offsets=run.hole_docnos.offsets)
+    holes = run.hole_docnos
+    short = ShortStrings.of(holes) if isinstance(holes, ByteStrings) else holes
+    if short is not None:
+        named.update(hole_data=short.data, hole_lengths=short.lengths)
+    elif holes is not None:
+        named.update(hole_data=holes.data, hole_offsets=cast(ByteStrings, holes).offsets)
     return {name: np.ascontiguousarray(array) for name, array in named.items() if array is not None}
 
 
@@ -131,6 +138,7 @@ def unspooled(run: ParsedRun, where: tuple | None) -> ParsedRun:
         os.unlink(path)
     arrays = {name: data[offset:offset + int(np.dtype(dtype).itemsize * np.prod(shape, dtype=np.int64))]
               .view(dtype).reshape(shape) for name, dtype, shape, offset in placed}
-    holes = ByteStrings(arrays["hole_data"], arrays["hole_offsets"]) if "hole_data" in arrays else None
+    holes = ShortStrings(arrays["hole_data"], arrays["hole_lengths"]) if "hole_lengths" in arrays else \
+        ByteStrings(arrays["hole_data"], arrays["hole_offsets"]) if "hole_offsets" in arrays else None
     return replace(run, codes=arrays["codes"], qrels_rows=arrays.get("qrels_rows"),
                    tie_groups=arrays.get("tie_groups"), hole_docnos=holes)

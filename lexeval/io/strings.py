@@ -406,6 +406,39 @@ class ArrayBuilder:
         return self._array[:self._used + self._pad]
 
 
+class ShortStrings:
+    """n byte strings of under 256 bytes each, end to end: ``data`` (uint8,
+    followed by the padding) and ``lengths`` (n,) uint8, a quarter of
+    :class:`ByteStrings`' int32 offsets. The unjudged documents' docnos
+    travel so from the reading processes (:mod:`.spool`: each megabyte
+    written there and read back cost 2 ms) to their numbering, which reads
+    them as they are (:func:`lexeval.io.kernel.number_holes`)."""
+
+    __slots__ = ("data", "lengths")
+
+    def __init__(self, data: np.ndarray, lengths: np.ndarray):
+        self.data = data
+        self.lengths = lengths
+
+    @classmethod
+    def of(cls, strings: ByteStrings) -> ShortStrings | None:
+        """The same strings (end to end from the first, as :meth:`ByteStrings.take` makes them), or None where
+        one is 256 bytes or longer or they do not start the data."""
+        lengths = strings.lengths
+        if (len(lengths) and int(lengths.max()) > 255) or (len(strings.offsets) and int(strings.offsets[0]) != 0):
+            return None
+        return cls(strings.data, lengths.astype(np.uint8))
+
+    def strings(self) -> ByteStrings:
+        """As :class:`ByteStrings` (offsets from the lengths)."""
+        offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=offsets[1:])
+        return ByteStrings(self.data, offsets)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
 class ByteStringsBuilder:
     """ByteStrings accumulated block by block into one buffer."""
 
