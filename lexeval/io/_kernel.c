@@ -718,7 +718,7 @@ static void table_doubled(HoleSlot *slots, size_t *size, HoleSlot *moved, const 
  * (code < 0) of every ranking of queries [from, to) numbered among its query's unjudged documents, equal docnos
  * alike, by first appearance (query by query, then run by run, then rank by rank); -1 for a judged one (see
  * lexeval.rankings.hole_identities). Per run (tuples of R): its unjudged documents' docnos, bytes (with 8 bytes of
- * padding after) and offsets (int32 or int64), in its order; codes int16 (N: the runs' rankings end to end, each
+ * padding after) and offsets (int32 or int64) or lengths (uint8, a byte each), in its order; codes int16 (N: the runs' rankings end to end, each
  * run's queries in order); lengths int64 (R x Q) each ranking's length; ids int16 or int32 (N) and per_query int64
  * (Q) written. False where the ids are int16 and a query has more than 32,767 distinct unjudged documents (its
  * numbers and the later queries' then unfinished: the caller numbers them again in int32). */
@@ -835,7 +835,7 @@ static PyObject *number_holes(PyObject *self, PyObject *args) {
     for (Py_ssize_t q = from; q < to && !overflow; q++) {
         int64_t numbered = 0;
         size_t size = slots < 64 ? slots : 64;                       /* within the room made: 16 at the least */
-        for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its place in its docnos) */
+        for (size_t k = 0; k < size; k++) slots_of[k].hole = -1;  /* a slot's hole: (run, its bytes' place) */
         for (Py_ssize_t r = 0; r < runs && !overflow; r++) {
             Py_ssize_t sg = r * queries + q;
             const unsigned char *bytes = docnos[r].buf, *limit = bytes + docnos[r].len;
